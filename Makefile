@@ -1,0 +1,33 @@
+# Two entry points: `make demo` runs the pipeline, `make test` runs the tests.
+# Each builds what is missing first (.venv with pinned packages, KenLM's lmplz) and reuses it after.
+PYTHON ?= python3.11
+VENV ?= .venv
+PROFILE ?= demo
+BIN := $(abspath $(VENV))/bin
+STAMP := $(VENV)/.installed
+export PATH := $(BIN):$(PATH)
+
+.PHONY: setup demo test dryrun clean
+setup: $(STAMP) $(VENV)/bin/lmplz
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check torch==2.13.0
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/pip install -q --disable-pip-version-check --no-deps -e .
+	touch $@
+
+$(VENV)/bin/lmplz: | $(STAMP)
+	scripts/build-kenlm.sh $(VENV)/bin
+
+demo: setup
+	snakemake --cores all --configfile config/$(PROFILE).yaml
+
+test: setup
+	$(VENV)/bin/python -m pytest -q
+
+dryrun: setup
+	snakemake -n --configfile config/$(PROFILE).yaml
+
+clean:
+	rm -rf build/$(PROFILE)

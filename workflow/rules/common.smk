@@ -1,0 +1,33 @@
+import os
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/demo.yaml"
+
+
+validate(config, "../schemas/config.schema.yaml")
+
+PROFILE = config["profile"]
+BUILD = f"build/{PROFILE}"
+RESULTS = f"results/{PROFILE}"
+DATA = f"{BUILD}/data"
+
+
+def data_dir() -> Path:
+    """The external data directory: config key data.data_dir, else the environment variable NAUS_DATA."""
+    value = config["data"].get("data_dir") or os.environ.get("NAUS_DATA")
+    if not value:
+        raise WorkflowError(
+            f"profile {PROFILE}: set config key data.data_dir or the environment variable NAUS_DATA "
+            "to the directory holding gigaword/ and duc2004/"
+        )
+    return Path(value)
+
+
+def all_targets() -> list[str]:
+    return [f"{DATA}/stats.json"]

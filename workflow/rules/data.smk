@@ -1,0 +1,54 @@
+if config["data"]["source"] == "demo":
+
+    rule data_demo:
+        output:
+            stats=f"{DATA}/stats.json",
+            pool=f"{DATA}/pool/article.txt",
+            test=f"{DATA}/test/article.txt",
+            test_refs=f"{DATA}/test/title.txt",
+            lm=f"{DATA}/lm.txt",
+        params:
+            cfg=config["data"],
+            cache=os.path.expanduser("~/.cache/naus"),
+        log:
+            f"logs/{PROFILE}/data.log",
+        benchmark:
+            f"benchmarks/{PROFILE}/data.tsv"
+        threads: 1
+        shell:
+            "naus data demo --out {DATA} --cache {params.cache} --dev-size {params.cfg[dev_size]} "
+            "--test-size {params.cfg[test_size]} --max-article-words {params.cfg[max_article_words]} "
+            "--seed {params.cfg[seed]} > {log} 2>&1 && tail -n 1 {log}"
+
+else:
+
+    def _external(key: str) -> str:
+        return str(data_dir() / config["data"][key])
+
+    rule data_gigaword:
+        input:
+            pool_article=lambda w: _external("pool_article"),
+            pool_title=lambda w: _external("pool_title"),
+            test_article=lambda w: _external("test_article"),
+            test_title=lambda w: _external("test_title"),
+            extra=lambda w: [str(data_dir() / p) for p in config["data"].get("extra_headlines", [])],
+        output:
+            stats=f"{DATA}/stats.json",
+            pool=f"{DATA}/pool/article.txt",
+            test=f"{DATA}/test/article.txt",
+            test_refs=f"{DATA}/test/title.txt",
+            lm=f"{DATA}/lm.txt",
+        params:
+            cfg=config["data"],
+            duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",
+            extra=lambda w, input: f"--extra-headlines {' '.join(input.extra)}" if input.extra else "",
+        log:
+            f"logs/{PROFILE}/data.log",
+        benchmark:
+            f"benchmarks/{PROFILE}/data.tsv"
+        threads: 1
+        shell:
+            "naus data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
+            "--test-article {input.test_article} --test-title {input.test_title} {params.extra} {params.duc} "
+            "--dev-size {params.cfg[dev_size]} --seed {params.cfg[seed]} --out {DATA} > {log} 2>&1 "
+            "&& tail -n 1 {log}"

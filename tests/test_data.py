@@ -1,0 +1,121 @@
+import json
+import zipfile
+
+import pytest
+
+from naus import NausError
+from naus.data import build_gigaword, download, read_duc2004, read_rush, sha256sum, split_pairs
+from naus.files import read_lines, write_lines
+from tests.conftest import write
+
+
+def _rush(tmp_path, name, articles, titles):
+    a = write(tmp_path / name / "article.txt", "".join(x + "\n" for x in articles))
+    t = write(tmp_path / name / "title.txt", "".join(x + "\n" for x in titles))
+    return a, t
+
+
+def test_read_rush_rewrites_unk(tmp_path):
+    pairs = read_rush(*_rush(tmp_path, "p", ["a <unk> b"], ["<unk> c"]))
+    assert pairs == [("a UNK b", "UNK c")]
+
+
+def test_build_gigaword_dedupes_drops_test_overlap_and_empty(tmp_path):
+    pool = _rush(
+        tmp_path,
+        "pool",
+        ["one two", "one two", "", "test article", "three four", "five six", "seven"],
+        ["t1", "t1b", "t2", "t3", "t4", "t5", "t6"],
+    )
+    test = _rush(tmp_path, "test", ["test article"], ["ref"])
+    extra = write(tmp_path / "extra.txt", "extra <unk> headline\n")
+    corpus = build_gigaword(pool, test, dev_size=1, seed=0, extra_headlines=[extra])
+    assert corpus.stats["pool_duplicates_dropped"] == 1
+    assert corpus.stats["pool_empty_dropped"] == 1
+    assert corpus.stats["pool_test_overlap_dropped"] == 1
+    assert len(corpus.pairs["pool"]) == 3 and len(corpus.pairs["dev"]) == 1
+    assert corpus.pairs["test"] == [("test article", "ref")]
+    dev_title = corpus.pairs["dev"][0][1]
+    assert dev_title not in corpus.headlines, "dev titles must not reach the LM"
+    assert "extra UNK headline" in corpus.headlines
+    counts = corpus.write(tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "stats.json").read_text())["pool_pairs"] == counts["pool_pairs"] == 3
+    assert read_lines(tmp_path / "out" / "test" / "title.txt") == ["ref"]
+
+
+def test_split_is_seeded_and_disjoint():
+    pairs = [(f"a{i}", f"t{i}") for i in range(20)]
+    one, two = split_pairs(pairs, 3, 4, seed=7), split_pairs(pairs, 3, 4, seed=7)
+    assert one == two
+    assert sorted(sum(one.values(), [])) == sorted(pairs)
+    with pytest.raises(NausError, match="must be below the corpus size"):
+        split_pairs(pairs, 10, 10, seed=0)
+
+
+def test_read_duc2004(tmp_path):
+    write(tmp_path / "input.txt", "x y\n")
+    for i in range(4):
+        write(tmp_path / f"task1_ref{i}.txt", f"R{i}\n")
+    duc = read_duc2004(tmp_path)
+    assert duc["input"] == ["x y"] and duc["ref3"] == ["R3"]
+
+
+def test_line_count_mismatch_names_both_files(tmp_path):
+    a = write(tmp_path / "a.txt", "x\ny\n")
+    t = write(tmp_path / "t.txt", "x\n")
+    with pytest.raises(NausError, match=r"a\.txt has 2, .*t\.txt has 1"):
+        read_rush(a, t)
+
+
+def test_non_utf8_names_file_and_line(tmp_path):
+    a = write(tmp_path / "a.txt", b"fine\nbad \xff byte\n")
+    with pytest.raises(NausError, match=r"a\.txt: line 2: not valid UTF-8"):
+        read_lines(a)
+
+
+def test_empty_corpus_and_missing_file(tmp_path):
+    a, t = _rush(tmp_path, "e", [], [])
+    with pytest.raises(NausError, match="corpus is empty"):
+        read_rush(a, t)
+    with pytest.raises(NausError, match=r"missing\.txt: file not found"):
+        read_lines(tmp_path / "missing.txt")
+
+
+def test_write_is_atomic_on_failure(tmp_path):
+    target = tmp_path / "out.txt"
+    write_lines(target, ["old"])
+
+    def lines():
+        yield "new"
+        raise RuntimeError("interrupted")
+
+    with pytest.raises(RuntimeError):
+        write_lines(target, lines())
+    assert read_lines(target) == ["old"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out.txt"], "no temporary file left behind"
+
+
+def test_download_verifies_checksum(tmp_path):
+    source = tmp_path / "src.zip"
+    with zipfile.ZipFile(source, "w") as zf:
+        zf.writestr("x.txt", "hello\n")
+    good = sha256sum(source)
+    dest = download(source.as_uri(), tmp_path / "dl" / "x.zip", good)
+    assert sha256sum(dest) == good
+    with pytest.raises(NausError, match="checksum mismatch"):
+        download(source.as_uri(), tmp_path / "dl" / "y.zip", "0" * 64)
+    assert not (tmp_path / "dl" / "y.zip").exists()
+    with pytest.raises(NausError, match="download failed"):
+        download((tmp_path / "nope.zip").as_uri(), tmp_path / "dl" / "z.zip", good)
+
+
+def test_gigaword_sample_data_counts(shared_data, tmp_path):
+    corpus = build_gigaword(
+        (shared_data / "gigaword/pool/article.txt", shared_data / "gigaword/pool/title.txt"),
+        (shared_data / "gigaword/test/input.txt", shared_data / "gigaword/test/task1_ref0.txt"),
+        dev_size=500,
+        seed=0,
+    )
+    assert len(corpus.pairs["test"]) == 1951
+    assert len(corpus.pairs["pool"]) + len(corpus.pairs["dev"]) <= 36183
+    assert all("<unk>" not in a for a, _ in corpus.pairs["pool"])

@@ -58,6 +58,74 @@ def cmd_download(args: argparse.Namespace) -> None:
     print(download(args.url, args.out, args.sha256))
 
 
+def cmd_train_lm(args: argparse.Namespace) -> None:
+    from naus.lm import train_lm
+
+    train_lm(args.corpus, args.out, args.order, args.memory)
+
+
+def cmd_embed_static(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.similarity import ContextualEmbedder, build_static_table
+
+    vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
+    count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
+    print(f"static table: {count} words -> {args.out}")
+
+
+def _shard(value: str) -> tuple[int, int]:
+    try:
+        shard, shards = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected i/n, got {value!r}") from None
+    if not 0 <= shard < shards:
+        raise argparse.ArgumentTypeError(f"expected 0 <= i < n, got {value!r}")
+    return shard, shards
+
+
+def cmd_search(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.lm import LanguageModel
+    from naus.progress import Progress
+    from naus.search import SearchConfig, Teacher, shard_range
+    from naus.shards import ResumableOutput
+    from naus.similarity import ContextualEmbedder, StaticEmbedder
+
+    config = SearchConfig(
+        length=None if args.ratio else args.length, ratio=args.ratio, min_length=args.min_length,
+        steps_coef=args.steps_coef, restarts_coef=args.restarts_coef, fluency=args.fluency,
+        gamma=args.gamma, rerank_k=args.rerank_k, rerank_gamma=args.rerank_gamma, seed=args.seed,
+    )
+    sources = read_lines(args.input)
+    total = min(len(sources), args.limit) if args.limit else len(sources)
+    output = ResumableOutput(args.out, shard_range(total, *args.shard))
+    todo = output.remaining
+    if output.done:
+        log.info("resuming %s after %d finished sentences", output.partial, output.done)
+    teacher = Teacher(
+        LanguageModel(args.lm),
+        config,
+        static=StaticEmbedder(args.static) if args.static else None,
+        contextual=ContextualEmbedder(args.device) if args.rerank_k > 0 else None,
+    )
+    progress = Progress(f"search {args.input} shard {args.shard[0]}/{args.shard[1]}", len(todo), "sentences", log)
+    empty = 0
+    for start in range(0, len(todo), args.batch):
+        batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
+        empty += sum(1 for _, source in batch if not source)
+        output.append(summary.record() for summary in teacher.summarize(batch))
+        progress.update(len(batch))
+    output.finish()
+    log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)
+
+
+def cmd_merge(args: argparse.Namespace) -> None:
+    from naus.shards import merge_shards
+
+    count = merge_shards(args.parts, args.out, args.text, args.field)
+    print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
@@ -93,6 +161,48 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--sha256", required=True)
     dl.add_argument("--out", required=True)
     dl.set_defaults(func=cmd_download)
+    lm = sub.add_parser("train-lm", help="train the KenLM fluency model on headlines (lmplz + build_binary)")
+    lm.add_argument("--corpus", required=True, help="one headline per line")
+    lm.add_argument("--order", type=_positive, default=3)
+    lm.add_argument("--memory", default="20%", help="lmplz -S")
+    lm.add_argument("--out", required=True)
+    lm.set_defaults(func=cmd_train_lm)
+
+    emb = sub.add_parser("embed-static", help="distil a static word-vector table from MiniLM")
+    emb.add_argument("--inputs", nargs="+", required=True, help="text files whose words form the vocabulary")
+    emb.add_argument("--idf-corpus", required=True, help="headline corpus for idf weights")
+    emb.add_argument("--device")
+    emb.add_argument("--out", required=True)
+    emb.set_defaults(func=cmd_embed_static)
+
+    search = sub.add_parser("search", help="the search teacher over (a shard of) a file of sentences")
+    search.add_argument("--input", required=True)
+    search.add_argument("--lm", required=True)
+    target = search.add_mutually_exclusive_group(required=True)
+    target.add_argument("--length", type=_positive, help="summary length L in words")
+    target.add_argument("--ratio", type=float, help="L = floor(ratio * source length)")
+    search.add_argument("--min-length", type=_positive, default=1)
+    search.add_argument("--fluency", choices=["slor", "perplexity"], default="slor")
+    search.add_argument("--gamma", type=float, default=0.0, help="static similarity exponent in hill climbing")
+    search.add_argument("--static", help="static embedding table (needed when --gamma > 0)")
+    search.add_argument("--rerank-k", type=_non_negative, default=50, help="0: the paper's one-stage search")
+    search.add_argument("--rerank-gamma", type=float, default=48.0)
+    search.add_argument("--steps-coef", type=float, default=0.1)
+    search.add_argument("--restarts-coef", type=float, default=0.035)
+    search.add_argument("--seed", type=int, default=0)
+    search.add_argument("--shard", type=_shard, default=(0, 1), help="i/n: the i-th of n contiguous blocks")
+    search.add_argument("--limit", type=_non_negative, default=0, help="only the first N sentences (0: all)")
+    search.add_argument("--batch", type=_positive, default=64, help="sentences per re-ranking batch")
+    search.add_argument("--device")
+    search.add_argument("--out", required=True)
+    search.set_defaults(func=cmd_search)
+
+    merge = sub.add_parser("merge", help="merge shard outputs (JSON lines) in index order")
+    merge.add_argument("parts", nargs="+")
+    merge.add_argument("--field", default="summary")
+    merge.add_argument("--out", required=True, help="merged JSON lines")
+    merge.add_argument("--text", required=True, help="one summary per line")
+    merge.set_defaults(func=cmd_merge)
     return parser
 
 

@@ -1,0 +1,132 @@
+"""KenLM n-gram fluency: training with lmplz, and per-sentence score tables for the search.
+
+The search only ever scores subsequences of one source sentence, so every n-gram it can
+meet is a window of source positions. `NgramTable` asks KenLM once for each such window and
+keeps the answers in a dense array; scoring a batch of candidates is then one gather.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from naus import NausError
+
+log = logging.getLogger(__name__)
+LN10 = math.log(10.0)
+
+
+def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%") -> None:
+    """Train an `order`-gram KenLM on `corpus` (one sentence per line) and write a binary model."""
+    for tool in ("lmplz", "build_binary"):
+        if shutil.which(tool) is None:
+            raise NausError(f"{tool} not found on PATH: run `make setup` (builds KenLM into .venv/bin)")
+    if order < 1:
+        raise NausError(f"LM order must be at least 1, got {order}")
+    corpus, out = Path(corpus), Path(out)
+    if not corpus.is_file():
+        raise NausError(f"{corpus}: file not found")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
+        arpa = Path(tmp) / "lm.arpa"
+        cmd = ["lmplz", "-o", str(order), "-S", memory, "-T", tmp, "--discount_fallback"]
+        with open(corpus, "rb") as src, open(arpa, "wb") as dst:
+            result = subprocess.run(cmd, stdin=src, stdout=dst, stderr=subprocess.PIPE)
+        if result.returncode != 0:
+            raise NausError(f"lmplz failed on {corpus}: {result.stderr.decode(errors='replace').strip()[-500:]}")
+        binary = Path(tmp) / "lm.bin"
+        result = subprocess.run(["build_binary", str(arpa), str(binary)], capture_output=True)
+        if result.returncode != 0:
+            raise NausError(f"build_binary failed: {result.stderr.decode(errors='replace').strip()[-500:]}")
+        binary.replace(out)
+    log.info("trained a %d-gram LM on %s -> %s", order, corpus, out)
+
+
+class LanguageModel:
+    """A KenLM model; all log-probabilities returned are natural logs."""
+
+    def __init__(self, path: str | Path):
+        import kenlm
+
+        path = Path(path)
+        if not path.is_file():
+            raise NausError(f"{path}: language model not found (run the lm step first)")
+        try:
+            self.model = kenlm.Model(str(path))
+        except (OSError, RuntimeError) as err:
+            raise NausError(f"{path}: not a KenLM model ({err})") from None
+        self.order = self.model.order
+        self._unigram_cache: dict[str, float] = {}
+
+    def log_prob(self, words: list[str]) -> float:
+        """ln P(<s> words </s>): the reference for the tables."""
+        return self.model.score(" ".join(words), bos=True, eos=True) * LN10
+
+    def unigram(self, word: str) -> float:
+        """ln P(word) without context (the <unk> probability for unseen words)."""
+        cached = self._unigram_cache.get(word)
+        if cached is None:
+            import kenlm
+
+            null, out = kenlm.State(), kenlm.State()
+            self.model.NullContextWrite(null)
+            cached = self._unigram_cache[word] = self.model.BaseScore(null, word, out) * LN10
+        return cached
+
+    def table(self, words: list[str]) -> "NgramTable":
+        return NgramTable(self, words)
+
+
+class NgramTable:
+    """ln P of every n-gram window over the positions of one source sentence.
+
+    Index 0 stands for <s>, 1..S for the source words and S+1 for </s>. A window is a tuple
+    of n indices; windows that reach back before the sentence start are padded with 0.
+    """
+
+    def __init__(self, lm: LanguageModel, words: list[str]):
+        import kenlm
+
+        model, n, size = lm.model, lm.order, len(words) + 2
+        self.n, self.size = n, size
+        self.eos = len(words) + 1
+        table = np.zeros((size,) * n, dtype=np.float64)
+        scratch = kenlm.State()
+
+        def extend(context: tuple[int, ...], state, last: int, remaining: int) -> None:
+            if remaining == 0:
+                for z in range(last + 1, len(words)):
+                    table[context + (z + 1,)] = model.BaseScore(state, words[z], scratch)
+                table[context + (self.eos,)] = model.BaseScore(state, "</s>", scratch)
+                return
+            for z in range(last + 1, len(words)):
+                nxt = kenlm.State()
+                model.BaseScore(state, words[z], nxt)
+                extend(context + (z + 1,), nxt, z, remaining - 1)
+
+        for zeros in range(n - 1, -1, -1):
+            start = kenlm.State()
+            if zeros:
+                model.BeginSentenceWrite(start)
+            else:
+                model.NullContextWrite(start)
+            extend((0,) * zeros, start, -1, n - 1 - zeros)
+        self.flat = table.reshape(-1) * LN10
+        self.strides = size ** np.arange(n - 1, -1, -1)
+        self.unigram = np.array([lm.unigram(w) for w in words])
+
+    def log_prob(self, positions: np.ndarray) -> np.ndarray:
+        """ln P(<s> y </s>) for candidates given as sorted 0-based positions, shape [N, L]."""
+        count = positions.shape[0]
+        padded = np.concatenate(
+            [np.zeros((count, self.n - 1), dtype=np.int64), positions + 1, np.full((count, 1), self.eos)], axis=1
+        )
+        windows = positions.shape[1] + 1
+        flat = sum(padded[:, k : k + windows] * self.strides[k] for k in range(self.n))
+        return self.flat[flat].sum(axis=1)

@@ -11,6 +11,7 @@ import logging
 import math
 import shutil
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -22,11 +23,17 @@ log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
 
 
+def _tool(name: str) -> str:
+    """A KenLM program from PATH, else from beside this Python (where `make setup` builds it)."""
+    found = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+    if found is None:
+        raise NausError(f"{name} not found on PATH: run `make setup` (builds KenLM into .venv/bin)")
+    return found
+
+
 def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%") -> None:
     """Train an `order`-gram KenLM on `corpus` (one sentence per line) and write a binary model."""
-    for tool in ("lmplz", "build_binary"):
-        if shutil.which(tool) is None:
-            raise NausError(f"{tool} not found on PATH: run `make setup` (builds KenLM into .venv/bin)")
+    lmplz, build_binary = _tool("lmplz"), _tool("build_binary")
     if order < 1:
         raise NausError(f"LM order must be at least 1, got {order}")
     corpus, out = Path(corpus), Path(out)
@@ -35,13 +42,13 @@ def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         arpa = Path(tmp) / "lm.arpa"
-        cmd = ["lmplz", "-o", str(order), "-S", memory, "-T", tmp, "--discount_fallback"]
+        cmd = [lmplz, "-o", str(order), "-S", memory, "-T", tmp, "--discount_fallback"]
         with open(corpus, "rb") as src, open(arpa, "wb") as dst:
             result = subprocess.run(cmd, stdin=src, stdout=dst, stderr=subprocess.PIPE)
         if result.returncode != 0:
             raise NausError(f"lmplz failed on {corpus}: {result.stderr.decode(errors='replace').strip()[-500:]}")
         binary = Path(tmp) / "lm.bin"
-        result = subprocess.run(["build_binary", str(arpa), str(binary)], capture_output=True)
+        result = subprocess.run([build_binary, str(arpa), str(binary)], capture_output=True)
         if result.returncode != 0:
             raise NausError(f"build_binary failed: {result.stderr.decode(errors='replace').strip()[-500:]}")
         binary.replace(out)

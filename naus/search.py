@@ -79,10 +79,13 @@ class Candidates:
 class HillClimber:
     """Stage 1 for one sentence at a time; deterministic given (seed, sentence index)."""
 
-    def __init__(self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None):
+    def __init__(
+        self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None, trace: bool = False
+    ):
         if config.gamma > 0 and static is None:
             raise NausError("a static similarity weight γ > 0 needs a static embedding table")
         self.lm, self.config, self.static = lm, config, static
+        self.trace: list[np.ndarray] | None = [] if trace else None  # per-step scores of every restart
 
     def _scorer(self, words: list[str], length: int):
         table = self.lm.table(words)
@@ -151,6 +154,8 @@ class HillClimber:
             masks[accept] = proposal[accept]
             order[accept] = proposal_order[accept]
             current = np.where(accept, objective, current)
+            if self.trace is not None:
+                self.trace.append(current.copy())
         all_masks = np.concatenate(seen_masks)
         columns = [None if col[0] is None else np.concatenate(col) for col in zip(*seen)]
         objective = columns[0]

@@ -1,5 +1,4 @@
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -33,7 +32,3 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
-
-
-def has_lmplz() -> bool:
-    return shutil.which("lmplz", path=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}") is not None

@@ -1,0 +1,156 @@
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from naus import NausError
+from naus.lm import LanguageModel, train_lm
+from naus.search import HillClimber, SearchConfig, Teacher, shard_range
+from naus.shards import ResumableOutput, merge_shards, read_records
+from tests.conftest import write
+from tests.lmfixture import headline_corpus
+
+SOURCES = [
+    "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship",
+    "the government on wednesday announced the closure of schools as a military campaign escalated",
+    "stocks closed lower in tokyo on monday as investors waited for earnings",
+    "short one",
+    "",
+    "the prime minister said on friday that trade talks with japan will go on next week",
+]
+
+
+@pytest.fixture(scope="module", params=[2, 3, 4])
+def lm(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp(f"lm{request.param}")
+    corpus = write(tmp / "headlines.txt", headline_corpus())
+    train_lm(corpus, tmp / "lm.bin", order=request.param)
+    return LanguageModel(tmp / "lm.bin")
+
+
+@pytest.fixture(scope="module")
+def lm3(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lm3")
+    train_lm(write(tmp / "headlines.txt", headline_corpus()), tmp / "lm.bin", order=3)
+    return LanguageModel(tmp / "lm.bin")
+
+
+def test_ngram_table_matches_kenlm_on_every_subsequence(lm):
+    words = "police arrest UNSEENWORD five protesters in tokyo".split()
+    table = lm.table(words)
+    for length in range(1, len(words) + 1):
+        combos = np.array(list(itertools.combinations(range(len(words)), length)))
+        expected = [lm.log_prob([words[i] for i in c]) for c in combos]
+        np.testing.assert_allclose(table.log_prob(combos), expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("fluency", ["slor", "perplexity"])
+def test_exhaustive_mode_equals_brute_force(lm3, fluency):
+    words = "police arrested five protesters in tokyo on monday".split()
+    config = SearchConfig(length=4, fluency=fluency, rerank_k=0, steps_coef=10, restarts_coef=10)
+    found = HillClimber(lm3, config).search(0, words)
+    assert found.scorings == 70  # C(8, 4) <= budget: every subset is scored
+
+    def objective(combo):
+        y = [words[i] for i in combo]
+        log_prob = lm3.log_prob(y)
+        if fluency == "perplexity":
+            return log_prob / 5
+        return (log_prob - sum(lm3.unigram(w) for w in y)) / 4
+
+    best = max(itertools.combinations(range(len(words)), 4), key=objective)
+    assert tuple(found.positions[0]) == best
+    assert found.scores[0] == pytest.approx(objective(best), abs=1e-4)
+
+
+def test_output_is_an_l_word_subsequence_and_hill_climbing_never_lowers_a_score(lm3):
+    climber = HillClimber(lm3, SearchConfig(length=6, rerank_k=0), trace=True)
+    words = SOURCES[0].split()
+    found = climber.search(3, words)
+    positions = found.positions[0]
+    assert len(positions) == 6 and list(positions) == sorted(set(positions))
+    steps, restarts = SearchConfig(length=6).budget(len(words), 6)
+    assert (steps, restarts) == (54, 18)  # ⌊0.1·15·36⌋, ⌊0.035·15·36⌋
+    assert found.scorings == (steps + 1) * restarts
+    trace = np.stack(climber.trace)
+    assert (np.diff(trace, axis=0) >= 0).all(), "an accepted step lowered a restart's score"
+
+
+def test_teacher_summaries_and_edge_cases(lm3):
+    teacher = Teacher(lm3, SearchConfig(length=5, rerank_k=0))
+    results = teacher.summarize(list(enumerate(SOURCES)))
+    for source, result in zip(SOURCES, results):
+        words = source.split()
+        if len(words) > 5:
+            summary = result.summary.split()
+            assert len(summary) == 5
+            it = iter(words)
+            assert all(w in it for w in summary), "summary is not a subsequence of the source"
+        else:
+            assert result.summary == source  # S <= L: the source itself; empty stays empty
+    record = results[0].record()
+    assert set(record) == {"index", "summary", "score", "f_lm", "slor", "f_sim", "scorings"}
+    assert 0 < record["f_lm"] < 1
+
+
+def test_ratio_mode(lm3):
+    config = SearchConfig(length=None, ratio=0.5, rerank_k=0)
+    result = Teacher(lm3, config).summarize([(0, SOURCES[0])])[0]
+    assert len(result.summary.split()) == len(SOURCES[0].split()) // 2
+
+
+def test_same_seed_same_output_for_any_shard_count(lm3, tmp_path):
+    teacher = Teacher(lm3, SearchConfig(length=5, rerank_k=0, seed=11))
+    items = list(enumerate(SOURCES))
+    whole = [r.record() for r in teacher.summarize(items)]
+    for shards in (2, 3):
+        parts = []
+        for shard in range(shards):
+            indices = shard_range(len(SOURCES), shard, shards)
+            out = ResumableOutput(tmp_path / f"{shards}" / f"part{shard}.jsonl", indices)
+            out.append(r.record() for r in teacher.summarize([items[i] for i in indices]))
+            out.finish()
+            parts.append(out.out)
+        merge_shards(parts, tmp_path / f"{shards}.jsonl", tmp_path / f"{shards}.txt", "summary")
+        assert read_records(tmp_path / f"{shards}.jsonl") == whole
+    other = Teacher(lm3, SearchConfig(length=5, rerank_k=0, seed=12)).summarize(items)
+    assert [r.scorings for r in other] == [r["scorings"] for r in whole]
+
+
+def test_interrupted_shard_resumes_without_loss_or_duplicates(tmp_path):
+    indices = range(10, 16)
+    out = ResumableOutput(tmp_path / "part.jsonl", indices)
+    out.append({"index": i, "summary": f"s{i}"} for i in range(10, 13))
+    with open(out.partial, "a") as handle:  # a torn line from a killed process
+        handle.write('{"index": 13, "summ')
+    again = ResumableOutput(tmp_path / "part.jsonl", indices)
+    assert again.done == 3 and list(again.remaining) == [13, 14, 15]
+    again.append({"index": i, "summary": f"s{i}"} for i in again.remaining)
+    again.finish()
+    assert [r["index"] for r in read_records(tmp_path / "part.jsonl")] == list(indices)
+    assert not again.partial.exists()
+
+
+def test_merge_detects_missing_shard(tmp_path):
+    write(tmp_path / "a.jsonl", json.dumps({"index": 0, "summary": "x"}) + "\n")
+    write(tmp_path / "b.jsonl", json.dumps({"index": 2, "summary": "y"}) + "\n")
+    with pytest.raises(NausError, match="index 1 is missing"):
+        merge_shards([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], tmp_path / "m.jsonl", tmp_path / "m.txt", "summary")
+
+
+def test_bad_search_input(lm3, tmp_path):
+    with pytest.raises(NausError, match="target length must be positive"):
+        SearchConfig(length=0)
+    with pytest.raises(NausError, match="language model not found"):
+        LanguageModel(tmp_path / "missing.bin")
+    with pytest.raises(NausError, match="not a KenLM model"):
+        LanguageModel(write(tmp_path / "bad.bin", "not a model"))
+    with pytest.raises(NausError, match="needs a static embedding table"):
+        HillClimber(lm3, SearchConfig(length=3, gamma=1.0))
+    with pytest.raises(NausError, match="needs the contextual embedder"):
+        Teacher(lm3, SearchConfig(length=3, rerank_k=5))
+    from naus.similarity import StaticEmbedder
+
+    with pytest.raises(NausError, match="static embedding table not found"):
+        StaticEmbedder(tmp_path / "nope.npz")

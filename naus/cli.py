@@ -126,6 +126,18 @@ def cmd_merge(args: argparse.Namespace) -> None:
     print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
 
 
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    import json
+
+    from naus.evaluate import evaluate_files
+
+    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes)
+    if args.json:
+        print(json.dumps(scores))
+    else:
+        print(" ".join(f"{k}={v}" for k, v in scores.items()))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
@@ -203,6 +215,13 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--out", required=True, help="merged JSON lines")
     merge.add_argument("--text", required=True, help="one summary per line")
     merge.set_defaults(func=cmd_merge)
+    ev = sub.add_parser("evaluate", help="ROUGE of a hypothesis file against one or more reference files")
+    ev.add_argument("--hyp", required=True)
+    ev.add_argument("--ref", nargs="+", required=True)
+    ev.add_argument("--metric", choices=["f1", "recall"], default="f1")
+    ev.add_argument("--max-bytes", type=_positive, help="cut each hypothesis to this many UTF-8 bytes (DUC: 75)")
+    ev.add_argument("--json", action="store_true")
+    ev.set_defaults(func=cmd_evaluate)
     return parser
 
 

@@ -1,0 +1,261 @@
+"""Training the NAUS student with CTC on (source → search output) pairs.
+
+Batches hold about `max_tokens` source tokens. The batch order of an epoch is a function of
+(seed, epoch) alone, so a checkpoint that stores the step, the epoch, the position in it and
+the RNG states resumes to exactly the weights an uninterrupted run reaches. The best
+checkpoint is chosen by CTC loss on a dev split of *search output*, never on references.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from naus import NausError
+from naus.files import atomic_open, read_parallel, write_json
+from naus.model import NAUS, ModelConfig, ctc_loss
+from naus.vocab import Vocab
+
+log = logging.getLogger(__name__)
+FORMAT = "naus-ctc-1"
+
+
+@dataclass
+class TrainConfig:
+    max_steps: int = 1000
+    max_tokens: int = 4096
+    lr: float = 5e-4
+    warmup: int = 10000
+    weight_decay: float = 0.01
+    clip: float = 2.0
+    smoothing: float = 0.1
+    seed: int = 0
+    checkpoint_every: int = 500
+    eval_every: int = 500
+    device: str | None = None
+
+
+@dataclass
+class Pairs:
+    sources: list[list[int]]
+    targets: list[list[int]]
+
+
+def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, max_len: int) -> Pairs:
+    """Encode aligned source/target files; empty or over-long sources are left out (and logged)."""
+    sources, targets = read_parallel(source_path, target_path)
+    pairs = Pairs([], [])
+    dropped = 0
+    for src, tgt in zip(sources, targets):
+        ids = vocab.encode(src)
+        if not ids or len(ids) > max_len:
+            dropped += 1
+            continue
+        pairs.sources.append(ids)
+        pairs.targets.append(vocab.encode(tgt))
+    if dropped:
+        log.info("%s: %d empty or over-long (> %d tokens) sources left out", source_path, dropped, max_len)
+    if not pairs.sources:
+        raise NausError(f"{source_path}: no usable training pairs")
+    return pairs
+
+
+def make_batches(lengths: list[int], max_tokens: int, seed: int, epoch: int) -> list[list[int]]:
+    """Length-sorted batches of at most `max_tokens` padded source tokens, in a seeded order."""
+    rng = random.Random(seed * 1_000_003 + epoch)
+    order = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
+    batches, current, longest = [], [], 0
+    for i in order:
+        longest_if_added = max(longest, lengths[i])
+        if current and longest_if_added * (len(current) + 1) > max_tokens:
+            batches.append(current)
+            current, longest_if_added = [], lengths[i]
+        current.append(i)
+        longest = longest_if_added
+    if current:
+        batches.append(current)
+    rng.shuffle(batches)
+    return batches
+
+
+def collate(pairs: Pairs, batch: list[int], pad: int, device: torch.device):
+    lengths = torch.tensor([len(pairs.sources[i]) for i in batch])
+    tokens = torch.full((len(batch), int(lengths.max())), pad, dtype=torch.long)
+    for row, i in enumerate(batch):
+        tokens[row, : lengths[row]] = torch.tensor(pairs.sources[i])
+    return tokens.to(device), lengths.to(device), [pairs.targets[i] for i in batch]
+
+
+def inverse_sqrt(step: int, warmup: int) -> float:
+    """Learning-rate multiplier: linear warm-up, then 1/sqrt(step)."""
+    step = max(step, 1)
+    return min(step / warmup, math.sqrt(warmup / step)) if warmup > 0 else 1.0 / math.sqrt(step)
+
+
+def _rng_state() -> dict:
+    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def _set_rng_state(state: dict) -> None:
+    random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save_checkpoint(path: str | Path, payload: dict) -> None:
+    with atomic_open(path, "wb") as handle:
+        torch.save(payload, handle)
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise NausError(f"{path}: checkpoint not found")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=False)
+    except Exception as err:  # torch raises many types for a damaged file
+        raise NausError(f"{path}: not a readable checkpoint ({type(err).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise NausError(f"{path}: not a naus checkpoint (expected format {FORMAT})")
+    return payload
+
+
+def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[NAUS, Vocab]:
+    vocab = Vocab(payload["vocab"])
+    config = ModelConfig(**payload["model_config"])
+    if config.vocab_size != len(vocab):
+        raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
+    model = NAUS(config)
+    try:
+        model.load_state_dict(payload["model"])
+    except RuntimeError as err:
+        raise NausError(f"{path}: weights do not match the model configuration ({str(err).splitlines()[0]})") from None
+    return model, vocab
+
+
+@torch.no_grad()
+def dev_loss(model: NAUS, pairs: Pairs, vocab: Vocab, max_tokens: int, device: torch.device) -> float:
+    """Mean CTC loss per target word on the dev split (no smoothing, no dropout)."""
+    model.eval()
+    total, count = 0.0, 0
+    for batch in make_batches([len(s) for s in pairs.sources], max_tokens, 0, 0):
+        tokens, lengths, targets = collate(pairs, batch, vocab.pad, device)
+        loss, used, _ = ctc_loss(model(tokens, lengths), lengths, targets, vocab.blank, smoothing=0.0)
+        total += float(loss) * used
+        count += used
+    model.train()
+    return total / max(count, 1)
+
+
+def pick_device(name: str | None) -> torch.device:
+    if name:
+        return torch.device(name)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def train(
+    pairs: Pairs,
+    dev: Pairs | None,
+    vocab: Vocab,
+    model_config: ModelConfig,
+    config: TrainConfig,
+    out_dir: str | Path,
+    resume: bool = False,
+) -> dict:
+    """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`."""
+    out_dir = Path(out_dir)
+    device = pick_device(config.device)
+    torch.manual_seed(config.seed)
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    model = NAUS(model_config).to(device)
+    optimizer = torch.optim.AdamW(
+        model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
+    )
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
+    state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0}
+    last = out_dir / "last.pt"
+    if resume and last.is_file():
+        payload = load_checkpoint(last, device)
+        model.load_state_dict(payload["model"])
+        optimizer.load_state_dict(payload["optimizer"])
+        scheduler.load_state_dict(payload["scheduler"])
+        state = payload["state"]
+        _set_rng_state(payload["rng"])
+        log.info("resumed from %s at step %d", last, state["step"])
+
+    def payload(weights_only: bool = False) -> dict:
+        out = {"format": FORMAT, "vocab": vocab.tokens, "model_config": model_config.to_dict(),
+               "train_config": asdict(config), "model": model.state_dict(), "state": state}
+        if not weights_only:
+            out.update(optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(), rng=_rng_state())
+        return out
+
+    autocast = (
+        torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
+    )
+    lengths = [len(s) for s in pairs.sources]
+    model.train()
+    started, tokens_seen, window_loss, window_steps = time.perf_counter(), 0, 0.0, 0
+    first_step = state["step"]
+    while state["step"] < config.max_steps:
+        batches = make_batches(lengths, config.max_tokens, config.seed, state["epoch"])
+        while state["position"] < len(batches) and state["step"] < config.max_steps:
+            tokens, src_lengths, targets = collate(pairs, batches[state["position"]], vocab.pad, device)
+            with autocast:
+                log_probs = model(tokens, src_lengths)
+            loss, used, skipped = ctc_loss(log_probs, src_lengths, targets, vocab.blank, config.smoothing)
+            state["skipped"] += skipped
+            optimizer.zero_grad(set_to_none=True)
+            if used:
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
+                optimizer.step()
+            scheduler.step()
+            state["step"] += 1
+            state["position"] += 1
+            tokens_seen += int(src_lengths.sum())
+            window_loss += float(loss)
+            window_steps += 1
+            step = state["step"]
+            if step % config.eval_every == 0 or step == config.max_steps:
+                entry = {"step": step, "train_loss": round(window_loss / window_steps, 5),
+                         "lr": optimizer.param_groups[0]["lr"]}
+                if dev is not None:
+                    entry["dev_loss"] = round(dev_loss(model, dev, vocab, config.max_tokens, device), 5)
+                    if entry["dev_loss"] < state["best_dev"]:
+                        state["best_dev"] = entry["dev_loss"]
+                        save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
+                state["history"].append(entry)
+                elapsed = time.perf_counter() - started
+                eta = elapsed / max(step - first_step, 1) * (config.max_steps - step)
+                log.info(
+                    "step %d/%d loss %.4f%s lr %.2e %.0f tokens/s ETA %s, skipped pairs %d",
+                    step, config.max_steps, entry["train_loss"],
+                    f" dev {entry['dev_loss']:.4f}" if "dev_loss" in entry else "", entry["lr"],
+                    tokens_seen / elapsed, f"{eta / 60:.1f} min", state["skipped"],
+                )
+                window_loss, window_steps = 0.0, 0
+            if step % config.checkpoint_every == 0 or step == config.max_steps:
+                save_checkpoint(last, payload())
+        if state["position"] >= len(batches):
+            state["epoch"] += 1
+            state["position"] = 0
+    if dev is None:
+        save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
+    write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"],
+                                          "device": str(device), "seconds": round(time.perf_counter() - started, 1)})
+    return state

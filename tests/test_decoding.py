@@ -1,0 +1,152 @@
+import itertools
+import math
+
+import pytest
+import torch
+
+from naus.decoding import (
+    ctc_beam_search,
+    forced_alignment,
+    greedy,
+    greedy_batch,
+    length_control,
+    length_control_batch,
+    reduce_path,
+    truncate,
+)
+
+
+def random_log_probs(time, vocab, seed, peaked_blank=False):
+    gen = torch.Generator().manual_seed(seed)
+    logits = torch.randn(time, vocab, generator=gen) * 2
+    if peaked_blank:
+        logits[:, 0] += 10
+    return logits.log_softmax(-1)
+
+
+def brute_force_best_path(lp, length, merge):
+    """Most probable path whose reduction has exactly `length` words (None when there is none)."""
+    best = None
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        if len(reduce_path(list(path), 0, merge)) != length:
+            continue
+        score = float(lp[range(lp.shape[0]), list(path)].sum())
+        if best is None or score > best[0] + 1e-9:
+            best = (score, list(path))
+    return best
+
+
+def test_reduce_path():
+    assert reduce_path([0, 3, 3, 0, 3, 5, 5], 0, True) == [3, 3, 5]
+    assert reduce_path([0, 3, 3, 0, 3, 5, 5], 0, False) == [3, 3, 3, 5, 5]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_theorem_1_exact_without_merging_for_beam_1(seed):
+    time, vocab = 5, 4
+    lp = random_log_probs(time, vocab, seed)
+    for length in range(0, time + 1):
+        score, _ = brute_force_best_path(lp, length, merge=False)
+        hyp = length_control(lp, length, beam_size=1, merge_repeats=False)
+        assert len(hyp.tokens) == length
+        assert hyp.log_prob == pytest.approx(score, abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_merging_with_a_beam_of_every_state_equals_brute_force(seed):
+    time, vocab = 5, 4
+    lp = random_log_probs(time, vocab, seed)
+    for length in range(1, time + 1):
+        score, _ = brute_force_best_path(lp, length, merge=True)
+        hyp = length_control(lp, length, beam_size=vocab)  # states: ε and the 3 words
+        assert len(hyp.tokens) == length
+        assert reduce_path(hyp.path) == hyp.tokens
+        assert hyp.log_prob == pytest.approx(score, abs=1e-5)
+        assert hyp.log_prob == pytest.approx(float(lp[range(time), hyp.path].sum()), abs=1e-5)
+
+
+def test_papers_two_slot_example():
+    # vocabulary: ε=0, I=1, like=2, coding=3; slot probabilities from the paper
+    probs = torch.tensor([[0.11, 0.39, 0.4, 0.1], [0.0, 0.1, 0.9, 0.0]])
+    lp = probs.clamp_min(1e-12).log()
+    assert length_control(lp, 2, beam_size=1).tokens == [2, 1]  # "like I"
+    assert length_control(lp, 2, beam_size=4).tokens == [1, 2]  # the exact answer, "I like"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_length_whenever_the_slots_allow(seed):
+    lp = random_log_probs(20, 30, seed, peaked_blank=seed % 2 == 0)
+    for length in (1, 5, 10, 20):
+        assert len(length_control(lp, length).tokens) == length
+
+
+def test_fewer_slots_than_words_gives_as_many_as_possible():
+    lp = random_log_probs(3, 10, 0)
+    assert len(length_control(lp, 8).tokens) == 3
+
+
+def test_all_blank_argmax():
+    lp = random_log_probs(12, 20, 1, peaked_blank=True)
+    assert greedy(lp).tokens == []
+    assert truncate(greedy(lp), 4).tokens == []
+    assert len(length_control(lp, 4).tokens) == 4
+
+
+def test_force_length_false_keeps_a_short_greedy_output():
+    lp = random_log_probs(12, 20, 1, peaked_blank=True)
+    assert length_control(lp, 4, force_length=False).tokens == []
+
+
+def test_greedy_is_argmax_then_reduce():
+    lp = random_log_probs(15, 8, 3)
+    path = lp.argmax(-1).tolist()
+    hyp = greedy(lp)
+    assert hyp.path == path and hyp.tokens == reduce_path(path)
+    assert truncate(hyp, 2).tokens == hyp.tokens[:2]
+
+
+def test_batched_equals_unbatched():
+    lps = [random_log_probs(t, 12, seed) for seed, t in enumerate([7, 12, 4, 9])]
+    targets = [3, 6, 4, 9]
+    padded = torch.full((4, 12, 12), -5.0)
+    for i, lp in enumerate(lps):
+        padded[i, : lp.shape[0]] = lp
+    lengths = torch.tensor([lp.shape[0] for lp in lps])
+    for merge in (True, False):
+        batch = length_control_batch(padded, lengths, targets, beam_size=3, merge_repeats=merge)
+        for lp, target, hyp in zip(lps, targets, batch):
+            single = length_control(lp, target, beam_size=3, merge_repeats=merge)
+            assert (hyp.tokens, hyp.path) == (single.tokens, single.path)
+            assert hyp.log_prob == pytest.approx(single.log_prob, abs=1e-5)
+    for lp, hyp in zip(lps, greedy_batch(padded, lengths)):
+        assert hyp.tokens == greedy(lp).tokens
+
+
+def prefix_probability(lp, prefix):
+    total = -math.inf
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        if reduce_path(list(path)) == list(prefix):
+            total = torch.logaddexp(torch.tensor(total), lp[range(lp.shape[0]), list(path)].sum()).item()
+    return total
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_prefix_beam_search_with_a_wide_beam_finds_the_most_probable_summary(seed):
+    lp = random_log_probs(4, 3, seed)
+    prefixes = {tuple(reduce_path(list(p))) for p in itertools.product(range(3), repeat=4)}
+    best = max(prefixes, key=lambda p: prefix_probability(lp, p))
+    hyp = ctc_beam_search(lp, beam_size=64)
+    assert tuple(hyp.tokens) == best
+    assert reduce_path(hyp.path) == hyp.tokens
+
+
+def test_forced_alignment_is_the_best_path_for_its_summary():
+    lp = random_log_probs(5, 4, 9)
+    tokens = [2, 2, 1]
+    path = forced_alignment(lp, tokens)
+    assert reduce_path(path) == tokens
+    best = max(
+        (p for p in itertools.product(range(4), repeat=5) if reduce_path(list(p)) == tokens),
+        key=lambda p: float(lp[range(5), list(p)].sum()),
+    )
+    assert float(lp[range(5), path].sum()) == pytest.approx(float(lp[range(5), list(best)].sum()), abs=1e-5)

@@ -2,6 +2,11 @@
 # `snakemake --cores all` runs the demo profile; `--configfile config/<profile>.yaml` picks another.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/lm.smk"
+include: "workflow/rules/search.smk"
+include: "workflow/rules/train.smk"
+include: "workflow/rules/decode.smk"
+include: "workflow/rules/evaluate.smk"
 
 
 rule all:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -130,18 +131,97 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     import json
 
     from naus.evaluate import evaluate_files
+    from naus.files import write_json
 
     scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes)
-    if args.json:
-        print(json.dumps(scores))
-    else:
-        print(" ".join(f"{k}={v}" for k, v in scores.items()))
+    if args.out:
+        write_json(args.out, scores)
+    print(json.dumps(scores) if args.json else " ".join(f"{k}={v}" for k, v in scores.items()))
+
+
+def cmd_head(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, write_lines
+
+    lines = read_lines(args.input)
+    count = write_lines(args.out, lines[: args.lines] if args.lines else lines)
+    print(f"{count} of {len(lines)} lines -> {args.out}")
+
+
+def cmd_lead(args: argparse.Namespace) -> None:
+    from naus.evaluate import lead
+    from naus.files import read_lines, write_lines
+
+    write_lines(args.out, lead(read_lines(args.input), args.length))
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.model import ModelConfig
+    from naus.train import TrainConfig, load_pairs, train
+    from naus.vocab import Vocab
+
+    vocab = Vocab.build(read_lines(args.train_source), args.min_count)
+    model_config = ModelConfig(
+        len(vocab), d_model=args.d_model, n_heads=args.heads, n_layers=args.layers,
+        d_ff=args.ffn, dropout=args.dropout, max_len=args.max_len,
+    )
+    config = TrainConfig(
+        max_steps=args.max_steps, max_tokens=args.max_tokens, lr=args.lr, warmup=args.warmup,
+        weight_decay=args.weight_decay, clip=args.clip, smoothing=args.smoothing, seed=args.seed,
+        checkpoint_every=args.checkpoint_every, eval_every=args.eval_every, device=args.device,
+    )
+    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len)
+    if args.fraction < 1:
+        keep = max(1, int(len(pairs.sources) * args.fraction))
+        pairs.sources, pairs.targets = pairs.sources[:keep], pairs.targets[:keep]
+    dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
+    log.info("training on %d pairs, vocabulary of %d words", len(pairs.sources), len(vocab))
+    vocab.save(Path(args.out) / "vocab.txt")
+    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume)
+
+
+def cmd_decode(args: argparse.Namespace) -> None:
+    import json
+
+    from naus.files import atomic_open, read_lines, write_json
+    from naus.summarizer import Summarizer
+
+    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    sentences = read_lines(args.input) if args.input != "-" else sys.stdin.read().splitlines()
+    results = summarizer.summarize(
+        sentences, length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
+        beam_size=args.beam_size, batch_size=args.batch_size, raw=args.raw,
+    )
+    with atomic_open(args.out) if args.out != "-" else _stdout() as out:
+        for result in results:
+            if args.jsonl:
+                out.write(json.dumps({"summary": result.summary, "length": result.length,
+                                      "log_prob": round(result.log_prob, 4)}) + "\n")
+            else:
+                out.write(result.summary + "\n")
+    if args.timing:
+        timing = summarizer.last_timing
+        write_json(args.timing, {
+            "method": args.method, "beam_size": args.beam_size, "batch_size": args.batch_size,
+            "device": str(summarizer.device), "samples": timing["samples"],
+            "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
+            "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
+        })
+
+
+class _stdout:
+    def __enter__(self):
+        return sys.stdout
+
+    def __exit__(self, *exc):
+        sys.stdout.flush()
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
+    parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(
@@ -215,18 +295,80 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--out", required=True, help="merged JSON lines")
     merge.add_argument("--text", required=True, help="one summary per line")
     merge.set_defaults(func=cmd_merge)
+    tr = sub.add_parser("train", help="train a NAUS student with CTC on search output")
+    tr.add_argument("--train-source", required=True)
+    tr.add_argument("--train-target", required=True, help="search output, one summary per line")
+    tr.add_argument("--dev-source")
+    tr.add_argument("--dev-target", help="search output on the dev split (model selection stays unsupervised)")
+    tr.add_argument("--fraction", type=float, default=1.0, help="train on the first fraction of the pairs")
+    tr.add_argument("--min-count", type=_positive, default=1)
+    tr.add_argument("--layers", type=_positive, default=6)
+    tr.add_argument("--d-model", type=_positive, default=512)
+    tr.add_argument("--heads", type=_positive, default=8)
+    tr.add_argument("--ffn", type=_positive, default=2048)
+    tr.add_argument("--dropout", type=float, default=0.1)
+    tr.add_argument("--max-len", type=_positive, default=256)
+    tr.add_argument("--max-steps", type=_positive, default=1000)
+    tr.add_argument("--max-tokens", type=_positive, default=4096)
+    tr.add_argument("--lr", type=float, default=5e-4)
+    tr.add_argument("--warmup", type=_non_negative, default=10000)
+    tr.add_argument("--weight-decay", type=float, default=0.01)
+    tr.add_argument("--clip", type=float, default=2.0)
+    tr.add_argument("--smoothing", type=float, default=0.1)
+    tr.add_argument("--checkpoint-every", type=_positive, default=500)
+    tr.add_argument("--eval-every", type=_positive, default=500)
+    tr.add_argument("--seed", type=int, default=0)
+    tr.add_argument("--device")
+    tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt when it exists")
+    tr.add_argument("--out", required=True, help="directory for last.pt, best.pt, history.json")
+    tr.set_defaults(func=cmd_train)
+
+    for name, helptext in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
+                           ("summarize", "headlines for raw sentences (stdin or a file)")):
+        dec = sub.add_parser(name, help=helptext)
+        dec.add_argument("--checkpoint", required=True)
+        dec.add_argument("--input", default="-", help="one sentence per line; - reads stdin")
+        dec.add_argument("--out", default="-", help="- writes stdout")
+        target = dec.add_mutually_exclusive_group()
+        target.add_argument("--length", type=_positive, default=10)
+        target.add_argument("--ratio", type=float, help="L = floor(ratio * source length)")
+        dec.add_argument("--min-length", type=_positive, default=1)
+        dec.add_argument("--method", choices=["greedy", "truncate", "beam", "length-control"], default="length-control")
+        dec.add_argument("--beam-size", type=_positive, default=6)
+        dec.add_argument("--batch-size", type=_positive, default=64)
+        dec.add_argument("--jsonl", action="store_true", help="JSON lines with summary, length and log-probability")
+        dec.add_argument("--timing", help="write seconds per sample to this JSON file")
+        dec.add_argument("--device")
+        dec.set_defaults(func=cmd_decode, raw=name == "summarize")
+
     ev = sub.add_parser("evaluate", help="ROUGE of a hypothesis file against one or more reference files")
     ev.add_argument("--hyp", required=True)
     ev.add_argument("--ref", nargs="+", required=True)
     ev.add_argument("--metric", choices=["f1", "recall"], default="f1")
     ev.add_argument("--max-bytes", type=_positive, help="cut each hypothesis to this many UTF-8 bytes (DUC: 75)")
     ev.add_argument("--json", action="store_true")
+    ev.add_argument("--out", help="also write the scores to this JSON file")
     ev.set_defaults(func=cmd_evaluate)
+
+    head = sub.add_parser("head", help="the first N lines of a file (0: all), written atomically")
+    head.add_argument("--input", required=True)
+    head.add_argument("--lines", type=_non_negative, required=True)
+    head.add_argument("--out", required=True)
+    head.set_defaults(func=cmd_head)
+
+    lead = sub.add_parser("lead", help="the Lead-L baseline: the first L words of each line")
+    lead.add_argument("--input", required=True)
+    lead.add_argument("--length", type=_positive, required=True)
+    lead.add_argument("--out", required=True)
+    lead.set_defaults(func=cmd_lead)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.threads:
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s: %(message)s",

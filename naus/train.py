@@ -182,6 +182,7 @@ def train(
     random.seed(config.seed)
     np.random.seed(config.seed)
     model = NAUS(model_config).to(device)
+    log.info("model: %d parameters on %s", sum(p.numel() for p in model.parameters()), device)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
     )
@@ -228,7 +229,7 @@ def train(
             state["step"] += 1
             state["position"] += 1
             tokens_seen += int(src_lengths.sum())
-            window_loss += float(loss)
+            window_loss += float(loss.detach())
             window_steps += 1
             step = state["step"]
             if step % config.eval_every == 0 or step == config.max_steps:

@@ -30,4 +30,9 @@ def data_dir() -> Path:
 
 
 def all_targets() -> list[str]:
-    return [f"{DATA}/stats.json"]
+    lengths = config["search"]["lengths"]
+    systems = [f"decode/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
+    systems += [
+        f"decode/test/L{n}/{method}-{n}" for n in lengths for method in config["decode"]["methods"]
+    ]
+    return [f"{DATA}/stats.json"] + [f"{RESULTS}/metrics/{s}.json" for s in systems]

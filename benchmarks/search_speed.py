@@ -1,0 +1,121 @@
+"""Search speed: the vectorised hill climbing against a plain one-candidate-at-a-time loop.
+
+Both run the same objective (SLOR fluency, no similarity) at the same budget on the same
+Gigaword test sentences, on one core, in one process. The whole teacher (hill climbing plus
+contextual re-ranking of the best K states) is timed too, on all cores.
+Writes results/benchmarks/search.json.
+
+    NAUS_DATA=../shared/data python benchmarks/search_speed.py --lm build/gigaword-sample/lm/lm.bin
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from naus.files import read_lines, write_json
+from naus.lm import LanguageModel
+from naus.search import HillClimber, SearchConfig, Teacher
+
+
+def plain_hill_climbing(lm: LanguageModel, words: list[str], length: int, config: SearchConfig, seed: int) -> float:
+    """The textbook loop: one proposal at a time, each scored by KenLM on the joined string."""
+    steps, restarts = config.budget(len(words), length)
+    rng = random.Random(seed)
+    unigram = [lm.unigram(w) for w in words]
+
+    def slor(positions: list[int]) -> float:
+        log_prob = lm.log_prob([words[p] for p in positions])
+        return (log_prob - sum(unigram[p] for p in positions)) / length
+
+    best = -np.inf
+    for _ in range(restarts):
+        chosen = sorted(rng.sample(range(len(words)), length))
+        current = slor(chosen)
+        for _ in range(steps):
+            out = rng.randrange(length)
+            into = rng.choice([p for p in range(len(words)) if p not in chosen])
+            proposal = sorted(chosen[:out] + chosen[out + 1 :] + [into])
+            score = slor(proposal)
+            if score >= current:
+                chosen, current = proposal, score
+        best = max(best, current)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lm", required=True)
+    parser.add_argument("--data", default=os.environ.get("NAUS_DATA", "../shared/data"))
+    parser.add_argument("--sentences", type=int, default=200, help="sentences for the vectorised search")
+    parser.add_argument("--plain-sentences", type=int, default=10, help="sentences for the slow reference")
+    parser.add_argument("--teacher-sentences", type=int, default=200)
+    parser.add_argument("--rerank-k", type=int, default=50)
+    parser.add_argument("--out", default="results/benchmarks/search.json")
+    args = parser.parse_args()
+
+    import torch
+
+    sources = read_lines(Path(args.data) / "gigaword/test/input.txt")
+    sample = random.Random(0).sample(range(len(sources)), args.sentences)
+    lm = LanguageModel(args.lm)
+    report = {
+        "data": f"Gigaword test, {args.sentences} seeded-random sentences (plain reference: the first "
+        f"{args.plain_sentences} of them)",
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
+        "lengths": {},
+    }
+    torch.set_num_threads(1)
+    for length in (8, 10):
+        config = SearchConfig(length=length, rerank_k=0)
+        climber = HillClimber(lm, config)
+        start = time.perf_counter()
+        scorings = sum(climber.search(i, sources[i].split()).scorings for i in sample)
+        vector_s = (time.perf_counter() - start) / len(sample)
+        plain = sample[: args.plain_sentences]
+        start = time.perf_counter()
+        for i in plain:
+            plain_hill_climbing(lm, sources[i].split(), length, config, i)
+        plain_s = (time.perf_counter() - start) / len(plain)
+        start = time.perf_counter()
+        for i in plain:
+            climber.search(i, sources[i].split())
+        vector_same_s = (time.perf_counter() - start) / len(plain)
+        report["lengths"][str(length)] = {
+            "hill_climbing_s_per_sentence_one_core": round(vector_s, 4),
+            "scorings_per_sentence": round(scorings / len(sample)),
+            "us_per_scoring": round(vector_s / (scorings / len(sample)) * 1e6, 2),
+            "plain_reference_s_per_sentence_one_core": round(plain_s, 4),
+            "vectorised_on_the_same_sentences_s": round(vector_same_s, 4),
+            "speedup_over_plain": round(plain_s / vector_same_s, 1),
+        }
+        print(length, report["lengths"][str(length)], flush=True)
+
+    torch.set_num_threads(os.cpu_count() or 1)
+    from naus.similarity import ContextualEmbedder
+
+    embedder = ContextualEmbedder()
+    items = [(i, sources[i]) for i in sample[: args.teacher_sentences]]
+    for length in (8, 10):
+        teacher = Teacher(lm, SearchConfig(length=length, rerank_k=args.rerank_k), contextual=embedder)
+        teacher.summarize(items[:8])  # warm-up
+        start = time.perf_counter()
+        for k in range(0, len(items), 64):
+            teacher.summarize(items[k : k + 64])
+        seconds = (time.perf_counter() - start) / len(items)
+        report["lengths"][str(length)].update(
+            {"whole_teacher_s_per_sentence_all_cores": round(seconds, 4), "rerank_k": args.rerank_k,
+             "teacher_device": embedder.device}
+        )
+        print(length, "teacher", round(seconds, 4), flush=True)
+    write_json(args.out, report)
+
+
+if __name__ == "__main__":
+    main()

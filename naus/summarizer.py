@@ -1,0 +1,96 @@
+"""`Summarizer`: a trained NAUS checkpoint plus a decoding method, for headlines from raw text."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from naus import NausError
+from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate
+from naus.text import normalize
+from naus.train import load_checkpoint, model_from_checkpoint, pick_device
+
+METHODS = ("greedy", "truncate", "beam", "length-control")
+
+
+@dataclass
+class Result:
+    summary: str
+    length: int
+    log_prob: float
+
+
+class Summarizer:
+    def __init__(self, model, vocab, device: torch.device):
+        self.model, self.vocab, self.device = model.to(device).eval(), vocab, device
+        self.last_timing: dict[str, float] = {}
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path, device: str | None = None) -> "Summarizer":
+        device = pick_device(device)
+        model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
+        return cls(model, vocab, device)
+
+    def target_length(self, source_length: int, length: int | None, ratio: float | None, min_length: int) -> int:
+        if ratio is not None:
+            return max(min_length, math.floor(ratio * source_length))
+        if length is None or length <= 0:
+            raise NausError("give a positive --length or a --ratio")
+        return length
+
+    @torch.no_grad()
+    def summarize(
+        self,
+        sentences: list[str],
+        length: int | None = 10,
+        method: str = "length-control",
+        ratio: float | None = None,
+        min_length: int = 1,
+        beam_size: int = 6,
+        batch_size: int = 64,
+        raw: bool = True,
+    ) -> list[Result]:
+        """One summary per sentence; `raw=True` tokenises as the training data was."""
+        if method not in METHODS:
+            raise NausError(f"method must be one of {METHODS}, got {method!r}")
+        texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
+        max_len = self.model.config.max_len
+        encoded = [self.vocab.encode(t)[:max_len] for t in texts]
+        results: list[Result | None] = [None] * len(texts)
+        order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
+        started, forward = time.perf_counter(), 0.0
+        for start in range(0, len(order), batch_size):
+            batch = order[start : start + batch_size]
+            lengths = torch.tensor([len(encoded[i]) for i in batch])
+            tokens = torch.full((len(batch), int(lengths.max())), self.vocab.pad, dtype=torch.long)
+            for row, i in enumerate(batch):
+                tokens[row, : lengths[row]] = torch.tensor(encoded[i])
+            tick = time.perf_counter()
+            log_probs = self.model(tokens.to(self.device), lengths.to(self.device))
+            if self.device.type == "cuda":
+                torch.cuda.synchronize()
+            forward += time.perf_counter() - tick
+            targets = [self.target_length(int(n), length, ratio, min_length) for n in lengths]
+            for i, hyp in zip(batch, self._decode(log_probs, lengths, targets, method, beam_size)):
+                results[i] = Result(self.vocab.decode(hyp.tokens), len(hyp.tokens), hyp.log_prob)
+        total = time.perf_counter() - started
+        self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order)}
+        return [r if r is not None else Result("", 0, 0.0) for r in results]
+
+    def _decode(self, log_probs, lengths, targets, method, beam_size) -> list[Hypothesis]:
+        blank = self.vocab.blank
+        if method == "length-control":
+            return length_control_batch(log_probs, lengths, targets, beam_size, blank)
+        if method == "beam":
+            return [
+                truncate(ctc_beam_search(log_probs[i, : lengths[i]], beam_size, blank), target)
+                for i, target in enumerate(targets)
+            ]
+        hyps = greedy_batch(log_probs, lengths, blank)
+        if method == "truncate":
+            hyps = [truncate(h, t) for h, t in zip(hyps, targets)]
+        return hyps

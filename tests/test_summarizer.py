@@ -1,0 +1,68 @@
+import json
+import subprocess
+
+import pytest
+import torch
+
+from naus import NausError
+from naus.model import NAUS, ModelConfig
+from naus.summarizer import Summarizer
+from naus.train import FORMAT, save_checkpoint
+from naus.vocab import Vocab
+from tests.conftest import ROOT, write
+
+
+@pytest.fixture(scope="module")
+def checkpoint(tmp_path_factory):
+    """An untrained but valid checkpoint: the API and CLI behaviour does not depend on training."""
+    torch.manual_seed(0)
+    vocab = Vocab.build(["police arrested five protesters on thursday in paris ."])
+    config = ModelConfig(len(vocab), d_model=32, n_heads=2, n_layers=1, d_ff=64, dropout=0.0, max_len=64)
+    path = tmp_path_factory.mktemp("ckpt") / "best.pt"
+    save_checkpoint(path, {"format": FORMAT, "vocab": vocab.tokens, "model_config": config.to_dict(),
+                           "model": NAUS(config).state_dict()})
+    return path
+
+
+@pytest.mark.parametrize("method", ["greedy", "truncate", "beam", "length-control"])
+def test_summarize_api_keeps_empty_lines_and_lengths(checkpoint, method):
+    summarizer = Summarizer.from_checkpoint(checkpoint)
+    sentences = ["Police arrested five protesters on Thursday in Paris.", "", "Police arrested five"]
+    results = summarizer.summarize(sentences, length=4, method=method)
+    assert len(results) == 3 and results[1].summary == ""
+    if method == "length-control":
+        assert [r.length for r in results] == [4, 0, 3]  # the third has only 3 slots
+    if method in ("truncate", "beam"):
+        assert all(r.length <= 4 for r in results)
+    assert summarizer.summarize([], length=4) == []
+
+
+def test_ratio_mode(checkpoint):
+    results = Summarizer.from_checkpoint(checkpoint).summarize(
+        ["police arrested five protesters on thursday in paris ."], ratio=0.5, method="length-control"
+    )
+    assert results[0].length == 4
+
+
+def test_missing_or_incompatible_checkpoint(tmp_path):
+    with pytest.raises(NausError, match="checkpoint not found"):
+        Summarizer.from_checkpoint(tmp_path / "none.pt")
+    with pytest.raises(NausError, match="not a readable checkpoint"):
+        Summarizer.from_checkpoint(write(tmp_path / "bad.pt", b"junk"))
+
+
+def test_summarize_command_line(checkpoint, tmp_path, env):
+    result = subprocess.run(
+        ["naus", "summarize", "--checkpoint", str(checkpoint), "--length", "3", "--jsonl"],
+        input="Police arrested five protesters on Thursday.\n\nIn Paris.\n", capture_output=True, text=True,
+        env=env, cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(x) for x in result.stdout.splitlines()]
+    assert [x["length"] for x in lines] == [3, 0, 3]
+    empty = subprocess.run(["naus", "summarize", "--checkpoint", str(checkpoint)], input="", capture_output=True,
+                           text=True, env=env, cwd=ROOT)
+    assert empty.returncode == 0 and empty.stdout == ""
+    missing = subprocess.run(["naus", "summarize", "--checkpoint", str(tmp_path / "x.pt")], input="a\n",
+                             capture_output=True, text=True, env=env, cwd=ROOT)
+    assert missing.returncode == 2 and "checkpoint not found" in missing.stderr

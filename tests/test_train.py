@@ -1,0 +1,113 @@
+import itertools
+import math
+
+import pytest
+import torch
+
+from naus import NausError
+from naus.decoding import greedy_batch, reduce_path
+from naus.model import NAUS, ModelConfig, ctc_loss
+from naus.train import Pairs, TrainConfig, collate, load_checkpoint, model_from_checkpoint, save_checkpoint, train
+from naus.vocab import Vocab
+from tests.conftest import write
+
+
+def brute_force_ctc(lp, target):
+    """−log Σ over all paths w with Γ(w) = target of Π_s p(w_s)."""
+    total = -math.inf
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        if reduce_path(list(path)) == target:
+            total = torch.logaddexp(torch.tensor(total), lp[range(lp.shape[0]), list(path)].sum()).item()
+    return -total
+
+
+@pytest.mark.parametrize("target", [[1], [2, 1], [1, 1], [2, 3, 2], [3, 3, 1]])
+def test_ctc_loss_equals_brute_force_sum_over_alignments(target):
+    gen = torch.Generator().manual_seed(len(target) * 7 + target[0])
+    lp = torch.randn(1, 5, 4, generator=gen, dtype=torch.float64).log_softmax(-1)
+    loss, used, skipped = ctc_loss(lp, torch.tensor([5]), [target], blank=0, smoothing=0.0)
+    assert (used, skipped) == (1, 0)
+    assert float(loss) * len(target) == pytest.approx(brute_force_ctc(lp[0], target), rel=1e-6)
+
+
+def test_label_smoothing_mixes_in_the_uniform_term():
+    lp = torch.randn(2, 4, 6, dtype=torch.float64).log_softmax(-1)
+    lengths = torch.tensor([4, 3])
+    plain, _, _ = ctc_loss(lp, lengths, [[1, 2], [3]], smoothing=0.0)
+    smoothed, _, _ = ctc_loss(lp, lengths, [[1, 2], [3]], smoothing=0.1)
+    uniform = -(lp[0].mean(-1).sum() + lp[1, :3].mean(-1).sum()) / 7
+    assert float(smoothed) == pytest.approx(0.9 * float(plain) + 0.1 * float(uniform))
+
+
+def test_unalignable_pair_is_skipped_and_counted():
+    lp = torch.randn(3, 4, 6).log_softmax(-1)
+    lengths = torch.tensor([4, 2, 4])
+    # [5, 5, 5] needs 5 slots (two blanks between repeats); [1, 2, 3] does not fit 2 slots
+    loss, used, skipped = ctc_loss(lp, lengths, [[1, 2], [1, 2, 3], [5, 5, 5]])
+    assert (used, skipped) == (1, 2) and math.isfinite(float(loss))
+    loss, used, skipped = ctc_loss(lp[1:2], lengths[1:2], [[1, 2, 3]])
+    assert (used, skipped) == (0, 1) and float(loss) == 0.0
+
+
+SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
+TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
+
+
+def tiny(tmp_path):
+    vocab = Vocab.build(SOURCES)
+    pairs = Pairs([vocab.encode(s) for s in SOURCES], [vocab.encode(t) for t in TARGETS])
+    model_config = ModelConfig(len(vocab), d_model=64, n_heads=4, n_layers=2, d_ff=128, dropout=0.0, max_len=32)
+    return vocab, pairs, model_config
+
+
+def test_tiny_model_overfits_twenty_pairs(tmp_path):
+    vocab, pairs, model_config = tiny(tmp_path)
+    config = TrainConfig(max_steps=300, max_tokens=512, lr=3e-3, warmup=30, smoothing=0.0,
+                         checkpoint_every=1000, eval_every=100, device="cpu")
+    train(pairs, pairs, vocab, model_config, config, tmp_path)
+    model, vocab2 = model_from_checkpoint(load_checkpoint(tmp_path / "best.pt"))
+    model.eval()
+    tokens, lengths, _ = collate(pairs, list(range(20)), vocab.pad, torch.device("cpu"))
+    with torch.no_grad():
+        hyps = greedy_batch(model(tokens, lengths), lengths, vocab.blank)
+    assert [vocab2.decode(h.tokens) for h in hyps] == TARGETS
+
+
+def test_resume_gives_the_same_weights_as_an_uninterrupted_run(tmp_path):
+    vocab, pairs, model_config = tiny(tmp_path)
+    model_config.dropout = 0.1  # resuming must restore the RNG too
+    common = dict(max_tokens=64, lr=1e-3, warmup=5, checkpoint_every=7, eval_every=7, device="cpu", seed=3)
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=20, **common), tmp_path / "whole")
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=7, **common), tmp_path / "split")
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=20, **common), tmp_path / "split", resume=True)
+    whole = load_checkpoint(tmp_path / "whole" / "last.pt")["model"]
+    split = load_checkpoint(tmp_path / "split" / "last.pt")["model"]
+    for name in whole:
+        assert torch.equal(whole[name], split[name]), name
+
+
+def test_corrupt_or_mismatched_checkpoint(tmp_path):
+    with pytest.raises(NausError, match="checkpoint not found"):
+        load_checkpoint(tmp_path / "missing.pt")
+    with pytest.raises(NausError, match="not a readable checkpoint"):
+        load_checkpoint(write(tmp_path / "junk.pt", b"\x00garbage"))
+    torch.save({"something": 1}, tmp_path / "other.pt")
+    with pytest.raises(NausError, match="not a naus checkpoint"):
+        load_checkpoint(tmp_path / "other.pt")
+    vocab, _, model_config = tiny(tmp_path)
+    payload = {"format": "naus-ctc-1", "vocab": vocab.tokens[:-1], "model_config": model_config.to_dict(),
+               "model": NAUS(model_config).state_dict()}
+    save_checkpoint(tmp_path / "bad.pt", payload)
+    with pytest.raises(NausError, match="output words but the vocabulary has"):
+        model_from_checkpoint(load_checkpoint(tmp_path / "bad.pt"), tmp_path / "bad.pt")
+    payload["vocab"] = vocab.tokens
+    payload["model_config"] = {**model_config.to_dict(), "d_model": 32, "n_heads": 4}
+    save_checkpoint(tmp_path / "bad2.pt", payload)
+    with pytest.raises(NausError, match="weights do not match"):
+        model_from_checkpoint(load_checkpoint(tmp_path / "bad2.pt"))
+
+
+def test_vocabulary_starts_with_blank_and_respects_min_count():
+    vocab = Vocab.build(["a a b", "a c"], min_count=2)
+    assert vocab.tokens == ["<blank>", "<pad>", "<unk>", "a"] and vocab.blank == 0
+    assert vocab.encode("a zzz") == [3, vocab.unk]

@@ -1,0 +1,15 @@
+rule train_lm:
+    input:
+        f"{DATA}/lm.txt",
+    output:
+        f"{BUILD}/lm/lm.bin",
+    params:
+        cfg=config["lm"],
+    log:
+        f"logs/{PROFILE}/lm.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/lm.tsv"
+    threads: 1
+    shell:
+        "naus train-lm --corpus {input} --order {params.cfg[order]} --memory {params.cfg[memory]} "
+        "--out {output} > {log} 2>&1"

@@ -1,0 +1,62 @@
+SEARCH = f"{BUILD}/search"
+SEARCH_CFG = config["search"]
+
+
+wildcard_constraints:
+    split="pool|dev|test",
+    length=r"\d+",
+    shard=r"\d+",
+
+
+rule search_source:
+    """The sentences a split's search covers: the first `pool_limit` of the pool, all of dev and test."""
+    input:
+        f"{DATA}/{{split}}/article.txt",
+    output:
+        f"{SEARCH}/{{split}}/source.txt",
+    params:
+        limit=lambda w: SEARCH_CFG["pool_limit"] if w.split == "pool" else 0,
+    log:
+        f"logs/{PROFILE}/search/{{split}}-source.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/search/{{split}}-source.tsv"
+    threads: 1
+    shell:
+        "naus head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
+
+
+rule search_shard:
+    input:
+        source=f"{SEARCH}/{{split}}/source.txt",
+        lm=f"{BUILD}/lm/lm.bin",
+    output:
+        f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
+    params:
+        cfg=SEARCH_CFG,
+        shards=SEARCH_CFG["shards"],
+    log:
+        f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.tsv"
+    threads: 1
+    shell:
+        "naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
+        "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} "
+        "--rerank-k {params.cfg[rerank_k]} --rerank-gamma {params.cfg[rerank_gamma]} "
+        "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
+        "--seed {params.cfg[seed]} --out {output} > {log} 2>&1"
+
+
+rule search_merge:
+    input:
+        expand(f"{SEARCH}/{{{{split}}}}/L{{{{length}}}}/part{{shard}}.jsonl", shard=range(SEARCH_CFG["shards"])),
+    output:
+        jsonl=f"{SEARCH}/{{split}}/L{{length}}.jsonl",
+        text=f"{SEARCH}/{{split}}/L{{length}}.txt",
+    log:
+        f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-merge.tsv"
+    threads: 1
+    shell:
+        "naus merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"

@@ -1,4 +1,5 @@
 # naus pipeline: data -> lm -> search -> train -> decode -> evaluate -> report.
+# `snakemake --report results/<profile>/report.html` bundles the tables and figures with captions.
 # `snakemake --cores all` runs the demo profile; `--configfile config/<profile>.yaml` picks another.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
@@ -7,6 +8,7 @@ include: "workflow/rules/search.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/decode.smk"
 include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 
 from naus import NausError, __version__
@@ -114,7 +115,10 @@ def cmd_search(args: argparse.Namespace) -> None:
     for start in range(0, len(todo), args.batch):
         batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
         empty += sum(1 for _, source in batch if not source)
-        output.append(summary.record() for summary in teacher.summarize(batch))
+        tick = time.perf_counter()
+        records = [summary.record() for summary in teacher.summarize(batch)]
+        seconds = (time.perf_counter() - tick) / len(batch)
+        output.append({**record, "seconds": round(seconds, 5)} for record in records)
         progress.update(len(batch))
     output.finish()
     log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)
@@ -215,6 +219,24 @@ class _stdout:
 
     def __exit__(self, *exc):
         sys.stdout.flush()
+
+
+def cmd_reorder(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, write_lines
+
+    lines, index = read_lines(args.input), [int(x) for x in read_lines(args.index) if x]
+    if sorted(index) != list(range(len(lines))):
+        raise NausError(f"{args.index}: not a permutation of 0..{len(lines) - 1}")
+    ordered = [""] * len(lines)
+    for k, target in enumerate(index):
+        ordered[target] = lines[k]
+    write_lines(args.out, ordered)
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from naus.report import build_report
+
+    build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -349,6 +371,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--out", help="also write the scores to this JSON file")
     ev.set_defaults(func=cmd_evaluate)
+
+    reorder = sub.add_parser("reorder", help="put line k of a file at line index[k] (published outputs)")
+    reorder.add_argument("--input", required=True)
+    reorder.add_argument("--index", required=True, help="one 0-based target line per input line")
+    reorder.add_argument("--out", required=True)
+    reorder.set_defaults(func=cmd_reorder)
+
+    rep = sub.add_parser("report", help="tables, figures and README of a profile's results")
+    rep.add_argument("--profile", required=True)
+    rep.add_argument("--metrics", required=True, help="results/{profile}/metrics")
+    rep.add_argument("--build", required=True, help="build/{profile}")
+    rep.add_argument("--lengths", type=_positive, nargs="+", required=True)
+    rep.add_argument("--out", required=True, help="results/{profile}")
+    rep.set_defaults(func=cmd_report)
 
     head = sub.add_parser("head", help="the first N lines of a file (0: all), written atomically")
     head.add_argument("--input", required=True)

@@ -29,10 +29,19 @@ def data_dir() -> Path:
     return Path(value)
 
 
-def all_targets() -> list[str]:
+PUBLISHED_LABELS = [
+    f"HC_{n}_{kind}" for n in config["search"]["lengths"] if n in (8, 10) for kind in ("truncating", "length_control")
+] if config["data"].get("published_dir") else []
+
+
+def metric_files() -> list[str]:
+    """The metrics every table needs: Lead, teacher, each decoding method, rescored published outputs."""
     lengths = config["search"]["lengths"]
     systems = [f"decode/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
-    systems += [
-        f"decode/test/L{n}/{method}-{n}" for n in lengths for method in config["decode"]["methods"]
-    ]
-    return [f"{DATA}/stats.json"] + [f"{RESULTS}/metrics/{s}.json" for s in systems]
+    systems += [f"decode/test/L{n}/{method}-{n}" for n in lengths for method in config["decode"]["methods"]]
+    systems += [f"published/{label}" for label in PUBLISHED_LABELS]
+    return [f"{RESULTS}/metrics/{s}.json" for s in systems]
+
+
+def all_targets() -> list[str]:
+    return [f"{DATA}/stats.json", f"{RESULTS}/README.md"] + metric_files()

@@ -8,7 +8,7 @@ if config["data"]["source"] == "demo":
             test_refs=f"{DATA}/test/title.txt",
             lm=f"{DATA}/lm.txt",
         params:
-            cfg=config["data"],
+            cfg={k: config["data"][k] for k in ("dev_size", "test_size", "max_article_words", "seed")},
             cache=os.path.expanduser("~/.cache/naus"),
         log:
             f"logs/{PROFILE}/data.log",
@@ -39,7 +39,7 @@ else:
             test_refs=f"{DATA}/test/title.txt",
             lm=f"{DATA}/lm.txt",
         params:
-            cfg=config["data"],
+            cfg={k: config["data"][k] for k in ("dev_size", "seed")},
             duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",
             extra=lambda w, input: f"--extra-headlines {' '.join(input.extra)}" if input.extra else "",
         log:

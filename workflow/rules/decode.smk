@@ -19,7 +19,7 @@ rule decode:
         summaries=f"{BUILD}/decode/test/L{{model}}/{{method}}-{{target}}.txt",
         timing=f"{BUILD}/decode/test/L{{model}}/{{method}}-{{target}}.timing.json",
     params:
-        cfg=DECODE_CFG,
+        cfg={k: DECODE_CFG[k] for k in ("beam_size", "batch_size")},
         target=lambda w: target_option(w.target),
     log:
         f"logs/{PROFILE}/decode/L{{model}}-{{method}}-{{target}}.log",

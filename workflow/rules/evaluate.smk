@@ -29,3 +29,21 @@ rule evaluate_test:
     threads: 1
     shell:
         "naus evaluate --hyp {input.hyp} --ref {input.ref} --metric f1 --json --out {output} > {log} 2>&1"
+
+
+if config["data"].get("published_dir"):
+
+    rule published_reorder:
+        """The NAUS authors' released test outputs, put back in test-set order for rescoring."""
+        input:
+            hyp=lambda w: str(data_dir() / config["data"]["published_dir"] / f"gigaword/{w.label}.txt"),
+            index=lambda w: str(data_dir() / config["data"]["published_dir"] / "gigaword/line_to_test_index.txt"),
+        output:
+            f"{BUILD}/published/{{label}}.txt",
+        log:
+            f"logs/{PROFILE}/published/{{label}}.log",
+        benchmark:
+            f"benchmarks/{PROFILE}/published/{{label}}.tsv"
+        threads: 1
+        shell:
+            "naus reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"

@@ -1,5 +1,9 @@
 SEARCH = f"{BUILD}/search"
 SEARCH_CFG = config["search"]
+# What a shard's output depends on (not the list of lengths or the shard count).
+SEARCH_PARAMS = {
+    k: SEARCH_CFG[k] for k in ("fluency", "gamma", "rerank_k", "rerank_gamma", "steps_coef", "restarts_coef", "seed")
+}
 
 
 wildcard_constraints:
@@ -32,7 +36,7 @@ rule search_shard:
     output:
         f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
     params:
-        cfg=SEARCH_CFG,
+        cfg=SEARCH_PARAMS,
         shards=SEARCH_CFG["shards"],
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",

@@ -1,0 +1,19 @@
+rule report:
+    """Every table and figure the metrics allow, and results/{profile}/README.md."""
+    input:
+        metrics=metric_files(),
+        histories=expand(f"{BUILD}/train/L{{n}}/history.json", n=config["search"]["lengths"]),
+    output:
+        readme=f"{RESULTS}/README.md",
+        table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
+        figures=expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"]),
+    params:
+        lengths=" ".join(str(n) for n in config["search"]["lengths"]),
+    log:
+        f"logs/{PROFILE}/report.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/report.tsv"
+    threads: 1
+    shell:
+        "naus report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
+        "--out {RESULTS} > {log} 2>&1"

@@ -1,0 +1,40 @@
+import json
+
+import pandas as pd
+
+from naus.report import build_report
+from tests.conftest import write
+
+
+def metrics(r1, r2, rl, words=10.0):
+    return json.dumps({"rouge1": r1, "rouge2": r2, "rougeL": rl, "avg_words": words, "n": 3, "empty": 0})
+
+
+def test_table2_and_figures_from_fixture_metrics(tmp_path):
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    write(m / "decode/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
+    write(b / "search/test/L10.jsonl", "".join(json.dumps({"index": i, "summary": "x", "seconds": 0.2}) + "\n" for i in range(3)))
+    for method, r1, seconds in (("truncate", 26.0, 0.002), ("length-control", 27.0, 0.004)):
+        write(m / f"decode/test/L10/{method}-10.json", metrics(r1, 8.0, 23.0))
+        write(b / f"decode/test/L10/{method}-10.timing.json", json.dumps({"seconds_per_sample": seconds, "device": "cpu"}))
+        write(b / f"decode/test/L10/{method}-10.txt", "a b c\na b\na b c d\n")
+    write(m / "published/HC_10_length_control.json", metrics(28.3, 9.95, 25.51, 9.67))
+    history = [{"step": s, "train_loss": 3.0 / s, "lr": 1e-3, "dev_loss": 2.0 / s} for s in (1, 2, 3)]
+    write(b / "train/L10/history.json", json.dumps({"history": history}))
+
+    build_report(m, b, [10], tmp_path / "out", "fixture")
+
+    table = pd.read_csv(tmp_path / "out/tables/table2.csv")
+    rows = table.set_index("System")
+    assert rows.loc["NAUS length control (ours)", "ΔR"] == 3.0  # (27+8+23) - (25+8+22)
+    assert rows.loc["NAUS truncate (ours)", "Speedup"] == "100×"  # 0.2 s / 0.002 s
+    assert rows.loc["published HC_10_length_control (rescored)", "R-1"] == 28.3
+    assert rows.loc["NAUS length control †", "ΔR"] == 1.83  # the paper's own teacher as base
+    markdown = (tmp_path / "out/tables/table2.md").read_text()
+    assert "| 10  | Lead-10 (ours)" in markdown and "–" in markdown
+    assert (tmp_path / "out/tables/table2.tex").read_text().startswith("\\begin{table}")
+    for name in ("loss-L10", "lengths-L10"):
+        assert (tmp_path / f"out/figures/{name}.png").stat().st_size > 1000
+        assert (tmp_path / f"out/figures/{name}.pdf").is_file()
+    assert "figures/loss-L10.png" in (tmp_path / "out/README.md").read_text()

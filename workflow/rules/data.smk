@@ -1,12 +1,15 @@
+DATA_OUTPUTS = {
+    "stats": f"{DATA}/stats.json",
+    "lm": f"{DATA}/lm.txt",
+    **{f"{split}_{side}": f"{DATA}/{split}/{side}.txt" for split in ("pool", "dev", "test") for side in ("article", "title")},
+}
+
+
 if config["data"]["source"] == "demo":
 
     rule data_demo:
         output:
-            stats=f"{DATA}/stats.json",
-            pool=f"{DATA}/pool/article.txt",
-            test=f"{DATA}/test/article.txt",
-            test_refs=f"{DATA}/test/title.txt",
-            lm=f"{DATA}/lm.txt",
+            **DATA_OUTPUTS,
         params:
             cfg={k: config["data"][k] for k in ("dev_size", "test_size", "max_article_words", "seed")},
             cache=os.path.expanduser("~/.cache/naus"),
@@ -33,11 +36,7 @@ else:
             test_title=lambda w: _external("test_title"),
             extra=lambda w: [str(data_dir() / p) for p in config["data"].get("extra_headlines", [])],
         output:
-            stats=f"{DATA}/stats.json",
-            pool=f"{DATA}/pool/article.txt",
-            test=f"{DATA}/test/article.txt",
-            test_refs=f"{DATA}/test/title.txt",
-            lm=f"{DATA}/lm.txt",
+            **DATA_OUTPUTS,
         params:
             cfg={k: config["data"][k] for k in ("dev_size", "seed")},
             duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",

@@ -1,0 +1,73 @@
+"""A micro end-to-end run of the whole workflow on fixture data the test writes (about a minute)."""
+
+import json
+import random
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT, write
+from tests.lmfixture import HEADLINES
+
+WORDS = "police government stocks president japan minister protesters schools talks trade earnings war".split()
+FILLER = "the a of on in said thursday monday as after for with".split()
+
+
+def sentence(rng, length):
+    return " ".join(rng.choice(WORDS if rng.random() < 0.5 else FILLER) for _ in range(length))
+
+
+MICRO = """
+profile: micro
+data: {{source: gigaword, data_dir: {data}, pool_article: pool/article.txt, pool_title: pool/title.txt,
+       test_article: test/input.txt, test_title: test/ref.txt, extra_headlines: [extra.txt], duc_dir: null,
+       dev_size: 8, seed: 0}}
+lm: {{order: 2, memory: "5%"}}
+search: {{lengths: [4], shards: 2, pool_limit: 0, fluency: slor, gamma: 0.0, rerank_k: 0, rerank_gamma: 48.0,
+         steps_coef: 0.02, restarts_coef: 0.02, seed: 0}}
+model: {{layers: 1, d_model: 16, heads: 2, ffn: 32, dropout: 0.0, max_len: 32}}
+train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
+        min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0}}
+decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8}}
+"""
+
+
+@pytest.fixture(scope="module")
+def micro(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("micro")
+    rng = random.Random(0)
+    data = tmp / "data"
+    pool = [sentence(rng, rng.randint(6, 14)) for _ in range(40)]
+    test = [sentence(rng, rng.randint(6, 14)) for _ in range(6)]
+    write(data / "pool/article.txt", "".join(s + "\n" for s in pool))
+    write(data / "pool/title.txt", "".join(rng.choice(HEADLINES) + "\n" for _ in pool))
+    write(data / "test/input.txt", "".join(s + "\n" for s in test))
+    write(data / "test/ref.txt", "".join(rng.choice(HEADLINES) + "\n" for _ in test))
+    write(data / "extra.txt", "".join(h + "\n" for h in HEADLINES * 20))
+    config = write(tmp / "micro.yaml", MICRO.format(data=data))
+    return tmp, config
+
+
+def snakemake(workdir, config, env, *extra):
+    cmd = ["snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), "--configfile", str(config),
+           "--cores", "2", *extra]
+    result = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
+    workdir, config = micro
+    code, out = snakemake(workdir, config, env)
+    assert code == 0, out[-3000:]
+    results = workdir / "results/micro"
+    table = (results / "tables/table2.md").read_text()
+    for row in ("Lead-4 (ours)", "Search teacher (ours)", "NAUS truncate (ours)", "NAUS length control (ours)",
+                "CTC beam search + truncate (ours)"):
+        assert row in table
+    control = json.loads((results / "metrics/decode/test/L4/length-control-4.json").read_text())
+    assert control["n"] == 6 and control["avg_words"] == 4.0
+    search = [json.loads(x) for x in (workdir / "build/micro/search/pool/L4.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in search] == list(range(32)) and all(len(r["summary"].split()) == 4 for r in search)
+    assert (results / "figures/loss-L4.png").is_file()
+    code, out = snakemake(workdir, config, env, "-n")
+    assert code == 0 and "Nothing to be done" in out, out[-2000:]

@@ -236,7 +236,9 @@ def cmd_reorder(args: argparse.Namespace) -> None:
 def cmd_report(args: argparse.Namespace) -> None:
     from naus.report import build_report
 
-    build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile)
+    transfer = [(int(model), target) for model, target in (pair.split(":") for pair in args.transfer)]
+    build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile,
+                 args.fractions, args.beams, transfer)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -383,6 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--metrics", required=True, help="results/{profile}/metrics")
     rep.add_argument("--build", required=True, help="build/{profile}")
     rep.add_argument("--lengths", type=_positive, nargs="+", required=True)
+    rep.add_argument("--fractions", type=float, nargs="*", default=[], help="training-size sweep (Figure 3)")
+    rep.add_argument("--beams", type=_positive, nargs="*", default=[], help="beam-size sweep (Figure 4)")
+    rep.add_argument("--transfer", nargs="*", default=[], help="MODEL:TARGET pairs (Table 6), e.g. 8:10 10:r0.5")
     rep.add_argument("--out", required=True, help="results/{profile}")
     rep.set_defaults(func=cmd_report)
 

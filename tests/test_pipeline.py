@@ -27,8 +27,9 @@ search: {{lengths: [4], shards: 2, pool_limit: 0, fluency: slor, gamma: 0.0, rer
          steps_coef: 0.02, restarts_coef: 0.02, seed: 0}}
 model: {{layers: 1, d_model: 16, heads: 2, ffn: 32, dropout: 0.0, max_len: 32}}
 train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
-        min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0}}
-decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8}}
+        min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0, fractions: [0.5]}}
+decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
+         transfer: [[4, "r0.5"], [4, "3"]]}}
 """
 
 
@@ -68,6 +69,9 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert control["n"] == 6 and control["avg_words"] == 4.0
     search = [json.loads(x) for x in (workdir / "build/micro/search/pool/L4.jsonl").read_text().splitlines()]
     assert [r["index"] for r in search] == list(range(32)) and all(len(r["summary"].split()) == 4 for r in search)
-    assert (results / "figures/loss-L4.png").is_file()
+    for figure in ("loss-L4", "lengths-L4", "training-size", "beam-size"):
+        assert (results / f"figures/{figure}.png").is_file(), figure
+    transfer = (results / "tables/table6.md").read_text()
+    assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
     code, out = snakemake(workdir, config, env, "-n")
     assert code == 0 and "Nothing to be done" in out, out[-2000:]

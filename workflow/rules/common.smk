@@ -35,12 +35,25 @@ PUBLISHED_LABELS = [
 
 
 def metric_files() -> list[str]:
-    """The metrics every table needs: Lead, teacher, each decoding method, rescored published outputs."""
-    lengths = config["search"]["lengths"]
+    """The metrics every table and figure needs."""
+    lengths, decode = config["search"]["lengths"], config["decode"]
+    first = lengths[0]
     systems = [f"decode/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
-    systems += [f"decode/test/L{n}/{method}-{n}" for n in lengths for method in config["decode"]["methods"]]
+    systems += [f"decode/test/L{n}/{method}-{n}" for n in lengths for method in decode["methods"]]
     systems += [f"published/{label}" for label in PUBLISHED_LABELS]
-    return [f"{RESULTS}/metrics/{s}.json" for s in systems]
+    systems += [
+        f"decode/test/L{first}-f{f}/{method}-{first}"
+        for f in config["train"].get("fractions", []) for method in ("truncate", "length-control")
+    ]
+    systems += [
+        f"decode/test/L{first}/beams/{method}-{first}-b{b}"
+        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam")
+    ]
+    systems += [
+        f"decode/test/L{model}/{method}-{target}"
+        for model, target in decode.get("transfer", []) if model in lengths for method in ("truncate", "length-control")
+    ]
+    return [f"{RESULTS}/metrics/{s}.json" for s in dict.fromkeys(systems)]
 
 
 def all_targets() -> list[str]:

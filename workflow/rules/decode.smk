@@ -2,8 +2,10 @@ DECODE_CFG = config["decode"]
 
 
 wildcard_constraints:
+    model=r"L\d+(-f0\.\d+)?",
     method="greedy|truncate|beam|length-control",
     target=r"\d+|r0\.\d+",
+    beam=r"\d+",
 
 
 def target_option(target: str) -> str:
@@ -11,24 +13,53 @@ def target_option(target: str) -> str:
     return f"--ratio {target[1:]}" if target.startswith("r") else f"--length {target}"
 
 
+DECODE_COMMAND = (
+    "naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
+    "{params.target} --method {wildcards.method} --beam-size {params.beam} "
+    "--batch-size {params.batch} --out {output.summaries} --timing {output.timing} > {log} 2>&1"
+)
+DECODE_INPUT = dict(checkpoint=f"{BUILD}/train/{{model}}/best.pt", source=f"{DATA}/test/article.txt")
+
+
 rule decode:
+    """Test-set summaries of model {model} for a target length or ratio, and their timing."""
     input:
-        checkpoint=f"{BUILD}/train/L{{model}}/best.pt",
-        source=f"{DATA}/test/article.txt",
+        **DECODE_INPUT,
     output:
-        summaries=f"{BUILD}/decode/test/L{{model}}/{{method}}-{{target}}.txt",
-        timing=f"{BUILD}/decode/test/L{{model}}/{{method}}-{{target}}.timing.json",
+        summaries=f"{BUILD}/decode/test/{{model}}/{{method}}-{{target}}.txt",
+        timing=f"{BUILD}/decode/test/{{model}}/{{method}}-{{target}}.timing.json",
     params:
-        cfg={k: DECODE_CFG[k] for k in ("beam_size", "batch_size")},
         target=lambda w: target_option(w.target),
+        beam=DECODE_CFG["beam_size"],
+        batch=DECODE_CFG["batch_size"],
     log:
-        f"logs/{PROFILE}/decode/L{{model}}-{{method}}-{{target}}.log",
+        f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/decode/L{{model}}-{{method}}-{{target}}.tsv"
+        f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.tsv"
     threads: 1
     resources:
         gpu=1,
     shell:
-        "naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
-        "{params.target} --method {wildcards.method} --beam-size {params.cfg[beam_size]} "
-        "--batch-size {params.cfg[batch_size]} --out {output.summaries} --timing {output.timing} > {log} 2>&1"
+        DECODE_COMMAND
+
+
+rule decode_beam:
+    """The beam-size sweep of the paper's Figure 4 (length control and CTC beam search)."""
+    input:
+        **DECODE_INPUT,
+    output:
+        summaries=f"{BUILD}/decode/test/{{model}}/beams/{{method}}-{{target}}-b{{beam}}.txt",
+        timing=f"{BUILD}/decode/test/{{model}}/beams/{{method}}-{{target}}-b{{beam}}.timing.json",
+    params:
+        target=lambda w: target_option(w.target),
+        beam=lambda w: w.beam,
+        batch=DECODE_CFG["batch_size"],
+    log:
+        f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
+    threads: 1
+    resources:
+        gpu=1,
+    shell:
+        DECODE_COMMAND

@@ -6,9 +6,14 @@ rule report:
     output:
         readme=f"{RESULTS}/README.md",
         table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
-        figures=expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"]),
+        figures=expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"])
+        + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
+        + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else []),
     params:
         lengths=" ".join(str(n) for n in config["search"]["lengths"]),
+        fractions=" ".join(str(f) for f in config["train"].get("fractions", [])),
+        beams=" ".join(str(b) for b in config["decode"].get("beam_sweep", [])),
+        transfer=" ".join(f"{m}:{t}" for m, t in config["decode"].get("transfer", [])),
     log:
         f"logs/{PROFILE}/report.log",
     benchmark:
@@ -16,4 +21,4 @@ rule report:
     threads: 1
     shell:
         "naus report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
-        "--out {RESULTS} > {log} 2>&1"
+        "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --out {RESULTS} > {log} 2>&1"

@@ -1,20 +1,46 @@
 TRAIN_CFG, MODEL_CFG = config["train"], config["model"]
 
+wildcard_constraints:
+    fraction=r"0\.\d+",
+
+
+def train_command(fraction: str) -> str:
+    """The `naus train` call of both training rules; `fraction` < 1 trains on the first part of the pool."""
+    return (
+        "naus --threads {threads} train --train-source {input.source} --train-target {input.target} "
+        "--dev-source {input.dev_source} --dev-target {input.dev_target} --min-count {params.t[min_count]} "
+        "--layers {params.m[layers]} --d-model {params.m[d_model]} --heads {params.m[heads]} "
+        "--ffn {params.m[ffn]} --dropout {params.m[dropout]} --max-len {params.m[max_len]} "
+        "--max-steps {params.t[max_steps]} --max-tokens {params.t[max_tokens]} --lr {params.t[lr]} "
+        "--warmup {params.t[warmup]} --weight-decay {params.t[weight_decay]} --clip {params.t[clip]} "
+        "--smoothing {params.t[smoothing]} --eval-every {params.t[eval_every]} "
+        f"--checkpoint-every {{params.t[checkpoint_every]}} --seed {{params.t[seed]}} --fraction {fraction} --resume "
+        "--out {params.out} > {log} 2>&1"
+    )
+
+
+TRAIN_INPUT = dict(
+    source=f"{SEARCH}/pool/source.txt",
+    target=f"{SEARCH}/pool/L{{length}}.txt",
+    dev_source=f"{SEARCH}/dev/source.txt",
+    dev_target=f"{SEARCH}/dev/L{{length}}.txt",
+)
+TRAIN_PARAMS = dict(
+    m=MODEL_CFG,
+    t={k: v for k, v in TRAIN_CFG.items() if k != "fractions"},
+    out=lambda w, output: os.path.dirname(output.best),
+)
+
 
 rule train:
     """One student per target length, trained on the pool's search output (GPU on a cluster)."""
     input:
-        source=f"{SEARCH}/pool/source.txt",
-        target=f"{SEARCH}/pool/L{{length}}.txt",
-        dev_source=f"{SEARCH}/dev/source.txt",
-        dev_target=f"{SEARCH}/dev/L{{length}}.txt",
+        **TRAIN_INPUT,
     output:
         best=f"{BUILD}/train/L{{length}}/best.pt",
         history=f"{BUILD}/train/L{{length}}/history.json",
     params:
-        m=MODEL_CFG,
-        t=TRAIN_CFG,
-        out=lambda w, output: os.path.dirname(output.best),
+        **TRAIN_PARAMS,
     log:
         f"logs/{PROFILE}/train/L{{length}}.log",
     benchmark:
@@ -23,12 +49,24 @@ rule train:
     resources:
         gpu=1,
     shell:
-        "naus --threads {threads} train --train-source {input.source} --train-target {input.target} "
-        "--dev-source {input.dev_source} --dev-target {input.dev_target} --min-count {params.t[min_count]} "
-        "--layers {params.m[layers]} --d-model {params.m[d_model]} --heads {params.m[heads]} "
-        "--ffn {params.m[ffn]} --dropout {params.m[dropout]} --max-len {params.m[max_len]} "
-        "--max-steps {params.t[max_steps]} --max-tokens {params.t[max_tokens]} --lr {params.t[lr]} "
-        "--warmup {params.t[warmup]} --weight-decay {params.t[weight_decay]} --clip {params.t[clip]} "
-        "--smoothing {params.t[smoothing]} --eval-every {params.t[eval_every]} "
-        "--checkpoint-every {params.t[checkpoint_every]} --seed {params.t[seed]} --resume "
-        "--out {params.out} > {log} 2>&1"
+        train_command("1.0")
+
+
+rule train_fraction:
+    """The training-size sweep of the paper's Figure 3: the same student on the first part of the pool."""
+    input:
+        **TRAIN_INPUT,
+    output:
+        best=f"{BUILD}/train/L{{length}}-f{{fraction}}/best.pt",
+        history=f"{BUILD}/train/L{{length}}-f{{fraction}}/history.json",
+    params:
+        **TRAIN_PARAMS,
+    log:
+        f"logs/{PROFILE}/train/L{{length}}-f{{fraction}}.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/train/L{{length}}-f{{fraction}}.tsv"
+    threads: workflow.cores
+    resources:
+        gpu=1,
+    shell:
+        train_command("{wildcards.fraction}")

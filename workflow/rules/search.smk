@@ -29,15 +29,34 @@ rule search_source:
         "naus head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
 
 
+rule embed_static:
+    """Static word vectors (each word encoded alone by MiniLM) for γ > 0; idf from the LM's headlines."""
+    input:
+        sources=expand(f"{SEARCH}/{{split}}/source.txt", split=["pool", "dev", "test"]),
+        headlines=f"{DATA}/lm.txt",
+    output:
+        f"{BUILD}/similarity/static.npz",
+    log:
+        f"logs/{PROFILE}/similarity/static.log",
+    benchmark:
+        f"benchmarks/{PROFILE}/similarity/static.tsv"
+    threads: workflow.cores
+    shell:
+        "naus --threads {threads} embed-static --inputs {input.sources} --idf-corpus {input.headlines} "
+        "--out {output} > {log} 2>&1"
+
+
 rule search_shard:
     input:
         source=f"{SEARCH}/{{split}}/source.txt",
         lm=f"{BUILD}/lm/lm.bin",
+        static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
     output:
         f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
     params:
         cfg=SEARCH_PARAMS,
         shards=SEARCH_CFG["shards"],
+        static=lambda w, input: f"--static {input.static}" if input.static else "",
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
@@ -45,7 +64,7 @@ rule search_shard:
     threads: 1
     shell:
         "naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
-        "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} "
+        "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} {params.static} "
         "--rerank-k {params.cfg[rerank_k]} --rerank-gamma {params.cfg[rerank_gamma]} "
         "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
         "--seed {params.cfg[seed]} --out {output} > {log} 2>&1"

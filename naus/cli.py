@@ -55,9 +55,12 @@ def _report_counts(counts: dict[str, int], out: str) -> None:
 
 
 def cmd_download(args: argparse.Namespace) -> None:
-    from naus.data import download
+    from naus.data import download, unpack
 
-    print(download(args.url, args.out, args.sha256))
+    path = download(args.url, args.out, args.sha256)
+    print(path)
+    if args.unpack:
+        print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
 
 
 def cmd_train_lm(args: argparse.Namespace) -> None:
@@ -276,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--url", required=True)
     dl.add_argument("--sha256", required=True)
     dl.add_argument("--out", required=True)
+    dl.add_argument("--unpack", help="also extract the archive (zip or tar) into this directory")
     dl.set_defaults(func=cmd_download)
     lm = sub.add_parser("train-lm", help="train the KenLM fluency model on headlines (lmplz + build_binary)")
     lm.add_argument("--corpus", required=True, help="one headline per line")

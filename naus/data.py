@@ -221,10 +221,28 @@ def build_gigaword(
     return Corpus(splits, headlines, duc, stats)
 
 
-def gigaword_archive_to_rush(archive: str | Path, out: str | Path) -> None:
-    """Unpack the `org_data` Gigaword archive (train/dev/test article and title files)."""
-    with zipfile.ZipFile(archive) as zf:
-        for member in zf.namelist():
-            if member.endswith(".txt"):
-                with zf.open(member) as src, atomic_open(Path(out) / Path(member).name, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
+def unpack(archive: str | Path, out: str | Path) -> list[Path]:
+    """Extract a zip or tar archive under `out` (members keep their relative paths)."""
+    import tarfile
+
+    archive, out = Path(archive), Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf:
+            members = [m for m in zf.namelist() if not m.endswith("/")]
+            _check_members(archive, members)
+            zf.extractall(out)
+    elif tarfile.is_tarfile(archive):
+        with tarfile.open(archive) as tf:
+            members = [m.name for m in tf.getmembers() if m.isfile()]
+            _check_members(archive, members)
+            tf.extractall(out, filter="data")
+    else:
+        raise NausError(f"{archive}: neither a zip nor a tar archive")
+    return [out / m for m in members]
+
+
+def _check_members(archive: Path, members: list[str]) -> None:
+    for member in members:
+        if member.startswith("/") or ".." in Path(member).parts:
+            raise NausError(f"{archive}: unsafe member path {member!r}")

@@ -75,3 +75,31 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
     code, out = snakemake(workdir, config, env, "-n")
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
+
+
+def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
+    """The paper profile's download path, on a file:// archive of the fixture (nothing leaves the machine)."""
+    import zipfile
+
+    from naus.data import sha256sum
+
+    workdir, config = micro
+    data = workdir / "data"
+    archive = workdir / "release.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("pool/article.txt", "pool/title.txt", "test/input.txt", "test/ref.txt"):
+            zf.write(data / name, f"sumdata/{name}")
+    text = config.read_text().replace("profile: micro", "profile: micro-download")
+    text = text.replace("pool_article: pool/", "pool_article: sumdata/pool/").replace("pool_title: pool/", "pool_title: sumdata/pool/")
+    text = text.replace("test_article: test/", "test_article: sumdata/test/").replace("test_title: test/", "test_title: sumdata/test/")
+    text = text.replace("dev_size: 8,", f"dev_size: 8, download: {{url: '{archive.as_uri()}', sha256: '{sha256sum(archive)}'}},")
+    download_config = write(workdir / "download.yaml", text)
+    code, out = snakemake(workdir, download_config, env, "build/micro-download/data/stats.json")
+    assert code == 0, out[-3000:]
+    assert "download_gigaword" in out
+    stats = json.loads((workdir / "build/micro-download/data/stats.json").read_text())
+    assert stats["pool_pairs"] == 32 and stats["test_pairs"] == 6
+    bad = write(workdir / "bad.yaml", text.replace("profile: micro-download", "profile: micro-bad").replace(sha256sum(archive), "0" * 64))
+    code, out = snakemake(workdir, bad, env, "build/micro-bad/data/stats.json")
+    assert code != 0, out[-2000:]
+    assert "checksum mismatch" in (workdir / "logs/micro-bad/download.log").read_text(), out[-2000:]

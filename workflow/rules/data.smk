@@ -25,8 +25,33 @@ if config["data"]["source"] == "demo":
 
 else:
 
+    DOWNLOAD = config["data"].get("download")
+    GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
+
     def _external(key: str) -> str:
+        """A Gigaword file: inside the unpacked download when one is configured, else under the data directory."""
+        if DOWNLOAD and key in GIGAWORD_KEYS:
+            return f"{BUILD}/download/gigaword/{config['data'][key]}"
         return str(data_dir() / config["data"][key])
+
+    if DOWNLOAD:
+
+        rule download_gigaword:
+            """The Rush-format Gigaword release, verified against the sha256 pinned in the config."""
+            output:
+                archive=f"{BUILD}/download/gigaword.archive",
+                files=[f"{BUILD}/download/gigaword/{config['data'][k]}" for k in GIGAWORD_KEYS],
+            params:
+                url=DOWNLOAD["url"],
+                sha256=DOWNLOAD["sha256"],
+            log:
+                f"logs/{PROFILE}/download.log",
+            benchmark:
+                f"benchmarks/{PROFILE}/download.tsv"
+            threads: 1
+            shell:
+                "naus download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
+                "--unpack {BUILD}/download/gigaword > {log} 2>&1"
 
     rule data_gigaword:
         input:

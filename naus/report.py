@@ -72,7 +72,7 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
         teacher_file = metrics / f"search/test/L{length}.json"
         teacher = _metric_row("Search teacher (ours)", read_json(teacher_file),
                               teacher_seconds(build / f"search/test/L{length}.jsonl"))
-        ours = [_metric_row(f"Lead-{length} (ours)", read_json(metrics / f"decode/test/lead-{length}.json"), None), teacher]
+        ours = [_metric_row(f"Lead-{length} (ours)", read_json(metrics / f"baseline/test/lead-{length}.json"), None), teacher]
         for name, method in OUR_SYSTEMS:
             path = metrics / f"decode/test/L{length}/{method}-{length}.json"
             if path.is_file():
@@ -313,6 +313,10 @@ def build_report(
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
     with atomic_open(out / "README.md") as handle:
         handle.write("\n".join(sections))
+    flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p).items() if k.startswith("rouge")}
+            for p in sorted(metrics.rglob("*.json"))}
+    with atomic_open(out / "metrics.json") as handle:
+        json.dump(flat, handle, indent=1, sort_keys=True)
 
 
 def _decode_device(build: Path, lengths: list[int]) -> str:

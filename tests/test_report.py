@@ -12,7 +12,7 @@ def metrics(r1, r2, rl, words=10.0):
 
 def test_table2_and_figures_from_fixture_metrics(tmp_path):
     m, b = tmp_path / "metrics", tmp_path / "build"
-    write(m / "decode/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
     write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
     write(b / "search/test/L10.jsonl", "".join(json.dumps({"index": i, "summary": "x", "seconds": 0.2}) + "\n" for i in range(3)))
     for method, r1, seconds in (("truncate", 26.0, 0.002), ("length-control", 27.0, 0.004)):

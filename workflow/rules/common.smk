@@ -10,6 +10,14 @@ min_version("9.0")
 configfile: "config/demo.yaml"
 
 
+localrules:
+    all,
+    stage_search,
+    stage_train,
+    stage_decode,
+    stage_evaluate,
+
+
 validate(config, "../schemas/config.schema.yaml")
 
 PROFILE = config["profile"]
@@ -34,11 +42,11 @@ PUBLISHED_LABELS = [
 ] if config["data"].get("published_dir") else []
 
 
-def metric_files() -> list[str]:
-    """The metrics every table and figure needs."""
+def systems() -> list[str]:
+    """Every evaluated output, as a path under build/{profile}/ without `.txt`."""
     lengths, decode = config["search"]["lengths"], config["decode"]
     first = lengths[0]
-    systems = [f"decode/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
+    systems = [f"baseline/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
     systems += [f"decode/test/L{n}/{method}-{n}" for n in lengths for method in decode["methods"]]
     systems += [f"published/{label}" for label in PUBLISHED_LABELS]
     systems += [
@@ -53,7 +61,12 @@ def metric_files() -> list[str]:
         f"decode/test/L{model}/{method}-{target}"
         for model, target in decode.get("transfer", []) if model in lengths for method in ("truncate", "length-control")
     ]
-    return [f"{RESULTS}/metrics/{s}.json" for s in dict.fromkeys(systems)]
+    return list(dict.fromkeys(systems))
+
+
+def metric_files() -> list[str]:
+    """The metrics every table and figure needs."""
+    return [f"{RESULTS}/metrics/{s}.json" for s in systems()]
 
 
 def all_targets() -> list[str]:

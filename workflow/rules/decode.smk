@@ -63,3 +63,9 @@ rule decode_beam:
         gpu=1,
     shell:
         DECODE_COMMAND
+
+
+rule stage_decode:
+    """Every test-set output of the students that a table or figure needs (a target for `dvc repro`)."""
+    input:
+        [f"{BUILD}/{s}.txt" for s in systems() if s.startswith("decode/")],

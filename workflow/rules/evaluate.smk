@@ -5,11 +5,11 @@ rule lead:
     input:
         f"{DATA}/test/article.txt",
     output:
-        f"{BUILD}/decode/test/lead-{{length}}.txt",
+        f"{BUILD}/baseline/test/lead-{{length}}.txt",
     log:
-        f"logs/{PROFILE}/decode/lead-{{length}}.log",
+        f"logs/{PROFILE}/baseline/lead-{{length}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/decode/lead-{{length}}.tsv"
+        f"benchmarks/{PROFILE}/baseline/lead-{{length}}.tsv"
     threads: 1
     shell:
         "naus lead --input {input} --length {wildcards.length} --out {output} > {log} 2>&1"
@@ -47,3 +47,9 @@ if config["data"].get("published_dir"):
         threads: 1
         shell:
             "naus reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"
+
+
+rule stage_evaluate:
+    """Every metric the report reads (a target for `dvc repro`; decoding runs as part of it)."""
+    input:
+        metric_files(),

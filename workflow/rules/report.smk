@@ -5,6 +5,7 @@ rule report:
         histories=expand(f"{BUILD}/train/L{{n}}/history.json", n=config["search"]["lengths"]),
     output:
         readme=f"{RESULTS}/README.md",
+        metrics=f"{RESULTS}/metrics.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
         figures=expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"])
         + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])

@@ -83,3 +83,9 @@ rule search_merge:
     threads: 1
     shell:
         "naus merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
+
+
+rule stage_search:
+    """Every search output the later steps need (a target for `dvc repro`)."""
+    input:
+        expand(f"{SEARCH}/{{split}}/L{{n}}.jsonl", split=["pool", "dev", "test"], n=SEARCH_CFG["lengths"]),

@@ -70,3 +70,10 @@ rule train_fraction:
         gpu=1,
     shell:
         train_command("{wildcards.fraction}")
+
+
+rule stage_train:
+    """Every student: one per length and the training-size sweep (a target for `dvc repro`)."""
+    input:
+        expand(f"{BUILD}/train/L{{n}}/best.pt", n=config["search"]["lengths"]),
+        expand(f"{BUILD}/train/L{config['search']['lengths'][0]}-f{{f}}/best.pt", f=TRAIN_CFG.get("fractions", [])),

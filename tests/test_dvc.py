@@ -1,0 +1,44 @@
+"""`dvc repro` over the Snakemake targets, in a temporary copy of the repository with the micro config."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.test_pipeline import MICRO, micro  # noqa: F401  (the fixture data)
+
+
+def run(cmd, cwd, env):
+    result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    return result.returncode, result.stdout + result.stderr
+
+
+@pytest.fixture
+def repo_copy(tmp_path, env):
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    copy = tmp_path / "repo"
+    for name in filter(None, tracked.decode().split("\0")):
+        if (ROOT / name).is_file() and not name.startswith("results/"):
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    run(["git", "init", "-q"], copy, env)
+    return copy
+
+
+def test_dvc_repro_then_clean_status_and_nothing_to_rerun(repo_copy, micro, env):  # noqa: F811
+    workdir, _ = micro
+    config = MICRO.format(data=workdir / "data").replace("profile: micro", "profile: demo")
+    (repo_copy / "config/demo.yaml").write_text(config)
+    code, out = run(["dvc", "repro"], repo_copy, env)
+    assert code == 0, out[-3000:]
+    assert (repo_copy / "results/demo/tables/table2.md").is_file()
+    assert (repo_copy / "dvc.lock").is_file()
+    code, out = run(["dvc", "status"], repo_copy, env)
+    assert code == 0 and "up to date" in out, out
+    code, out = run(["dvc", "repro"], repo_copy, env)
+    assert code == 0 and "Running stage" not in out, out
+    code, out = run(["dvc", "metrics", "show"], repo_copy, env)
+    assert code == 0 and "rouge1" in out, out
+    code, out = run(["snakemake", "-n"], repo_copy, env)
+    assert code == 0 and "Nothing to be done" in out, out[-2000:]

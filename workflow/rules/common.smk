@@ -20,6 +20,9 @@ localrules:
 
 validate(config, "../schemas/config.schema.yaml")
 
+# The naus command line, importable from this checkout inside any environment (venv or conda).
+NAUS = f"PYTHONPATH={workflow.basedir}${{PYTHONPATH:+:$PYTHONPATH}} python -m naus"
+
 PROFILE = config["profile"]
 BUILD = f"build/{PROFILE}"
 RESULTS = f"results/{PROFILE}"

@@ -17,9 +17,11 @@ if config["data"]["source"] == "demo":
             f"logs/{PROFILE}/data.log",
         benchmark:
             f"benchmarks/{PROFILE}/data.tsv"
+        conda:
+            "../../envs/naus-cpu.yaml"
         threads: 1
         shell:
-            "naus data demo --out {DATA} --cache {params.cache} --dev-size {params.cfg[dev_size]} "
+            "{NAUS} data demo --out {DATA} --cache {params.cache} --dev-size {params.cfg[dev_size]} "
             "--test-size {params.cfg[test_size]} --max-article-words {params.cfg[max_article_words]} "
             "--seed {params.cfg[seed]} > {log} 2>&1 && tail -n 1 {log}"
 
@@ -48,9 +50,11 @@ else:
                 f"logs/{PROFILE}/download.log",
             benchmark:
                 f"benchmarks/{PROFILE}/download.tsv"
+            conda:
+                "../../envs/naus-cpu.yaml"
             threads: 1
             shell:
-                "naus download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
+                "{NAUS} download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
                 "--unpack {BUILD}/download/gigaword > {log} 2>&1"
 
     rule data_gigaword:
@@ -70,9 +74,11 @@ else:
             f"logs/{PROFILE}/data.log",
         benchmark:
             f"benchmarks/{PROFILE}/data.tsv"
+        conda:
+            "../../envs/naus-cpu.yaml"
         threads: 1
         shell:
-            "naus data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
+            "{NAUS} data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
             "--test-article {input.test_article} --test-title {input.test_title} {params.extra} {params.duc} "
             "--dev-size {params.cfg[dev_size]} --seed {params.cfg[seed]} --out {DATA} > {log} 2>&1 "
             "&& tail -n 1 {log}"

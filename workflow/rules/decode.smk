@@ -14,7 +14,7 @@ def target_option(target: str) -> str:
 
 
 DECODE_COMMAND = (
-    "naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
+    "{NAUS} --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
     "{params.target} --method {wildcards.method} --beam-size {params.beam} "
     "--batch-size {params.batch} --out {output.summaries} --timing {output.timing} > {log} 2>&1"
 )
@@ -36,6 +36,8 @@ rule decode:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
     threads: 1
     resources:
         gpu=1,
@@ -58,6 +60,8 @@ rule decode_beam:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
     threads: 1
     resources:
         gpu=1,

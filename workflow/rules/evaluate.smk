@@ -10,9 +10,11 @@ rule lead:
         f"logs/{PROFILE}/baseline/lead-{{length}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/baseline/lead-{{length}}.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus lead --input {input} --length {wildcards.length} --out {output} > {log} 2>&1"
+        "{NAUS} lead --input {input} --length {wildcards.length} --out {output} > {log} 2>&1"
 
 
 rule evaluate_test:
@@ -26,9 +28,11 @@ rule evaluate_test:
         f"logs/{PROFILE}/evaluate/{{system}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/evaluate/{{system}}.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus evaluate --hyp {input.hyp} --ref {input.ref} --metric f1 --json --out {output} > {log} 2>&1"
+        "{NAUS} evaluate --hyp {input.hyp} --ref {input.ref} --metric f1 --json --out {output} > {log} 2>&1"
 
 
 if config["data"].get("published_dir"):
@@ -44,9 +48,11 @@ if config["data"].get("published_dir"):
             f"logs/{PROFILE}/published/{{label}}.log",
         benchmark:
             f"benchmarks/{PROFILE}/published/{{label}}.tsv"
+        conda:
+            "../../envs/naus-cpu.yaml"
         threads: 1
         shell:
-            "naus reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"
+            "{NAUS} reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"
 
 
 rule stage_evaluate:

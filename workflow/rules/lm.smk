@@ -9,7 +9,9 @@ rule train_lm:
         f"logs/{PROFILE}/lm.log",
     benchmark:
         f"benchmarks/{PROFILE}/lm.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus train-lm --corpus {input} --order {params.cfg[order]} --memory {params.cfg[memory]} "
+        "{NAUS} train-lm --corpus {input} --order {params.cfg[order]} --memory {params.cfg[memory]} "
         "--out {output} > {log} 2>&1"

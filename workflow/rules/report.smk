@@ -19,7 +19,9 @@ rule report:
         f"logs/{PROFILE}/report.log",
     benchmark:
         f"benchmarks/{PROFILE}/report.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
+        "{NAUS} report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
         "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --out {RESULTS} > {log} 2>&1"

@@ -24,9 +24,11 @@ rule search_source:
         f"logs/{PROFILE}/search/{{split}}-source.log",
     benchmark:
         f"benchmarks/{PROFILE}/search/{{split}}-source.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
+        "{NAUS} head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
 
 
 rule embed_static:
@@ -40,9 +42,11 @@ rule embed_static:
         f"logs/{PROFILE}/similarity/static.log",
     benchmark:
         f"benchmarks/{PROFILE}/similarity/static.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: workflow.cores
     shell:
-        "naus --threads {threads} embed-static --inputs {input.sources} --idf-corpus {input.headlines} "
+        "{NAUS} --threads {threads} embed-static --inputs {input.sources} --idf-corpus {input.headlines} "
         "--out {output} > {log} 2>&1"
 
 
@@ -61,9 +65,11 @@ rule search_shard:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
+        "{NAUS} --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
         "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} {params.static} "
         "--rerank-k {params.cfg[rerank_k]} --rerank-gamma {params.cfg[rerank_gamma]} "
         "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
@@ -80,9 +86,11 @@ rule search_merge:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
     benchmark:
         f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-merge.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "naus merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
+        "{NAUS} merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
 
 
 rule stage_search:

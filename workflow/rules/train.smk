@@ -7,7 +7,7 @@ wildcard_constraints:
 def train_command(fraction: str) -> str:
     """The `naus train` call of both training rules; `fraction` < 1 trains on the first part of the pool."""
     return (
-        "naus --threads {threads} train --train-source {input.source} --train-target {input.target} "
+        "{NAUS} --threads {threads} train --train-source {input.source} --train-target {input.target} "
         "--dev-source {input.dev_source} --dev-target {input.dev_target} --min-count {params.t[min_count]} "
         "--layers {params.m[layers]} --d-model {params.m[d_model]} --heads {params.m[heads]} "
         "--ffn {params.m[ffn]} --dropout {params.m[dropout]} --max-len {params.m[max_len]} "
@@ -45,6 +45,8 @@ rule train:
         f"logs/{PROFILE}/train/L{{length}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/train/L{{length}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
     threads: workflow.cores
     resources:
         gpu=1,
@@ -65,6 +67,8 @@ rule train_fraction:
         f"logs/{PROFILE}/train/L{{length}}-f{{fraction}}.log",
     benchmark:
         f"benchmarks/{PROFILE}/train/L{{length}}-f{{fraction}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
     threads: workflow.cores
     resources:
         gpu=1,

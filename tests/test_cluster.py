@@ -1,0 +1,52 @@
+"""The SLURM profile, as a dry run of the paper profile (no cluster needed)."""
+
+import re
+import subprocess
+
+import yaml
+
+from tests.conftest import ROOT, write
+
+PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
+               "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt"]
+
+
+def job_blocks(output: str) -> list[tuple[str, str]]:
+    """(rule name, job description) for each job of a dry run."""
+    return re.findall(r"^(?:local)?rule (\w+):\n(.*?)(?=\n\n|\Z)", output, flags=re.S | re.M)
+
+
+def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, env):
+    data = tmp_path / "data"
+    for name in PAPER_FILES:
+        write(data / name, "")
+    config = (ROOT / "config/paper.yaml").read_text().replace("data_dir: null", f"data_dir: {data}")
+    config = config.replace("shards: 512", "shards: 3")
+    paper = write(tmp_path / "paper.yaml", config)
+    result = subprocess.run(
+        ["snakemake", "--profile", "workflow/profiles/slurm", "-n", "--configfile", str(paper)],
+        capture_output=True, text=True, env={**env, "NAUS_DATA": ""}, cwd=ROOT,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-3000:]
+    blocks = job_blocks(out)
+    gpu_jobs = [(rule, text) for rule, text in blocks if "gpu=1" in text]
+    assert {rule for rule, _ in gpu_jobs} == {"train", "train_fraction", "decode", "decode_beam"}
+    for _, text in gpu_jobs:
+        assert "gres=gpu:1" in text and "slurm_partition=gpu" in text
+    shards = [text for rule, text in blocks if rule == "search_shard"]
+    assert len(shards) == 3 * 3 * 3  # splits x lengths x shards
+    for text in shards:
+        assert "--threads 1 search" in text and "slurm_partition=cpu" in text and "gpu=1" not in text
+
+
+def test_every_gpu_rule_has_gpu_settings_in_the_slurm_profile():
+    profile = yaml.safe_load((ROOT / "workflow/profiles/slurm/config.yaml").read_text())
+    declared = set()
+    for path in (ROOT / "workflow/rules").glob("*.smk"):
+        for rule, body in re.findall(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |\Z)", path.read_text(), flags=re.S | re.M):
+            if re.search(r"resources:\s*\n\s*gpu=1", body):
+                declared.add(rule)
+    assert declared == {"train", "train_fraction", "decode", "decode_beam"}
+    for rule in declared:
+        assert profile["set-resources"][rule]["gres"] == "gpu:1", rule

@@ -42,3 +42,17 @@ def test_dvc_repro_then_clean_status_and_nothing_to_rerun(repo_copy, micro, env)
     assert code == 0 and "rouge1" in out, out
     code, out = run(["snakemake", "-n"], repo_copy, env)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
+
+    # The default remote is a directory beside the checkout: push, lose the artifacts, pull them back.
+    code, out = run(["dvc", "push"], repo_copy, env)
+    assert code == 0, out
+    assert (repo_copy.parent / "naus-dvc-remote").is_dir()
+    checkpoint = repo_copy / "build/demo/train/L4/best.pt"
+    original = checkpoint.read_bytes()
+    shutil.rmtree(repo_copy / "build")
+    shutil.rmtree(repo_copy / ".dvc/cache")
+    code, out = run(["dvc", "pull"], repo_copy, env)
+    assert code == 0, out
+    assert checkpoint.read_bytes() == original
+    code, out = run(["dvc", "status"], repo_copy, env)
+    assert "up to date" in out, out

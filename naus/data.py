@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError
-from naus.files import atomic_open, read_lines, read_parallel, write_json, write_lines
+from naus.files import read_lines, read_parallel, write_json, write_lines
 from naus.text import gigaword_line, normalize
 
 log = logging.getLogger(__name__)

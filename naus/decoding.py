@@ -17,6 +17,7 @@ per cell is exact for any beam size (Theorem 1, part 1).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -102,22 +103,16 @@ def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0)
     for s, row in enumerate(rows):
         candidates = [w for w in top_words[s] if w != blank][:beam_size]
         nxt: dict[tuple, list[float]] = {}
-
-        def add(prefix: tuple, b: float, nb: float) -> None:
-            cur = nxt.setdefault(prefix, [NEG_INF, NEG_INF])
-            cur[0] = _logaddexp(cur[0], b)
-            cur[1] = _logaddexp(cur[1], nb)
-
         for prefix, (p_b, p_nb) in beams.items():
             total = _logaddexp(p_b, p_nb)
-            add(prefix, total + row[blank], NEG_INF)
+            _accumulate(nxt, prefix, total + row[blank], NEG_INF)
             if prefix:
-                add(prefix, NEG_INF, p_nb + row[prefix[-1]])
+                _accumulate(nxt, prefix, NEG_INF, p_nb + row[prefix[-1]])
             for w in candidates:
                 if prefix and w == prefix[-1]:
-                    add(prefix + (w,), NEG_INF, p_b + row[w])
+                    _accumulate(nxt, prefix + (w,), NEG_INF, p_b + row[w])
                 else:
-                    add(prefix + (w,), NEG_INF, total + row[w])
+                    _accumulate(nxt, prefix + (w,), NEG_INF, total + row[w])
         ranked = sorted(nxt.items(), key=lambda kv: -_logaddexp(*kv[1]))[:beam_size]
         beams = {prefix: (b, nb) for prefix, (b, nb) in ranked}
     best = list(max(beams.items(), key=lambda kv: _logaddexp(*kv[1]))[0])
@@ -125,12 +120,19 @@ def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0)
     return Hypothesis(best, path, _path_score(log_probs, path))
 
 
+def _accumulate(table: dict[tuple, list[float]], prefix: tuple, ends_blank: float, ends_word: float) -> None:
+    """Add probability mass (log space) to a prefix's two ways of ending."""
+    cur = table.setdefault(prefix, [NEG_INF, NEG_INF])
+    cur[0] = _logaddexp(cur[0], ends_blank)
+    cur[1] = _logaddexp(cur[1], ends_word)
+
+
 def _logaddexp(a: float, b: float) -> float:
     if a == NEG_INF:
         return b
     if b == NEG_INF:
         return a
-    return max(a, b) + torch.log1p(torch.exp(torch.tensor(-abs(a - b), dtype=torch.float64))).item()
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
 
 
 def length_control(
@@ -226,8 +228,7 @@ def length_control_batch(
             cand_score[:, :, r0:r1] = rep_s.masked_fill(rep_loses, NEG_INF)
             cand_score[:, :, r1:] = adv_s.masked_fill(adv_loses, NEG_INF)
         top_score, top = cand_score.topk(beam, dim=2)
-        gather = lambda x: x.gather(2, top)  # noqa: E731
-        new_last, new_off, new_parent, new_tok = gather(cand_last), gather(cand_off), gather(cand_parent), gather(cand_tok)
+        new_last, new_off, new_parent, new_tok = (x.gather(2, top) for x in (cand_last, cand_off, cand_parent, cand_tok))
         new_last = torch.where(top_score == NEG_INF, torch.full_like(new_last, blank), new_last)
         score = torch.where(active, top_score, score)
         last = torch.where(active, new_last, last)

@@ -8,7 +8,6 @@ the search teacher's: ours for our rows and the rescored published outputs, the 
 from __future__ import annotations
 
 import json
-import logging
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +15,6 @@ import pandas as pd
 from naus.files import atomic_open, read_json
 from naus.shards import read_records
 
-log = logging.getLogger(__name__)
 
 # Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
 PAPER_GIGAWORD = {
@@ -169,11 +167,8 @@ def _save(fig, out: Path) -> None:
     plt.close(fig)
 
 
-def summary_json(frame: pd.DataFrame) -> str:
-    return json.dumps(json.loads(frame.to_json(orient="records")), indent=2)
 
-
-def transfer_table(metrics: Path, transfer: list[tuple[int, str]], lengths: list[int]) -> pd.DataFrame:
+def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFrame:
     """Table 6: a model trained for i words decoded for j words (or a ratio of the source length)."""
     rows = []
     for model, target in transfer:
@@ -281,7 +276,7 @@ def build_report(
         ("table2", gigaword_table(metrics, build, lengths, published),
          f"Table 2 ({profile}): test-set ROUGE F1, ΔR over the search teacher, time per sample and speedup over "
          "search. † quoted from the paper (perl ROUGE, their GPU)."),
-        ("table6", transfer_table(metrics, transfer, lengths),
+        ("table6", transfer_table(metrics, transfer),
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of the "
          "source; ΔR over the teacher searched for j words where there is one."),
     ]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from naus import NausError
-from naus.lm import LanguageModel, NgramTable
+from naus.lm import LanguageModel
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
 FLUENCIES = ("slor", "perplexity")

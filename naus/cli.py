@@ -140,7 +140,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from naus.evaluate import evaluate_files
     from naus.files import write_json
 
-    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes)
+    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend)
     if args.out:
         write_json(args.out, scores)
     print(json.dumps(scores) if args.json else " ".join(f"{k}={v}" for k, v in scores.items()))
@@ -374,6 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--ref", nargs="+", required=True)
     ev.add_argument("--metric", choices=["f1", "recall"], default="f1")
     ev.add_argument("--max-bytes", type=_positive, help="cut each hypothesis to this many UTF-8 bytes (DUC: 75)")
+    ev.add_argument("--backend", choices=["python", "perl"], default="python",
+                    help="rouge-score (default) or the perl ROUGE-1.5.5 the paper used")
     ev.add_argument("--json", action="store_true")
     ev.add_argument("--out", help="also write the scores to this JSON file")
     ev.set_defaults(func=cmd_evaluate)

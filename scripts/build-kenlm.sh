@@ -10,12 +10,7 @@ if command -v lmplz >/dev/null && command -v build_binary >/dev/null; then
 fi
 echo "building KenLM lmplz/build_binary (about 2 minutes)..." >&2
 pkgs="libboost-program-options-dev libboost-system-dev libboost-thread-dev libboost-test-dev zlib1g-dev libbz2-dev liblzma-dev cmake g++"
-missing=$(for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
-if [ -n "$missing" ]; then
-  sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
-  $sudo_ apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq $missing >/dev/null
-fi
+"$(dirname "$0")/apt-install.sh" $pkgs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m pip download -q --no-deps --no-binary kenlm kenlm==0.3.0 -d "$work"

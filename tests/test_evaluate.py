@@ -78,3 +78,10 @@ def test_reproduces_the_published_duc2004_scores(shared_data):
         assert (scores["rouge1"], scores["rouge2"], scores["rougeL"]) == triple
     lead_scores = rouge(read_lines(shared_data / "duc2004/input.txt"), refs, metric="recall", max_bytes=75)
     assert (lead_scores["rouge1"], lead_scores["rouge2"], lead_scores["rougeL"]) == (22.67, 6.62, 19.93)
+
+
+def test_perl_backend_agrees_on_a_hand_computed_case():
+    scores = rouge(["police arrest protesters"], [["police arrest five protesters"]], backend="perl")
+    assert (scores["rouge1"], scores["rouge2"]) == (round(100 * 6 / 7, 2), 40.0)
+    recall = rouge(["Police Arrest", ""], [["police arrest five", "x"]], metric="recall", backend="perl")
+    assert recall["rouge1"] == round(100 * (2 / 3) / 2, 2) and recall["empty"] == 1

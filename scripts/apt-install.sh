@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Install the Debian packages named as arguments that are not installed yet (root or sudo).
+set -euo pipefail
+missing=$(for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+[ -z "$missing" ] && exit 0
+sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
+echo "installing Debian packages: $missing" >&2
+$sudo_ apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq $missing >/dev/null

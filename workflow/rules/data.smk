@@ -16,7 +16,7 @@ if config["data"]["source"] == "demo":
         log:
             f"logs/{PROFILE}/data.log",
         benchmark:
-            f"benchmarks/{PROFILE}/data.tsv"
+            f"logs/{PROFILE}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
         threads: 1
@@ -49,7 +49,7 @@ else:
             log:
                 f"logs/{PROFILE}/download.log",
             benchmark:
-                f"benchmarks/{PROFILE}/download.tsv"
+                f"logs/{PROFILE}/benchmark/download.tsv"
             conda:
                 "../../envs/naus-cpu.yaml"
             threads: 1
@@ -73,7 +73,7 @@ else:
         log:
             f"logs/{PROFILE}/data.log",
         benchmark:
-            f"benchmarks/{PROFILE}/data.tsv"
+            f"logs/{PROFILE}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
         threads: 1

@@ -35,7 +35,7 @@ rule decode:
     log:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.tsv"
+        f"logs/{PROFILE}/benchmark/decode/{{model}}-{{method}}-{{target}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: 1
@@ -59,7 +59,7 @@ rule decode_beam:
     log:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
+        f"logs/{PROFILE}/benchmark/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: 1

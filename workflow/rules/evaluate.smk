@@ -9,7 +9,7 @@ rule lead:
     log:
         f"logs/{PROFILE}/baseline/lead-{{length}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/baseline/lead-{{length}}.tsv"
+        f"logs/{PROFILE}/benchmark/baseline/lead-{{length}}.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -27,7 +27,7 @@ rule evaluate_test:
     log:
         f"logs/{PROFILE}/evaluate/{{system}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/evaluate/{{system}}.tsv"
+        f"logs/{PROFILE}/benchmark/evaluate/{{system}}.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -47,7 +47,7 @@ if config["data"].get("published_dir"):
         log:
             f"logs/{PROFILE}/published/{{label}}.log",
         benchmark:
-            f"benchmarks/{PROFILE}/published/{{label}}.tsv"
+            f"logs/{PROFILE}/benchmark/published/{{label}}.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
         threads: 1

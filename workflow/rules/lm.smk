@@ -8,7 +8,7 @@ rule train_lm:
     log:
         f"logs/{PROFILE}/lm.log",
     benchmark:
-        f"benchmarks/{PROFILE}/lm.tsv"
+        f"logs/{PROFILE}/benchmark/lm.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1

@@ -18,7 +18,7 @@ rule report:
     log:
         f"logs/{PROFILE}/report.log",
     benchmark:
-        f"benchmarks/{PROFILE}/report.tsv"
+        f"logs/{PROFILE}/benchmark/report.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1

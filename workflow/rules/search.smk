@@ -23,7 +23,7 @@ rule search_source:
     log:
         f"logs/{PROFILE}/search/{{split}}-source.log",
     benchmark:
-        f"benchmarks/{PROFILE}/search/{{split}}-source.tsv"
+        f"logs/{PROFILE}/benchmark/search/{{split}}-source.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -41,7 +41,7 @@ rule embed_static:
     log:
         f"logs/{PROFILE}/similarity/static.log",
     benchmark:
-        f"benchmarks/{PROFILE}/similarity/static.tsv"
+        f"logs/{PROFILE}/benchmark/similarity/static.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: workflow.cores
@@ -64,7 +64,7 @@ rule search_shard:
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.tsv"
+        f"logs/{PROFILE}/benchmark/search/{{split}}-L{{length}}-part{{shard}}.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -85,7 +85,7 @@ rule search_merge:
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
     benchmark:
-        f"benchmarks/{PROFILE}/search/{{split}}-L{{length}}-merge.tsv"
+        f"logs/{PROFILE}/benchmark/search/{{split}}-L{{length}}-merge.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1

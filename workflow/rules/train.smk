@@ -44,7 +44,7 @@ rule train:
     log:
         f"logs/{PROFILE}/train/L{{length}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/train/L{{length}}.tsv"
+        f"logs/{PROFILE}/benchmark/train/L{{length}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: workflow.cores
@@ -66,7 +66,7 @@ rule train_fraction:
     log:
         f"logs/{PROFILE}/train/L{{length}}-f{{fraction}}.log",
     benchmark:
-        f"benchmarks/{PROFILE}/train/L{{length}}-f{{fraction}}.tsv"
+        f"logs/{PROFILE}/benchmark/train/L{{length}}-f{{fraction}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: workflow.cores

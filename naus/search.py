@@ -107,12 +107,14 @@ class HillClimber:
     def search(self, index: int, words: list[str], keep: int = 1) -> Candidates:
         source_length = len(words)
         length = self.config.target_length(source_length)
-        if source_length <= length:
+        if source_length <= length:  # nothing to choose: the source is its own summary
             positions = np.arange(source_length)[None, :]
-            table = self.lm.table(words) if words else None
-            log_prob = table.log_prob(positions) if table else np.zeros(1)
-            slor = (log_prob - table.unigram.sum()) / max(source_length, 1) if table else np.zeros(1)
-            return Candidates(words, positions, slor, log_prob, slor, None, 0)
+            if not words:
+                zero = np.zeros(1)
+                return Candidates(words, positions, zero, zero, zero, None, 0)
+            masks = np.ones((1, source_length), dtype=bool)
+            objective, log_prob, slor, sim = self._scorer(words, source_length)(positions, masks)
+            return Candidates(words, positions, objective, log_prob, slor, sim, 0)
         score = self._scorer(words, length)
         steps, restarts = self.config.budget(source_length, length)
         if math.comb(source_length, length) <= steps * restarts:

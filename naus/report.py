@@ -285,6 +285,19 @@ def build_report(
             write_table(frame, out / "tables", name, caption)
             body = (out / "tables" / f"{name}.md").read_text().split("\n", 2)[2]
             sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}")
+    trained = sorted(build.glob("train/*/history.json"))
+    if trained:
+        lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
+                 "|---|---|---|---|---|---|"]
+        for path in trained:
+            info = read_json(path)
+            history = info["history"]
+            best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
+            lines.append(f"| {path.parent.name} | {history[-1]['step'] if history else 0} | "
+                         f"{'–' if best is None else f'{best:.3f}'} | {info.get('seconds', 0) / 60:.1f} min | "
+                         f"{info.get('device', '?')} | {info.get('skipped_pairs', 0)} |")
+        sections.append("## Training\n\nStudents trained on the pool's search output; the checkpoint kept is the one "
+                        "with the lowest CTC loss on the dev split's search output.\n\n" + "\n".join(lines) + "\n")
     sections.append("## Table 4\n\nArchitecture analysis (autoregressive and encoder-decoder students): pending, "
                     "those students are not built yet.\n")
     figures = []

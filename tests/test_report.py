@@ -37,4 +37,5 @@ def test_table2_and_figures_from_fixture_metrics(tmp_path):
     for name in ("loss-L10", "lengths-L10"):
         assert (tmp_path / f"out/figures/{name}.png").stat().st_size > 1000
         assert (tmp_path / f"out/figures/{name}.pdf").is_file()
-    assert "figures/loss-L10.png" in (tmp_path / "out/README.md").read_text()
+    readme = (tmp_path / "out/README.md").read_text()
+    assert "figures/loss-L10.png" in readme and "| L10 | 3 | 0.667 |" in readme

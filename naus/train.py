@@ -197,6 +197,9 @@ def train(
         state = payload["state"]
         _set_rng_state(payload["rng"])
         log.info("resumed from %s at step %d", last, state["step"])
+        if not (out_dir / "best.pt").is_file() and state["best_dev"] < math.inf:
+            log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", state["best_dev"])
+            state["best_dev"] = math.inf
 
     def payload(weights_only: bool = False) -> dict:
         out = {"format": FORMAT, "vocab": vocab.tokens, "model_config": model_config.to_dict(),

@@ -186,22 +186,31 @@ def length_control_batch(
     score[:, 0, 0] = 0.0
     last = torch.full((n, cells, beam), blank, dtype=torch.long, device=lp.device)
     history = []  # per slot: (parent cell offset, parent beam, emitted token) for each [N, cells, beam]
+    # Constant pieces of the candidate lists, built once (the loop below is the hot path).
+    dev = lp.device
+    blank_col = torch.full((n, cells, 1), blank, dtype=torch.long, device=dev)
+    zero_col = torch.zeros((n, cells, 1), dtype=torch.long, device=dev)
+    neg_row = torch.full((n, 1, beam), NEG_INF, device=dev)
+    blank_row = torch.full((n, 1, beam), blank, dtype=torch.long, device=dev)
+    neg_beam = torch.full((n, cells, beam), NEG_INF, device=dev)
+    beam_idx = torch.arange(beam, device=dev).expand(n, cells, beam)
+    zero_beam = torch.zeros((n, cells, beam), dtype=torch.long, device=dev)
+    one_scope = torch.ones((n, cells, scope), dtype=torch.long, device=dev)
+    zero_scope = torch.zeros((n, cells, scope), dtype=torch.long, device=dev)
+    active_at = [(s < lengths)[:, None, None] for s in range(time)]
 
     for s in range(time):
-        active = (s < lengths)[:, None, None]
+        active = active_at[s]
         # (1) ε from the same cell: only the cell's best matters (all land in state "ends in ε").
-        eps_score = score[:, :, :1] + blank_lp[:, s, None, None]
-        eps = (eps_score, torch.full_like(last[:, :, :1], blank), torch.zeros_like(last[:, :, :1]),
-               torch.zeros_like(last[:, :, :1]), torch.full_like(last[:, :, :1], blank))
+        eps = (score[:, :, :1] + blank_lp[:, s, None, None], blank_col, zero_col, zero_col, blank_col)
         # (2) repeat the last word (merged: same cell, same state).
         if merge_repeats:
             rep_lp = lp[arange_n[:, None, None], s, last]
-            rep_score = torch.where(last == blank, torch.full_like(score, NEG_INF), score + rep_lp)
-            beam_idx = torch.arange(beam, device=lp.device).expand_as(last)
-            rep = (rep_score, last, torch.zeros_like(last), beam_idx, last)
+            rep_score = torch.where(last == blank, neg_beam, score + rep_lp)
+            rep = (rep_score, last, zero_beam, beam_idx, last)
         # (3) a new word from the cell before: parent = that cell's best beam whose last word differs.
-        prev_score = torch.cat([torch.full_like(score[:, :1], NEG_INF), score[:, :-1]], dim=1)  # [N, C, B]
-        prev_last = torch.cat([torch.full_like(last[:, :1], blank), last[:, :-1]], dim=1)
+        prev_score = torch.cat([neg_row, score[:, :-1]], dim=1)  # [N, C, B]
+        prev_last = torch.cat([blank_row, last[:, :-1]], dim=1)
         words = word_id[:, s, None, :].expand(n, cells, scope)  # [N, C, K]
         if merge_repeats and beam > 1:
             clash = prev_last[:, :, :1] == words  # the best parent ends in this word: use the second best
@@ -209,10 +218,10 @@ def length_control_batch(
             parent_score = torch.where(clash, prev_score[:, :, 1:2], prev_score[:, :, :1])
         else:
             clash = (prev_last[:, :, :1] == words) if merge_repeats else torch.zeros_like(words, dtype=torch.bool)
-            parent = torch.zeros_like(words)
-            parent_score = torch.where(clash, torch.full_like(prev_score[:, :, :1], NEG_INF), prev_score[:, :, :1])
+            parent = zero_scope
+            parent_score = prev_score[:, :, :1].masked_fill(clash, NEG_INF)
         adv_score = parent_score + word_lp[:, s, None, :]
-        adv = (adv_score, words, torch.ones_like(words), parent, words)
+        adv = (adv_score, words, one_scope, parent, words)
 
         parts = [eps, rep, adv] if merge_repeats else [eps, adv]
         cand_score, cand_last, cand_off, cand_parent, cand_tok = (torch.cat(x, dim=2) for x in zip(*parts))
@@ -235,16 +244,17 @@ def length_control_batch(
         history.append((new_off, new_parent, new_tok))
 
     results = []
-    score_cpu, hist = score.cpu(), [tuple(h.cpu() for h in step) for step in history]
+    reachable_cells = (score[:, :, 0] > NEG_INF).cpu().tolist()
+    # [N, T, cells, beam] as nested lists: backtracking is then plain Python indexing.
+    offsets, parents, tokens = (torch.stack(column, dim=1).cpu().tolist() for column in zip(*history))
     for i in range(n):
         valid = int(lengths[i])
-        reachable = [t for t in range(min(targets[i], cells - 1) + 1) if score_cpu[i, t, 0] > NEG_INF]
+        reachable = [t for t in range(min(targets[i], cells - 1) + 1) if reachable_cells[i][t]]
         cell = reachable[-1] if reachable else 0
         b, path = 0, []
         for s in range(valid - 1, -1, -1):
-            off, parent, tok = (h[i, cell, b].item() for h in hist[s])
-            path.append(tok)
-            cell, b = cell - off, parent
+            path.append(tokens[i][s][cell][b])
+            cell, b = cell - offsets[i][s][cell][b], parents[i][s][cell][b]
         path.reverse()
         sample = lp[i, :valid]
         hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(sample, path))

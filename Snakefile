@@ -1,5 +1,5 @@
 # naus pipeline: data -> lm -> search -> train -> decode -> evaluate -> report.
-# `snakemake --cores 1 --report results/<profile>/report.html` bundles Table 2 with its caption.
+# `snakemake --cores 1 --report results/<profile>/report.html` bundles the tables and figures with captions.
 # `snakemake --cores all` runs the demo profile; `--configfile config/<profile>.yaml` picks another.
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"

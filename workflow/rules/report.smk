@@ -7,9 +7,14 @@ rule report:
         readme=f"{RESULTS}/README.md",
         metrics=f"{RESULTS}/metrics.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
-        figures=expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"])
-        + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
-        + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else []),
+        table6=[report(f"{RESULTS}/tables/table6.md", caption="../report/table6.rst", category="Tables")]
+        if config["decode"].get("transfer") else [],
+        figures=[
+            report(path, caption="../report/figures.rst", category="Figures")
+            for path in expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"])
+            + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
+            + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else [])
+        ],
     params:
         lengths=" ".join(str(n) for n in config["search"]["lengths"]),
         fractions=" ".join(str(f) for f in config["train"].get("fractions", [])),

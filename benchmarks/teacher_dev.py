@@ -22,7 +22,7 @@ import numpy as np
 from naus.evaluate import lead, rouge
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import HillClimber, SearchConfig
+from naus.search import HillClimber, SearchConfig, fluency_score
 from naus.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
 
 
@@ -79,7 +79,7 @@ def main() -> None:
             for gamma_r in args.rerank_gammas:
                 picks = []
                 for cands, sim in zip(found, sims):
-                    base = cands.slors if fluency == "slor" else cands.log_probs / (args.length + 1)
+                    base = fluency_score(fluency, cands.log_probs, cands.slors, args.length)
                     picks.append(cands.texts()[int(np.argmax(base + gamma_r * np.log(sim)))])
                 record(f"{fluency} + contextual re-rank K={args.rerank_k} γ_r={gamma_r:g}", picks, climb_s + encode_s)
     write_json(args.out, {

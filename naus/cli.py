@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -199,7 +200,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
         sentences, length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
         beam_size=args.beam_size, batch_size=args.batch_size, raw=args.raw,
     )
-    with atomic_open(args.out) if args.out != "-" else _stdout() as out:
+    with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
         for result in results:
             if args.jsonl:
                 out.write(json.dumps({"summary": result.summary, "length": result.length,
@@ -214,14 +215,6 @@ def cmd_decode(args: argparse.Namespace) -> None:
             "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
         })
-
-
-class _stdout:
-    def __enter__(self):
-        return sys.stdout
-
-    def __exit__(self, *exc):
-        sys.stdout.flush()
 
 
 def cmd_reorder(args: argparse.Namespace) -> None:

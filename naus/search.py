@@ -22,6 +22,11 @@ from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 FLUENCIES = ("slor", "perplexity")
 
 
+def fluency_score(kind: str, log_prob: np.ndarray, slor: np.ndarray, length: int) -> np.ndarray:
+    """The fluency term in log space: SLOR, or ln(1/perplexity) = ln P / (L + 1) as in the paper."""
+    return slor if kind == "slor" else log_prob / (length + 1)
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     length: int | None = 10
@@ -95,7 +100,7 @@ class HillClimber:
         def score(positions: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
             log_prob = table.log_prob(positions)
             slor = (log_prob - table.unigram[positions].sum(axis=1)) / length
-            objective = slor if fluency == "slor" else log_prob / (length + 1)
+            objective = fluency_score(fluency, log_prob, slor, length)
             sim = None
             if similarity is not None:
                 sim = (similarity.cosine(masks) + 1.0) / 2.0
@@ -226,7 +231,7 @@ class Teacher:
             count = len(cands.positions)
             sim = (vectors[offset : offset + count] @ sources[k] + 1.0) / 2.0
             offset += count
-            fluency = cands.slors if self.config.fluency == "slor" else cands.log_probs / (cands.positions.shape[1] + 1)
+            fluency = fluency_score(self.config.fluency, cands.log_probs, cands.slors, cands.positions.shape[1])
             final = fluency + self.config.rerank_gamma * np.log(np.maximum(sim, 1e-12))
             best = int(_top_k(final, 1)[0])
             results.append(self._pick(index, cands, best, final[best], sim[best]))

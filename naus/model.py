@@ -1,8 +1,14 @@
-"""NAUS: an encoder-only Transformer with one output slot per source token, trained with CTC.
+"""The students: NAUS and the three encoder–decoder alternatives of the paper's Table 4.
 
-Post-LayerNorm layers, GELU, learned positions, and output projection tied to the input
-embeddings (Liu, Huang & Mou 2022, §2.2). The blank ε lets the model emit fewer words than
-the source has slots.
+NAUS is an encoder-only Transformer with one output slot per source token, trained with CTC
+(Liu, Huang & Mou 2022, §2.2): the blank ε lets it emit fewer words than the source has slots.
+Table 4 asks whether that design beats the usual ones, so the same search output also trains
+- `ar`: an encoder–decoder decoded left to right; ε's id serves as begin/end of sequence;
+- `nar`: an encoder–decoder whose decoder fills exactly L slots at once (no blank);
+- `nar-ctc`: an encoder–decoder with one decoder slot per source token, blank and CTC like NAUS.
+All share post-LayerNorm GELU layers, learned positions and an output projection tied to the
+input embeddings, and expose `loss(tokens, lengths, targets, blank, smoothing)` to the
+training loop. The vocabulary is the same as NAUS's, so the encoder–decoders add no symbols.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ class ModelConfig:
     d_ff: int = 2048
     dropout: float = 0.1
     max_len: int = 256
+    arch: str = "naus"  # naus | ar | nar | nar-ctc
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -56,6 +63,9 @@ class NAUS(nn.Module):
         logits = F.linear(x, self.embed.weight)
         return F.log_softmax(logits.float(), dim=-1)
 
+    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+        return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
+
 
 def ctc_loss(
     log_probs: torch.Tensor,
@@ -85,3 +95,174 @@ def ctc_loss(
         uniform = -(lp.mean(dim=-1) * valid).sum() / valid.sum()
         loss = (1 - smoothing) * loss + smoothing * uniform
     return loss, len(keep), skipped
+
+
+def _padding(lengths: torch.Tensor, time: int) -> torch.Tensor:
+    return torch.arange(time, device=lengths.device)[None, :] >= lengths[:, None]
+
+
+class EncoderDecoder(nn.Module):
+    """Shared parts of Table 4's students: an encoder as NAUS's and a decoder that cross-attends to it."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        self.config = config
+        self.embed = nn.Embedding(config.vocab_size, config.d_model)
+        self.positions = nn.Embedding(config.max_len, config.d_model)
+        self.target_positions = nn.Embedding(config.max_len, config.d_model)
+        self.scale = math.sqrt(config.d_model)
+        self.dropout = nn.Dropout(config.dropout)
+        kwargs = dict(dim_feedforward=config.d_ff, dropout=config.dropout, activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(
+            nn.TransformerEncoderLayer(config.d_model, config.n_heads, **kwargs), config.n_layers,
+            enable_nested_tensor=False,
+        )
+        self.decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(config.d_model, config.n_heads, **kwargs), config.n_layers
+        )
+        nn.init.normal_(self.embed.weight, std=config.d_model**-0.5)
+        nn.init.normal_(self.positions.weight, std=0.02)
+        nn.init.normal_(self.target_positions.weight, std=0.02)
+
+    def _check(self, time: int) -> None:
+        if time > self.config.max_len:
+            raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
+
+    def encode(self, tokens: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encoder states [B, T, d] and the source padding mask [B, T]."""
+        time = tokens.shape[1]
+        self._check(time)
+        padding = _padding(lengths, time)
+        x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
+        return self.encoder(self.dropout(x), src_key_padding_mask=padding), padding
+
+    def decode(self, queries: torch.Tensor, query_padding: torch.Tensor | None, memory: torch.Tensor,
+               memory_padding: torch.Tensor, causal: bool = False) -> torch.Tensor:
+        """Log-probabilities [B, U, V] for decoder inputs [B, U, d] (embeddings without positions)."""
+        time = queries.shape[1]
+        self._check(time)
+        x = queries + self.target_positions(torch.arange(time, device=queries.device))[None]
+        mask = nn.Transformer.generate_square_subsequent_mask(time, device=x.device) if causal else None
+        x = self.decoder(self.dropout(x), memory, tgt_mask=mask, tgt_is_causal=causal,
+                         tgt_key_padding_mask=query_padding, memory_key_padding_mask=memory_padding)
+        return F.log_softmax(F.linear(x, self.embed.weight).float(), dim=-1)
+
+
+def _cross_entropy(log_probs: torch.Tensor, gold: torch.Tensor, ignore: int, smoothing: float) -> torch.Tensor:
+    """Mean token-level cross entropy with label smoothing, the usual loss of Table 4's AR and NAR students."""
+    return F.nll_loss(log_probs.transpose(1, 2), gold, ignore_index=ignore) * (1 - smoothing) + smoothing * (
+        -(log_probs.mean(-1) * (gold != ignore)).sum() / (gold != ignore).sum()
+    )
+
+
+def _padded(rows: list[list[int]], pad: int, device: torch.device) -> torch.Tensor:
+    out = torch.full((len(rows), max(map(len, rows))), pad, dtype=torch.long)
+    for i, row in enumerate(rows):
+        out[i, : len(row)] = torch.tensor(row, dtype=torch.long)
+    return out.to(device)
+
+
+class ARStudent(EncoderDecoder):
+    """A standard encoder–decoder: p(y_t | y_<t, x), generation stops at end of sequence or L words."""
+
+    def forward(self, tokens, lengths, previous):
+        """Teacher-forced log-probabilities [B, U, V] for decoder inputs `previous` [B, U]."""
+        memory, padding = self.encode(tokens, lengths)
+        return self.decode(self.embed(previous) * self.scale, None, memory, padding, causal=True)
+
+    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+        ignore = -100
+        previous = _padded([[blank] + t for t in targets], blank, tokens.device)
+        gold = _padded([t + [blank] for t in targets], ignore, tokens.device)
+        return _cross_entropy(self(tokens, lengths, previous), gold, ignore, smoothing), len(targets), 0
+
+    @torch.no_grad()
+    def generate(self, tokens, lengths, max_words: list[int], beam_size: int = 1, eos: int = 0,
+                 banned: tuple[int, ...] = ()) -> list[tuple[list[int], float]]:
+        """(words, log-probability) per sample: greedy (beam 1) or beam search, each stopping at ε or L words.
+
+        Beams are kept per sample as rows of one batch; a finished beam only extends by ε at no
+        cost, so its score stays fixed while the others run on.
+        """
+        batch, device = tokens.shape[0], tokens.device
+        memory, padding = self.encode(tokens, lengths)
+        k = beam_size
+        memory, padding = memory.repeat_interleave(k, 0), padding.repeat_interleave(k, 0)
+        limit = torch.tensor(max_words, device=device).repeat_interleave(k)
+        sequences = torch.full((batch * k, 1), eos, dtype=torch.long, device=device)
+        scores = torch.zeros(batch, k, device=device)
+        scores[:, 1:] = -math.inf  # all beams start equal: keep one until the first expansion
+        finished = torch.zeros(batch * k, dtype=torch.bool, device=device)
+        for step in range(max(max_words)):
+            log_probs = self.decode(self.embed(sequences) * self.scale, None, memory, padding, causal=True)[:, -1]
+            if banned:
+                log_probs[:, list(banned)] = -math.inf
+            done = finished | (step >= limit)
+            log_probs[done] = -math.inf
+            log_probs[done, eos] = 0.0
+            vocab = log_probs.shape[-1]
+            candidates = (scores.view(-1, 1) + log_probs).view(batch, k * vocab)
+            scores, index = candidates.topk(k, dim=-1)
+            rows = (index // vocab + torch.arange(batch, device=device)[:, None] * k).view(-1)
+            words = (index % vocab).view(-1)
+            finished = done[rows] | (words == eos)
+            sequences = torch.cat([sequences[rows], words[:, None]], dim=1)
+            if bool(finished.all()):
+                break
+        best = scores.argmax(dim=-1)
+        out = []
+        for b in range(batch):
+            row = sequences[b * k + int(best[b]), 1:].tolist()
+            words = row[: row.index(eos)] if eos in row else row
+            out.append((words[: max_words[b]], float(scores[b, best[b]])))
+        return out
+
+
+def uniform_copy(embedded: torch.Tensor, lengths: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
+    """Decoder inputs [B, max slots, d]: slot j copies source position ⌊j·S/M⌋ (Gu et al. 2018)."""
+    j = torch.arange(int(slots.max()), device=embedded.device)[None, :]
+    index = (j * lengths[:, None]).div(slots.clamp(min=1)[:, None], rounding_mode="floor")
+    index = index.clamp(max=embedded.shape[1] - 1).clamp(min=0)
+    return embedded.gather(1, index[..., None].expand(-1, -1, embedded.shape[-1]))
+
+
+class NARStudent(EncoderDecoder):
+    """Vanilla non-autoregressive encoder–decoder: M decoder slots, one word each, all at once (M = L)."""
+
+    def forward(self, tokens, lengths, slots):
+        memory, padding = self.encode(tokens, lengths)
+        queries = uniform_copy(self.embed(tokens) * self.scale, lengths, slots)
+        return self.decode(queries, _padding(slots, queries.shape[1]), memory, padding)
+
+    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+        keep = [i for i, t in enumerate(targets) if t]
+        if not keep:
+            return self.embed.weight.sum() * 0.0, 0, len(targets)
+        index = torch.tensor(keep, device=tokens.device)
+        kept = [targets[i] for i in keep]
+        slots = torch.tensor([len(t) for t in kept], device=tokens.device)
+        ignore = -100
+        log_probs = self(tokens.index_select(0, index), lengths.index_select(0, index), slots)
+        loss = _cross_entropy(log_probs, _padded(kept, ignore, tokens.device), ignore, smoothing)
+        return loss, len(keep), len(targets) - len(keep)
+
+
+class NARCTCStudent(EncoderDecoder):
+    """Non-autoregressive encoder–decoder with one decoder slot per source token, blank and CTC (as NAUS)."""
+
+    def forward(self, tokens, lengths):
+        memory, padding = self.encode(tokens, lengths)
+        return self.decode(self.embed(tokens) * self.scale, padding, memory, padding)
+
+    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+        return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
+
+
+ARCHITECTURES = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent}
+CTC_ARCHITECTURES = ("naus", "nar-ctc")
+
+
+def build_model(config: ModelConfig) -> nn.Module:
+    if config.arch not in ARCHITECTURES:
+        raise ValueError(f"unknown architecture {config.arch!r}; expected one of {sorted(ARCHITECTURES)}")
+    return ARCHITECTURES[config.arch](config)

@@ -1,4 +1,8 @@
-"""`Summarizer`: a trained NAUS checkpoint plus a decoding method, for headlines from raw text."""
+"""`Summarizer`: a trained checkpoint plus a decoding method, for headlines from raw text.
+
+CTC students (NAUS, nar-ctc) decode with any of METHODS; the vanilla NAR student fills its L
+slots at once (`greedy`); the AR student generates left to right (`greedy` or `beam`).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +15,14 @@ import torch
 
 from naus import NausError
 from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate
+from naus.model import CTC_ARCHITECTURES
 from naus.text import normalize
 from naus.train import load_checkpoint, model_from_checkpoint, pick_device
 
 METHODS = ("greedy", "truncate", "beam", "length-control")
+# Per architecture the methods it supports, the default first.
+ARCH_METHODS = {"naus": ("length-control", "truncate", "beam", "greedy"), "nar-ctc": ("length-control", "truncate", "beam", "greedy"),
+                "nar": ("greedy",), "ar": ("beam", "greedy")}
 
 
 @dataclass
@@ -47,7 +55,7 @@ class Summarizer:
         self,
         sentences: list[str],
         length: int | None = 10,
-        method: str = "length-control",
+        method: str | None = None,
         ratio: float | None = None,
         min_length: int = 1,
         beam_size: int = 6,
@@ -55,8 +63,10 @@ class Summarizer:
         raw: bool = True,
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was."""
-        if method not in METHODS:
-            raise NausError(f"method must be one of {METHODS}, got {method!r}")
+        arch = self.model.config.arch
+        method = method or ARCH_METHODS[arch][0]
+        if method not in ARCH_METHODS[arch]:
+            raise NausError(f"a {arch} model decodes with {' or '.join(ARCH_METHODS[arch])}, not {method!r}")
         texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t)[:max_len] for t in texts]
@@ -69,17 +79,36 @@ class Summarizer:
             tokens = torch.full((len(batch), int(lengths.max())), self.vocab.pad, dtype=torch.long)
             for row, i in enumerate(batch):
                 tokens[row, : lengths[row]] = torch.tensor(encoded[i])
-            tick = time.perf_counter()
-            log_probs = self.model(tokens.to(self.device), lengths.to(self.device))
-            if self.device.type == "cuda":
-                torch.cuda.synchronize()
-            forward += time.perf_counter() - tick
             targets = [self.target_length(int(n), length, ratio, min_length) for n in lengths]
-            for i, hyp in zip(batch, self._decode(log_probs, lengths, targets, method, beam_size)):
+            tokens, lengths = tokens.to(self.device), lengths.to(self.device)
+            if arch in CTC_ARCHITECTURES:
+                tick = time.perf_counter()
+                log_probs = self.model(tokens, lengths)
+                if self.device.type == "cuda":
+                    torch.cuda.synchronize()
+                forward += time.perf_counter() - tick
+                hyps = self._decode(log_probs, lengths, targets, method, beam_size)
+            elif arch == "nar":
+                hyps = self._fill_slots(tokens, lengths, targets)
+            else:
+                banned = (self.vocab.pad,)
+                width = beam_size if method == "beam" else 1
+                generated = self.model.generate(tokens, lengths, targets, width, self.vocab.blank, banned)
+                hyps = [Hypothesis(words, words, log_prob) for words, log_prob in generated]
+            for i, hyp in zip(batch, hyps):
                 results[i] = Result(self.vocab.decode(hyp.tokens), len(hyp.tokens), hyp.log_prob)
         total = time.perf_counter() - started
         self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order)}
         return [r if r is not None else Result("", 0, 0.0) for r in results]
+
+    def _fill_slots(self, tokens, lengths, targets) -> list[Hypothesis]:
+        """Vanilla NAR: the best non-special word in each of exactly L slots."""
+        slots = torch.tensor(targets, device=tokens.device)
+        log_probs = self.model(tokens, lengths, slots)
+        log_probs[..., [self.vocab.blank, self.vocab.pad]] = float("-inf")
+        best, words = (x.cpu() for x in log_probs.max(dim=-1))
+        return [Hypothesis(words[i, :n].tolist(), words[i, :n].tolist(), float(best[i, :n].sum()))
+                for i, n in enumerate(targets)]
 
     def _decode(self, log_probs, lengths, targets, method, beam_size) -> list[Hypothesis]:
         blank = self.vocab.blank

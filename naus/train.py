@@ -1,4 +1,4 @@
-"""Training the NAUS student with CTC on (source → search output) pairs.
+"""Training a student (NAUS with CTC, or a Table 4 encoder–decoder) on (source → search output) pairs.
 
 Batches hold about `max_tokens` source tokens. The batch order of an epoch is a function of
 (seed, epoch) alone, so a checkpoint that stores the step, the epoch, the position in it and
@@ -21,7 +21,7 @@ import torch
 
 from naus import NausError
 from naus.files import atomic_open, read_parallel, write_json
-from naus.model import NAUS, ModelConfig, ctc_loss
+from naus.model import ModelConfig, build_model
 from naus.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -133,12 +133,15 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") 
     return payload
 
 
-def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[NAUS, Vocab]:
+def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
     vocab = Vocab(payload["vocab"])
     config = ModelConfig(**payload["model_config"])
     if config.vocab_size != len(vocab):
         raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
-    model = NAUS(config)
+    try:
+        model = build_model(config)
+    except ValueError as err:
+        raise NausError(f"{path}: {err}") from None
     try:
         model.load_state_dict(payload["model"])
     except RuntimeError as err:
@@ -147,13 +150,13 @@ def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tup
 
 
 @torch.no_grad()
-def dev_loss(model: NAUS, pairs: Pairs, vocab: Vocab, max_tokens: int, device: torch.device) -> float:
-    """Mean CTC loss per target word on the dev split (no smoothing, no dropout)."""
+def dev_loss(model: torch.nn.Module, pairs: Pairs, vocab: Vocab, max_tokens: int, device: torch.device) -> float:
+    """The model's loss on the dev split (no smoothing, no dropout): CTC per target word, or cross entropy per token."""
     model.eval()
     total, count = 0.0, 0
     for batch in make_batches([len(s) for s in pairs.sources], max_tokens, 0, 0):
         tokens, lengths, targets = collate(pairs, batch, vocab.pad, device)
-        loss, used, _ = ctc_loss(model(tokens, lengths), lengths, targets, vocab.blank, smoothing=0.0)
+        loss, used, _ = model.loss(tokens, lengths, targets, vocab.blank, smoothing=0.0)
         total += float(loss) * used
         count += used
     model.train()
@@ -181,8 +184,8 @@ def train(
     torch.manual_seed(config.seed)
     random.seed(config.seed)
     np.random.seed(config.seed)
-    model = NAUS(model_config).to(device)
-    log.info("model: %d parameters on %s", sum(p.numel() for p in model.parameters()), device)
+    model = build_model(model_config).to(device)
+    log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in model.parameters()), device)
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
     )
@@ -220,8 +223,7 @@ def train(
         while state["position"] < len(batches) and state["step"] < config.max_steps:
             tokens, src_lengths, targets = collate(pairs, batches[state["position"]], vocab.pad, device)
             with autocast:
-                log_probs = model(tokens, src_lengths)
-            loss, used, skipped = ctc_loss(log_probs, src_lengths, targets, vocab.blank, config.smoothing)
+                loss, used, skipped = model.loss(tokens, src_lengths, targets, vocab.blank, config.smoothing)
             state["skipped"] += skipped
             optimizer.zero_grad(set_to_none=True)
             if used:

@@ -243,7 +243,7 @@ def cmd_report(args: argparse.Namespace) -> None:
 
     transfer = [(int(model), target) for model, target in (pair.split(":") for pair in args.transfer)]
     build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile,
-                 args.fractions, args.beams, transfer)
+                 args.fractions, args.beams, transfer, args.analysis)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -401,6 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--fractions", type=float, nargs="*", default=[], help="training-size sweep (Figure 3)")
     rep.add_argument("--beams", type=_positive, nargs="*", default=[], help="beam-size sweep (Figure 4)")
     rep.add_argument("--transfer", nargs="*", default=[], help="MODEL:TARGET pairs (Table 6), e.g. 8:10 10:r0.5")
+    rep.add_argument("--analysis", type=_positive, nargs="*", default=[], help="lengths of Table 4's students")
     rep.add_argument("--out", required=True, help="results/{profile}")
     rep.set_defaults(func=cmd_report)
 

@@ -31,7 +31,7 @@ PAPER_GIGAWORD = {
         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
     ],
 }
-COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", "Time (s/sample)", "Speedup"]
+COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", "Time (s/sample)", "Time b=1 (s/sample)", "Speedup"]
 OUR_SYSTEMS = (
     ("NAUS truncate", "truncate"),
     ("NAUS length control", "length-control"),
@@ -39,9 +39,24 @@ OUR_SYSTEMS = (
 )
 
 
-def _metric_row(name: str, metrics: dict, seconds: float | None) -> dict:
+def _metric_row(name: str, metrics: dict, seconds: float | None, batch1: float | None = None) -> dict:
     return {"System": name, "Len": metrics["avg_words"], "R-1": metrics["rouge1"], "R-2": metrics["rouge2"],
-            "R-L": metrics["rougeL"], "Time (s/sample)": seconds}
+            "R-L": metrics["rougeL"], "Time (s/sample)": seconds, "Time b=1 (s/sample)": batch1}
+
+
+def _decoded_row(name: str, metrics: Path, build: Path, stem: str) -> dict | None:
+    """A student's row from its metrics and the timing its decode run wrote; None when it was not run."""
+    path = metrics / f"{stem}.json"
+    if not path.is_file():
+        return None
+    timing = read_json(build / f"{stem}.timing.json")
+    return _metric_row(name, read_json(path), timing["seconds_per_sample"], timing.get("batch1_seconds_per_sample"))
+
+
+def _teacher_row(metrics: Path, build: Path, length: int) -> dict:
+    """The search teacher: one sentence at a time, so its batch-1 time is its time."""
+    seconds = teacher_seconds(build / f"search/test/L{length}.jsonl")
+    return _metric_row("Search teacher (ours)", read_json(metrics / f"search/test/L{length}.json"), seconds, seconds)
 
 
 def _total(row: dict) -> float:
@@ -67,15 +82,11 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     """Table 2: one group of rows per target length."""
     frames = []
     for length in lengths:
-        teacher_file = metrics / f"search/test/L{length}.json"
-        teacher = _metric_row("Search teacher (ours)", read_json(teacher_file),
-                              teacher_seconds(build / f"search/test/L{length}.jsonl"))
+        teacher = _teacher_row(metrics, build, length)
         ours = [_metric_row(f"Lead-{length} (ours)", read_json(metrics / f"baseline/test/lead-{length}.json"), None), teacher]
         for name, method in OUR_SYSTEMS:
-            path = metrics / f"decode/test/L{length}/{method}-{length}.json"
-            if path.is_file():
-                timing = read_json(build / f"decode/test/L{length}/{method}-{length}.timing.json")
-                ours.append(_metric_row(f"{name} (ours)", read_json(path), timing["seconds_per_sample"]))
+            row = _decoded_row(f"{name} (ours)", metrics, build, f"decode/test/L{length}/{method}-{length}")
+            ours += [row] if row else []
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
@@ -97,7 +108,7 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
             return "–"
         if column == "ΔR":
             return f"{value:+.2f}"
-        if column == "Time (s/sample)":
+        if column.startswith("Time"):
             return f"{value:.3g}"
         if isinstance(value, float):
             return f"{value:.2f}"
@@ -183,6 +194,33 @@ def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFra
     return pd.DataFrame(rows, columns=COLUMNS[:6])
 
 
+# Table 4: (label, trained model directory prefix, method) of every student on the same search output.
+ARCHITECTURE_ROWS = (
+    ("Encoder-only NAUS (CTC), truncate", "", "truncate"),
+    ("Encoder-only NAUS (CTC), length control", "", "length-control"),
+    ("AR encoder-decoder, greedy", "ar-", "greedy"),
+    ("AR encoder-decoder, beam search", "ar-", "beam"),
+    ("NAR encoder-decoder, vanilla (L slots)", "nar-", "greedy"),
+    ("NAR encoder-decoder + CTC, truncate", "nar-ctc-", "truncate"),
+    ("NAR encoder-decoder + CTC, length control", "nar-ctc-", "length-control"),
+)
+
+
+def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.DataFrame:
+    """Table 4: students of different architectures learnt from the same search output, per length."""
+    frames = []
+    for length in lengths:
+        teacher = _teacher_row(metrics, build, length)
+        rows = [teacher]
+        for name, prefix, method in ARCHITECTURE_ROWS:
+            row = _decoded_row(name, metrics, build, f"decode/test/{prefix}L{length}/{method}-{length}")
+            rows += [row] if row else []
+        frame = pd.DataFrame(_finish(rows, teacher), columns=COLUMNS)
+        frame.insert(0, "L", length)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
 def _delta(metrics_file: Path, teacher: dict) -> float | None:
     if not metrics_file.is_file():
         return None
@@ -264,18 +302,23 @@ def build_report(
     fractions: list[float] = (),
     beams: list[int] = (),
     transfer: list[tuple[int, str]] = (),
+    analysis: list[int] = (),
 ) -> None:
     """Every table and figure the metrics allow, and results/{profile}/README.md linking them."""
     published = {p.stem: p for p in sorted((metrics / "published").glob("HC_*.json"))}
     device = _decode_device(build, lengths)
     sections = [f"# Results: {profile} profile\n",
                 "Generated by `snakemake --cores all` from the committed code. ROUGE: rouge-score with stemming "
-                f"(about 0.1 below the perl ROUGE-1.5.5 the paper used). NAUS timing: {device}, batch 64, model "
-                "forward included; search timing: one CPU core per shard.\n"]
+                f"(about 0.1 below the perl ROUGE-1.5.5 the paper used). Student timing: {device}, batch 64 and "
+                "batch 1 (the first test sentences one at a time), model forward included; search timing: one CPU "
+                "core per shard. Speedup: the teacher's time over the student's at batch 64.\n"]
     tables = [
         ("table2", gigaword_table(metrics, build, lengths, published),
          f"Table 2 ({profile}): test-set ROUGE F1, ΔR over the search teacher, time per sample and speedup over "
          "search. † quoted from the paper (perl ROUGE, their GPU)."),
+        ("table4", architecture_table(metrics, build, list(analysis)),
+         f"Table 4 ({profile}): students of four architectures trained on the same search output and vocabulary; "
+         "ΔR over the search teacher, time per sample and speedup over search."),
         ("table6", transfer_table(metrics, transfer),
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of the "
          "source; ΔR over the teacher searched for j words where there is one."),
@@ -298,8 +341,9 @@ def build_report(
                          f"{info.get('device', '?')} | {info.get('skipped_pairs', 0)} |")
         sections.append("## Training\n\nStudents trained on the pool's search output; the checkpoint kept is the one "
                         "with the lowest CTC loss on the dev split's search output.\n\n" + "\n".join(lines) + "\n")
-    sections.append("## Table 4\n\nArchitecture analysis (autoregressive and encoder-decoder students): pending, "
-                    "those students are not built yet.\n")
+    if not analysis:
+        sections.append("## Table 4\n\nArchitecture analysis: not configured for this profile "
+                        "(config key analysis.lengths is empty).\n")
     figures = []
     first = lengths[0]
     if fractions and fraction_figure(metrics, first, list(fractions), out / "figures" / "training-size"):

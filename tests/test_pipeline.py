@@ -29,7 +29,8 @@ model: {{layers: 1, d_model: 16, heads: 2, ffn: 32, dropout: 0.0, max_len: 32}}
 train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
         min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0, fractions: [0.5]}}
 decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
-         transfer: [[4, "r0.5"], [4, "3"]]}}
+         transfer: [[4, "r0.5"], [4, "3"]], batch1_samples: 2}}
+analysis: {{lengths: [4]}}
 """
 
 
@@ -73,6 +74,14 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
         assert (results / f"figures/{figure}.png").is_file(), figure
     transfer = (results / "tables/table6.md").read_text()
     assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
+    architectures = (results / "tables/table4.md").read_text()
+    for row in ("AR encoder-decoder, beam search", "NAR encoder-decoder, vanilla (L slots)",
+                "NAR encoder-decoder + CTC, length control", "Encoder-only NAUS (CTC), length control"):
+        assert row in architectures
+    vanilla = json.loads((results / "metrics/decode/test/nar-L4/greedy-4.json").read_text())
+    assert vanilla["avg_words"] == 4.0
+    timing = json.loads((workdir / "build/micro/decode/test/ar-L4/beam-4.timing.json").read_text())
+    assert timing["batch1_samples"] == 2 and timing["batch1_seconds_per_sample"] > 0
     code, out = snakemake(workdir, config, env, "-n")
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
 

@@ -39,3 +39,27 @@ def test_table2_and_figures_from_fixture_metrics(tmp_path):
         assert (tmp_path / f"out/figures/{name}.pdf").is_file()
     readme = (tmp_path / "out/README.md").read_text()
     assert "figures/loss-L10.png" in readme and "| L10 | 3 | 0.667 |" in readme
+
+
+def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    write(m / "baseline/test/lead-8.json", metrics(20.0, 5.0, 18.0, 8.0))
+    write(m / "search/test/L8.json", metrics(25.0, 8.0, 22.0, 8.0))
+    write(b / "search/test/L8.jsonl", "".join(json.dumps({"index": i, "summary": "x", "seconds": 0.4}) + "\n" for i in range(2)))
+    students = {"L8/length-control": (27.0, 0.004, 0.01), "ar-L8/beam": (24.0, 0.02, 0.2), "nar-L8/greedy": (21.0, 0.001, None)}
+    for stem, (r1, seconds, batch1) in students.items():
+        write(m / f"decode/test/{stem}-8.json", metrics(r1, 8.0, 22.0, 8.0))
+        timing = {"seconds_per_sample": seconds, "device": "cpu"} | ({"batch1_seconds_per_sample": batch1} if batch1 else {})
+        write(b / f"decode/test/{stem}-8.timing.json", json.dumps(timing))
+
+    build_report(m, b, [8], tmp_path / "out", "fixture", analysis=[8])
+
+    rows = pd.read_csv(tmp_path / "out/tables/table4.csv").set_index("System")
+    assert list(rows.index) == ["Search teacher (ours)", "Encoder-only NAUS (CTC), length control",
+                                "AR encoder-decoder, beam search", "NAR encoder-decoder, vanilla (L slots)"]
+    assert rows.loc["AR encoder-decoder, beam search", "ΔR"] == -1.0
+    assert rows.loc["AR encoder-decoder, beam search", "Speedup"] == "20×"  # 0.4 s / 0.02 s
+    assert rows.loc["AR encoder-decoder, beam search", "Time b=1 (s/sample)"] == 0.2
+    assert pd.isna(rows.loc["NAR encoder-decoder, vanilla (L slots)", "Time b=1 (s/sample)"])
+    readme = (tmp_path / "out/README.md").read_text()
+    assert "## Table 4" in readme and "AR encoder-decoder, beam search" in readme

@@ -45,6 +45,16 @@ PUBLISHED_LABELS = [
 ] if config["data"].get("published_dir") else []
 
 
+ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])
+if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
+    raise WorkflowError(
+        f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
+        f"so it must be one of search.lengths {config['search']['lengths']}"
+    )
+# Table 4: each encoder-decoder student and the decoding methods it supports.
+ARCHITECTURES = {"ar": ("greedy", "beam"), "nar": ("greedy",), "nar-ctc": ("truncate", "length-control")}
+
+
 def systems() -> list[str]:
     """Every evaluated output, as a path under build/{profile}/ without `.txt`."""
     lengths, decode = config["search"]["lengths"], config["decode"]
@@ -63,6 +73,10 @@ def systems() -> list[str]:
     systems += [
         f"decode/test/L{model}/{method}-{target}"
         for model, target in decode.get("transfer", []) if model in lengths for method in ("truncate", "length-control")
+    ]
+    systems += [
+        f"decode/test/{arch}-L{n}/{method}-{n}"
+        for n in ANALYSIS_LENGTHS for arch, methods in ARCHITECTURES.items() for method in methods
     ]
     return list(dict.fromkeys(systems))
 

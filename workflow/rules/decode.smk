@@ -2,7 +2,7 @@ DECODE_CFG = config["decode"]
 
 
 wildcard_constraints:
-    model=r"L\d+(-f0\.\d+)?",
+    model=r"((ar|nar|nar-ctc)-)?L\d+(-f0\.\d+)?",
     method="greedy|truncate|beam|length-control",
     target=r"\d+|r0\.\d+",
     beam=r"\d+",
@@ -16,7 +16,8 @@ def target_option(target: str) -> str:
 DECODE_COMMAND = (
     "{NAUS} --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
     "{params.target} --method {wildcards.method} --beam-size {params.beam} "
-    "--batch-size {params.batch} --out {output.summaries} --timing {output.timing} > {log} 2>&1"
+    "--batch-size {params.batch} --batch1-samples {params.batch1} --out {output.summaries} "
+    "--timing {output.timing} > {log} 2>&1"
 )
 DECODE_INPUT = dict(checkpoint=f"{BUILD}/train/{{model}}/best.pt", source=f"{DATA}/test/article.txt")
 
@@ -32,6 +33,7 @@ rule decode:
         target=lambda w: target_option(w.target),
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
+        batch1=DECODE_CFG.get("batch1_samples", 0),
     log:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}.log",
     benchmark:
@@ -56,6 +58,7 @@ rule decode_beam:
         target=lambda w: target_option(w.target),
         beam=lambda w: w.beam,
         batch=DECODE_CFG["batch_size"],
+        batch1=0,
     log:
         f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:

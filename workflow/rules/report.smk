@@ -2,11 +2,14 @@ rule report:
     """Every table and figure the metrics allow, and results/{profile}/README.md."""
     input:
         metrics=metric_files(),
-        histories=expand(f"{BUILD}/train/L{{n}}/history.json", n=config["search"]["lengths"]),
+        histories=expand(f"{BUILD}/train/L{{n}}/history.json", n=config["search"]["lengths"])
+        + expand(f"{BUILD}/train/{{a}}-L{{n}}/history.json", a=ARCHITECTURES, n=ANALYSIS_LENGTHS),
     output:
         readme=f"{RESULTS}/README.md",
         metrics=f"{RESULTS}/metrics.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
+        table4=[report(f"{RESULTS}/tables/table4.md", caption="../report/table4.rst", category="Tables")]
+        if ANALYSIS_LENGTHS else [],
         table6=[report(f"{RESULTS}/tables/table6.md", caption="../report/table6.rst", category="Tables")]
         if config["decode"].get("transfer") else [],
         figures=[
@@ -20,6 +23,7 @@ rule report:
         fractions=" ".join(str(f) for f in config["train"].get("fractions", [])),
         beams=" ".join(str(b) for b in config["decode"].get("beam_sweep", [])),
         transfer=" ".join(f"{m}:{t}" for m, t in config["decode"].get("transfer", [])),
+        analysis=" ".join(str(n) for n in ANALYSIS_LENGTHS),
     log:
         f"logs/{PROFILE}/report.log",
     benchmark:
@@ -29,4 +33,4 @@ rule report:
     threads: 1
     shell:
         "{NAUS} report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
-        "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --out {RESULTS} > {log} 2>&1"
+        "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --analysis {params.analysis} --out {RESULTS} > {log} 2>&1"

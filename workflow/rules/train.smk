@@ -2,10 +2,11 @@ TRAIN_CFG, MODEL_CFG = config["train"], config["model"]
 
 wildcard_constraints:
     fraction=r"0\.\d+",
+    arch="ar|nar|nar-ctc",
 
 
-def train_command(fraction: str) -> str:
-    """The `naus train` call of both training rules; `fraction` < 1 trains on the first part of the pool."""
+def train_command(fraction: str, arch: str = "") -> str:
+    """The `naus train` call of the training rules; `fraction` < 1 trains on the first part of the pool."""
     return (
         "{NAUS} --threads {threads} train --train-source {input.source} --train-target {input.target} "
         "--dev-source {input.dev_source} --dev-target {input.dev_target} --min-count {params.t[min_count]} "
@@ -15,7 +16,7 @@ def train_command(fraction: str) -> str:
         "--warmup {params.t[warmup]} --weight-decay {params.t[weight_decay]} --clip {params.t[clip]} "
         "--smoothing {params.t[smoothing]} --eval-every {params.t[eval_every]} "
         f"--checkpoint-every {{params.t[checkpoint_every]}} --seed {{params.t[seed]}} --fraction {fraction} --resume "
-        "--out {params.out} > {log} 2>&1"
+        f"{f'--arch {arch} ' if arch else ''}--out {{params.out}} > {{log}} 2>&1"
     )
 
 
@@ -76,8 +77,31 @@ rule train_fraction:
         train_command("{wildcards.fraction}")
 
 
+rule train_arch:
+    """Table 4: an AR, vanilla NAR or NAR-CTC encoder-decoder student on the same search output as NAUS."""
+    input:
+        **TRAIN_INPUT,
+    output:
+        best=f"{BUILD}/train/{{arch}}-L{{length}}/best.pt",
+        history=f"{BUILD}/train/{{arch}}-L{{length}}/history.json",
+    params:
+        **TRAIN_PARAMS,
+    log:
+        f"logs/{PROFILE}/train/{{arch}}-L{{length}}.log",
+    benchmark:
+        f"logs/{PROFILE}/benchmark/train/{{arch}}-L{{length}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    threads: workflow.cores
+    resources:
+        gpu=1,
+    shell:
+        train_command("1.0", "{wildcards.arch}")
+
+
 rule stage_train:
     """Every student: one per length and the training-size sweep (a target for `dvc repro`)."""
     input:
         expand(f"{BUILD}/train/L{{n}}/best.pt", n=config["search"]["lengths"]),
         expand(f"{BUILD}/train/L{config['search']['lengths'][0]}-f{{f}}/best.pt", f=TRAIN_CFG.get("fractions", [])),
+        expand(f"{BUILD}/train/{{a}}-L{{n}}/best.pt", a=ARCHITECTURES, n=ANALYSIS_LENGTHS),

@@ -1,7 +1,8 @@
-"""Training throughput: source tokens per second and peak memory at demo and paper model sizes.
+"""Training throughput: source tokens per second and peak memory per architecture and model size.
 
-Random token batches of ~4k tokens (Gigaword-like lengths), full forward + CTC + backward +
-AdamW step. CPU by default; on a CUDA machine both devices are measured.
+Random token batches of ~4k tokens (Gigaword-like lengths, 10-word targets), full forward +
+loss (CTC for NAUS and nar-ctc, cross entropy for ar and nar) + backward + AdamW step.
+CPU by default; on a CUDA machine both devices unless --devices says otherwise.
 Writes results/benchmarks/train.json.
 """
 
@@ -15,7 +16,7 @@ import time
 import torch
 
 from naus.files import write_json
-from naus.model import NAUS, ModelConfig, ctc_loss
+from naus.model import ARCHITECTURES, ModelConfig, build_model
 
 SIZES = {
     "demo": dict(d_model=128, n_heads=4, n_layers=2, d_ff=512),
@@ -24,9 +25,9 @@ SIZES = {
 }
 
 
-def measure(size: str, device: torch.device, vocab: int, steps: int, batch: int, time_len: int) -> dict:
+def measure(size: str, device: torch.device, vocab: int, steps: int, batch: int, time_len: int, arch: str) -> dict:
     torch.manual_seed(0)
-    model = NAUS(ModelConfig(vocab, max_len=256, **SIZES[size])).to(device)
+    model = build_model(ModelConfig(vocab, max_len=256, arch=arch, **SIZES[size])).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(0.9, 0.98), weight_decay=0.01)
     tokens = torch.randint(3, vocab, (batch, time_len), device=device)
     lengths = torch.full((batch,), time_len, device=device)
@@ -37,8 +38,7 @@ def measure(size: str, device: torch.device, vocab: int, steps: int, batch: int,
 
     def step() -> None:
         with autocast:
-            log_probs = model(tokens, lengths)
-        loss, _, _ = ctc_loss(log_probs, lengths, targets)
+            loss, _, _ = model.loss(tokens, lengths, targets)
         optimizer.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 2.0)
@@ -65,17 +65,23 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--time", type=int, default=32, help="source tokens per sample (Gigaword mean ~31)")
+    parser.add_argument("--archs", nargs="+", default=["naus"], choices=sorted(ARCHITECTURES))
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--devices", nargs="+", help="default: cpu, and cuda when there is one")
     parser.add_argument("--out", default="results/benchmarks/train.json")
     args = parser.parse_args()
-    devices = [torch.device("cpu")] + ([torch.device("cuda")] if torch.cuda.is_available() else [])
+    names = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = [torch.device(name) for name in names]
     report = {"batch": f"{args.batch} x {args.time} tokens", "vocab": args.vocab, "cpu_threads": torch.get_num_threads(),
               "cpu_cores": os.cpu_count(), "results": {}}
     for device in devices:
         name = torch.cuda.get_device_name() if device.type == "cuda" else "cpu"
-        for size in SIZES:
-            result = measure(size, device, args.vocab, args.steps, args.batch, args.time)
-            report["results"][f"{size}@{name}"] = result
-            print(size, name, result, flush=True)
+        for size in args.sizes:
+            for arch in args.archs:
+                result = measure(size, device, args.vocab, args.steps, args.batch, args.time, arch)
+                key = f"{size}@{name}" if arch == "naus" else f"{arch}:{size}@{name}"
+                report["results"][key] = result
+                print(arch, size, name, result, flush=True)
     write_json(args.out, report)
 
 

@@ -226,10 +226,25 @@ def cmd_decode(args: argparse.Namespace) -> None:
         write_json(args.timing, report)
 
 
+def _read_index(path: str) -> list[int]:
+    """One 0-based index per line, or one JSON list after `#` comment lines (the DUC2004 release)."""
+    import json
+
+    from naus.files import read_lines
+
+    lines = [x for x in read_lines(path) if x.strip() and not x.startswith("#")]
+    try:
+        if len(lines) == 1 and lines[0].lstrip().startswith("["):
+            return [int(x) for x in json.loads(lines[0])]
+        return [int(x) for x in lines]
+    except ValueError:
+        raise NausError(f"{path}: expected one integer per line or a JSON list of integers") from None
+
+
 def cmd_reorder(args: argparse.Namespace) -> None:
     from naus.files import read_lines, write_lines
 
-    lines, index = read_lines(args.input), [int(x) for x in read_lines(args.index) if x]
+    lines, index = read_lines(args.input), _read_index(args.index)
     if sorted(index) != list(range(len(lines))):
         raise NausError(f"{args.index}: not a permutation of 0..{len(lines) - 1}")
     ordered = [""] * len(lines)
@@ -238,12 +253,23 @@ def cmd_reorder(args: argparse.Namespace) -> None:
     write_lines(args.out, ordered)
 
 
+def cmd_digits(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, read_parallel, write_lines
+    from naus.text import mask_digits, restore_digits
+
+    if args.restore_from:
+        summaries, sources = read_parallel(args.input, args.restore_from)
+        write_lines(args.out, [restore_digits(s, src) for s, src in zip(summaries, sources)])
+    else:
+        write_lines(args.out, [mask_digits(line) for line in read_lines(args.input)])
+
+
 def cmd_report(args: argparse.Namespace) -> None:
     from naus.report import build_report
 
     transfer = [(int(model), target) for model, target in (pair.split(":") for pair in args.transfer)]
     build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile,
-                 args.fractions, args.beams, transfer, args.analysis)
+                 args.fractions, args.beams, transfer, args.analysis, args.duc_length)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -389,9 +415,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     reorder = sub.add_parser("reorder", help="put line k of a file at line index[k] (published outputs)")
     reorder.add_argument("--input", required=True)
-    reorder.add_argument("--index", required=True, help="one 0-based target line per input line")
+    reorder.add_argument("--index", required=True,
+                         help="one 0-based target line per input line, or a JSON list after # comments")
     reorder.add_argument("--out", required=True)
     reorder.set_defaults(func=cmd_reorder)
+
+    digits = sub.add_parser("digits", help="mask digits as # (Gigaword convention), or restore them in summaries")
+    digits.add_argument("--input", required=True)
+    digits.add_argument("--restore-from", help="the unmasked sources, line by line: restore instead of mask")
+    digits.add_argument("--out", required=True)
+    digits.set_defaults(func=cmd_digits)
 
     rep = sub.add_parser("report", help="tables, figures and README of a profile's results")
     rep.add_argument("--profile", required=True)
@@ -401,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--fractions", type=float, nargs="*", default=[], help="training-size sweep (Figure 3)")
     rep.add_argument("--beams", type=_positive, nargs="*", default=[], help="beam-size sweep (Figure 4)")
     rep.add_argument("--transfer", nargs="*", default=[], help="MODEL:TARGET pairs (Table 6), e.g. 8:10 10:r0.5")
+    rep.add_argument("--duc-length", type=_positive, help="Table 3: the DUC2004 student's length")
     rep.add_argument("--analysis", type=_positive, nargs="*", default=[], help="lengths of Table 4's students")
     rep.add_argument("--out", required=True, help="results/{profile}")
     rep.set_defaults(func=cmd_report)

@@ -31,6 +31,11 @@ PAPER_GIGAWORD = {
         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
     ],
 }
+# DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3 (as DESIGN.md quotes it).
+PAPER_DUC = [
+    ("Search teacher †", None, 26.14, 8.03, 22.88, None),
+    ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
+]
 COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", "Time (s/sample)", "Time b=1 (s/sample)", "Speedup"]
 OUR_SYSTEMS = (
     ("NAUS truncate", "truncate"),
@@ -98,6 +103,27 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
         frame.insert(0, "L", length)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True)
+
+
+def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
+    """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
+    duc = metrics / "duc2004"
+    teacher_metrics = read_json(duc / f"search/duc/L{length}.json")
+    seconds = teacher_seconds(build / f"search/duc/L{length}.jsonl")
+    teacher = _metric_row(f"Search teacher, L={length} (ours)", teacher_metrics, seconds, seconds)
+    rows = [_metric_row("Lead, 75 bytes (ours)", read_json(duc / "baseline/duc/lead.json"), None), teacher]
+    for name, method in OUR_SYSTEMS:
+        stem = f"decode/duc/L{length}/{method}-{length}"
+        if (duc / f"{stem}.json").is_file():
+            timing = read_json(build / f"{stem}.timing.json")
+            rows.append(_metric_row(f"{name} (ours)", read_json(duc / f"{stem}.json"), timing["seconds_per_sample"],
+                                    timing.get("batch1_seconds_per_sample")))
+    rows = _finish(rows, teacher)
+    for path in sorted((duc / "published/duc").glob("HC_*.json")):
+        rows += _finish([_metric_row(f"published {path.stem} (rescored)", read_json(path), None)], teacher)
+    paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in PAPER_DUC]
+    rows += _finish(paper, paper[0])
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _display(frame: pd.DataFrame) -> pd.DataFrame:
@@ -303,6 +329,7 @@ def build_report(
     beams: list[int] = (),
     transfer: list[tuple[int, str]] = (),
     analysis: list[int] = (),
+    duc_length: int | None = None,
 ) -> None:
     """Every table and figure the metrics allow, and results/{profile}/README.md linking them."""
     published = {p.stem: p for p in sorted((metrics / "published").glob("HC_*.json"))}
@@ -316,6 +343,9 @@ def build_report(
         ("table2", gigaword_table(metrics, build, lengths, published),
          f"Table 2 ({profile}): test-set ROUGE F1, ΔR over the search teacher, time per sample and speedup over "
          "search. † quoted from the paper (perl ROUGE, their GPU)."),
+        ("table3", duc_table(metrics, build, duc_length) if duc_length else pd.DataFrame(),
+         f"Table 3 ({profile}): DUC2004, ROUGE recall of the output cut to 75 bytes averaged over four references, "
+         f"L={duc_length} teacher and student; ΔR over the teacher. † quoted from the paper (perl ROUGE)."),
         ("table4", architecture_table(metrics, build, list(analysis)),
          f"Table 4 ({profile}): students of four architectures trained on the same search output and vocabulary; "
          "ΔR over the search teacher, time per sample and speedup over search."),

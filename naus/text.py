@@ -37,3 +37,25 @@ def normalize(text: str) -> str:
 def gigaword_line(line: str) -> str:
     """Clean one line of an already-tokenised Rush-format file: `<unk>` becomes `UNK`."""
     return " ".join("UNK" if tok == "<unk>" else tok for tok in line.split())
+
+
+def mask_digits(line: str) -> str:
+    """Digits as `#`, the Gigaword convention the LM and the students were trained in (DUC2004 keeps digits)."""
+    return _DIGIT.sub("#", line)
+
+
+def restore_digits(summary: str, source: str) -> str:
+    """Undo `mask_digits` in a summary: each masked word takes the digits of the next unused source
+    word with the same mask, in order, as the summary's words come from the source."""
+    pool = source.split()
+    used = [False] * len(pool)
+    words = []
+    for word in summary.split():
+        if "#" in word:
+            for i, original in enumerate(pool):
+                if not used[i] and mask_digits(original) == word and original != word:
+                    used[i] = True
+                    word = original
+                    break
+        words.append(word)
+    return " ".join(words)

@@ -24,3 +24,14 @@ def test_cli_reports_bad_input_on_one_line(tmp_path, env):
 def test_cli_rejects_out_of_range_option(tmp_path, env):
     result = run(["naus", "data", "demo", "--out", tmp_path, "--dev-size", "0"], env)
     assert result.returncode == 2 and "--dev-size: must be a positive integer" in result.stderr
+
+
+def test_reorder_reads_the_duc2004_index_list_and_rejects_a_non_permutation(tmp_path, env):
+    lines = write(tmp_path / "out.txt", "c\na\nb\n")
+    index = write(tmp_path / "index.txt", "# comment\n# another\n\n[2, 0, 1]\n")
+    result = run(["naus", "reorder", "--input", lines, "--index", index, "--out", tmp_path / "ordered.txt"], env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "ordered.txt").read_text() == "a\nb\nc\n"
+    bad = write(tmp_path / "bad.txt", "[0, 0, 1]\n")
+    result = run(["naus", "reorder", "--input", lines, "--index", bad, "--out", tmp_path / "x.txt"], env)
+    assert result.returncode == 2 and "not a permutation of 0..2" in result.stderr

@@ -20,7 +20,7 @@ def sentence(rng, length):
 MICRO = """
 profile: micro
 data: {{source: gigaword, data_dir: {data}, pool_article: pool/article.txt, pool_title: pool/title.txt,
-       test_article: test/input.txt, test_title: test/ref.txt, extra_headlines: [extra.txt], duc_dir: null,
+       test_article: test/input.txt, test_title: test/ref.txt, extra_headlines: [extra.txt], duc_dir: duc,
        dev_size: 8, seed: 0}}
 lm: {{order: 2, memory: "5%"}}
 search: {{lengths: [4], shards: 2, pool_limit: 0, fluency: slor, gamma: 0.0, rerank_k: 0, rerank_gamma: 48.0,
@@ -31,6 +31,7 @@ train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.0
 decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
          transfer: [[4, "r0.5"], [4, "3"]], batch1_samples: 2}}
 analysis: {{lengths: [4]}}
+duc: {{length: 4}}
 """
 
 
@@ -46,6 +47,10 @@ def micro(tmp_path_factory):
     write(data / "test/input.txt", "".join(s + "\n" for s in test))
     write(data / "test/ref.txt", "".join(rng.choice(HEADLINES) + "\n" for _ in test))
     write(data / "extra.txt", "".join(h + "\n" for h in HEADLINES * 20))
+    duc = [sentence(rng, rng.randint(6, 14)) + f" in {1990 + i}" for i in range(5)]  # DUC2004 keeps digits
+    write(data / "duc/input.txt", "".join(s + "\n" for s in duc))
+    for i in range(4):
+        write(data / f"duc/task1_ref{i}.txt", "".join(rng.choice(HEADLINES) + f" {1990 + k}\n" for k in range(5)))
     config = write(tmp / "micro.yaml", MICRO.format(data=data))
     return tmp, config
 
@@ -74,6 +79,11 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
         assert (results / f"figures/{figure}.png").is_file(), figure
     transfer = (results / "tables/table6.md").read_text()
     assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
+    duc = (results / "tables/table3.md").read_text()
+    for row in ("Lead, 75 bytes (ours)", "Search teacher, L=4 (ours)", "NAUS length control (ours)"):
+        assert row in duc
+    teacher = (workdir / "build/micro/duc2004/search/duc/L4.txt").read_text().splitlines()
+    assert len(teacher) == 5 and not any("#" in line for line in teacher)
     architectures = (results / "tables/table4.md").read_text()
     for row in ("AR encoder-decoder, beam search", "NAR encoder-decoder, vanilla (L slots)",
                 "NAR encoder-decoder + CTC, length control", "Encoder-only NAUS (CTC), length control"):

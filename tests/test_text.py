@@ -1,4 +1,4 @@
-from naus.text import gigaword_line, normalize
+from naus.text import gigaword_line, mask_digits, normalize, restore_digits
 
 
 def test_normalize_follows_gigaword_convention():
@@ -17,3 +17,12 @@ def test_normalize_maps_typographic_quotes_and_blank_input():
 
 def test_gigaword_line_rewrites_unk():
     assert gigaword_line("the <unk> said  <unk>") == "the UNK said UNK"
+
+
+def test_digits_masked_for_the_models_are_restored_from_the_source_in_order():
+    source = "in 1998 , 12 people and 1,000 more died ; 1999 saw 12"
+    assert mask_digits(source) == "in #### , ## people and #,### more died ; #### saw ##"
+    summary = "#### : ## people , #,### died ; #### ##"
+    assert restore_digits(summary, source) == "1998 : 12 people , 1,000 died ; 1999 12"
+    assert restore_digits("## ## ##", "12") == "12 ## ##"  # no source word left: stays masked
+    assert restore_digits("no digits here", source) == "no digits here"

@@ -51,6 +51,10 @@ if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
         f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
         f"so it must be one of search.lengths {config['search']['lengths']}"
     )
+DUC_LENGTH = config.get("duc", {}).get("length")
+if DUC_LENGTH and not config["data"].get("duc_dir"):
+    raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
+
 # Table 4: each encoder-decoder student and the decoding methods it supports.
 ARCHITECTURES = {"ar": ("greedy", "beam"), "nar": ("greedy",), "nar-ctc": ("truncate", "length-control")}
 
@@ -81,9 +85,23 @@ def systems() -> list[str]:
     return list(dict.fromkeys(systems))
 
 
+def duc_systems() -> list[str]:
+    """Table 3's outputs on DUC2004, as paths under build/{profile}/ without `.txt`."""
+    if not DUC_LENGTH:
+        return []
+    n = DUC_LENGTH
+    systems = ["baseline/duc/lead", f"search/duc/L{n}"]
+    systems += [f"decode/duc/L{n}/{method}-{n}" for method in config["decode"]["methods"]]
+    if config["data"].get("published_dir") and n == 13:
+        systems += [f"published/duc/HC_13_{kind}" for kind in ("truncating", "length_control")]
+    return systems
+
+
 def metric_files() -> list[str]:
     """The metrics every table and figure needs."""
-    return [f"{RESULTS}/metrics/{s}.json" for s in systems()]
+    return [f"{RESULTS}/metrics/{s}.json" for s in systems()] + [
+        f"{RESULTS}/metrics/duc2004/{s}.json" for s in duc_systems()
+    ]
 
 
 def all_targets() -> list[str]:

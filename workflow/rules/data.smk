@@ -2,6 +2,8 @@ DATA_OUTPUTS = {
     "stats": f"{DATA}/stats.json",
     "lm": f"{DATA}/lm.txt",
     **{f"{split}_{side}": f"{DATA}/{split}/{side}.txt" for split in ("pool", "dev", "test") for side in ("article", "title")},
+    **({f"duc_{name}": f"{DATA}/duc2004/{name}.txt" for name in ("input", "ref0", "ref1", "ref2", "ref3")}
+       if config["data"].get("duc_dir") else {}),
 }
 
 

@@ -8,6 +8,8 @@ rule report:
         readme=f"{RESULTS}/README.md",
         metrics=f"{RESULTS}/metrics.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption="../report/table2.rst", category="Tables"),
+        table3=[report(f"{RESULTS}/tables/table3.md", caption="../report/table3.rst", category="Tables")]
+        if DUC_LENGTH else [],
         table4=[report(f"{RESULTS}/tables/table4.md", caption="../report/table4.rst", category="Tables")]
         if ANALYSIS_LENGTHS else [],
         table6=[report(f"{RESULTS}/tables/table6.md", caption="../report/table6.rst", category="Tables")]
@@ -24,6 +26,7 @@ rule report:
         beams=" ".join(str(b) for b in config["decode"].get("beam_sweep", [])),
         transfer=" ".join(f"{m}:{t}" for m, t in config["decode"].get("transfer", [])),
         analysis=" ".join(str(n) for n in ANALYSIS_LENGTHS),
+        duc=f"--duc-length {DUC_LENGTH}" if DUC_LENGTH else "",
     log:
         f"logs/{PROFILE}/report.log",
     benchmark:
@@ -33,4 +36,4 @@ rule report:
     threads: 1
     shell:
         "{NAUS} report --profile {PROFILE} --metrics {RESULTS}/metrics --build {BUILD} --lengths {params.lengths} "
-        "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --analysis {params.analysis} --out {RESULTS} > {log} 2>&1"
+        "--fractions {params.fractions} --beams {params.beams} --transfer {params.transfer} --analysis {params.analysis} {params.duc} --out {RESULTS} > {log} 2>&1"

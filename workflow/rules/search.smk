@@ -7,7 +7,7 @@ SEARCH_PARAMS = {
 
 
 wildcard_constraints:
-    split="pool|dev|test",
+    split="pool|dev|test|duc",
     length=r"\d+",
     shard=r"\d+",
 

@@ -63,3 +63,26 @@ def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
     assert pd.isna(rows.loc["NAR encoder-decoder, vanilla (L slots)", "Time b=1 (s/sample)"])
     readme = (tmp_path / "out/README.md").read_text()
     assert "## Table 4" in readme and "AR encoder-decoder, beam search" in readme
+
+
+def test_table3_reads_duc2004_recall_metrics(tmp_path):
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    duc = m / "duc2004"
+    write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
+    write(duc / "baseline/duc/lead.json", metrics(22.67, 6.62, 19.93, 20.0))
+    write(duc / "search/duc/L13.json", metrics(26.0, 8.0, 23.0, 13.0))
+    write(b / "search/duc/L13.jsonl", json.dumps({"index": 0, "summary": "x", "seconds": 0.5}) + "\n")
+    write(b / "search/test/L10.jsonl", json.dumps({"index": 0, "summary": "x", "seconds": 0.5}) + "\n")
+    write(duc / "decode/duc/L13/length-control-13.json", metrics(26.5, 7.5, 23.0, 12.9))
+    write(b / "decode/duc/L13/length-control-13.timing.json", json.dumps({"seconds_per_sample": 0.005}))
+    write(duc / "published/duc/HC_13_length_control.json", metrics(27.10, 8.11, 23.48))
+
+    build_report(m, b, [10], tmp_path / "out", "fixture", duc_length=13)
+
+    rows = pd.read_csv(tmp_path / "out/tables/table3.csv").set_index("System")
+    assert rows.loc["NAUS length control (ours)", "ΔR"] == 0.0  # (26.5+7.5+23) - (26+8+23)
+    assert rows.loc["NAUS length control (ours)", "Speedup"] == "100×"
+    assert rows.loc["published HC_13_length_control (rescored)", "ΔR"] == 1.69
+    assert rows.loc["NAUS length control †", "ΔR"] == 0.4  # 57.45 - 57.05, the paper's teacher as base
+    assert "## Table 3" in (tmp_path / "out/README.md").read_text()

@@ -75,4 +75,4 @@ rule decode_beam:
 rule stage_decode:
     """Every test-set output of the students that a table or figure needs (a target for `dvc repro`)."""
     input:
-        [f"{BUILD}/{s}.txt" for s in systems() if s.startswith("decode/")],
+        [f"{BUILD}/{s}.txt" for s in systems() + duc_systems() if s.startswith("decode/")],

@@ -97,3 +97,4 @@ rule stage_search:
     """Every search output the later steps need (a target for `dvc repro`)."""
     input:
         expand(f"{SEARCH}/{{split}}/L{{n}}.jsonl", split=["pool", "dev", "test"], n=SEARCH_CFG["lengths"]),
+        expand(f"{SEARCH}/{{split}}/L{{n}}.jsonl", split=["pool", "dev", "duc"], n=[DUC_LENGTH] if DUC_LENGTH else []),

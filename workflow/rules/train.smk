@@ -102,6 +102,6 @@ rule train_arch:
 rule stage_train:
     """Every student: one per length and the training-size sweep (a target for `dvc repro`)."""
     input:
-        expand(f"{BUILD}/train/L{{n}}/best.pt", n=config["search"]["lengths"]),
+        expand(f"{BUILD}/train/L{{n}}/best.pt", n=config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])),
         expand(f"{BUILD}/train/L{config['search']['lengths'][0]}-f{{f}}/best.pt", f=TRAIN_CFG.get("fractions", [])),
         expand(f"{BUILD}/train/{{a}}-L{{n}}/best.pt", a=ARCHITECTURES, n=ANALYSIS_LENGTHS),

@@ -191,6 +191,8 @@ def cmd_train(args: argparse.Namespace) -> None:
 def cmd_decode(args: argparse.Namespace) -> None:
     import json
 
+    import torch
+
     from naus.files import atomic_open, read_lines, write_json
     from naus.summarizer import Summarizer
 
@@ -211,7 +213,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
         timing = summarizer.last_timing
         report = {
             "method": args.method, "beam_size": args.beam_size, "batch_size": args.batch_size,
-            "device": str(summarizer.device), "samples": timing["samples"],
+            "device": str(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
             "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
         }

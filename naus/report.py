@@ -339,16 +339,17 @@ def build_report(
                 f"(about 0.1 below the perl ROUGE-1.5.5 the paper used). Student timing: {device}, batch 64 and "
                 "batch 1 (the first test sentences one at a time), model forward included; search timing: one CPU "
                 "core per shard. Speedup: the teacher's time over the student's at batch 64.\n"]
+    timing = f"Students timed on {device} (batch 64 and batch 1), the teacher on one CPU core per sentence."
     tables = [
         ("table2", gigaword_table(metrics, build, lengths, published),
          f"Table 2 ({profile}): test-set ROUGE F1, ΔR over the search teacher, time per sample and speedup over "
-         "search. † quoted from the paper (perl ROUGE, their GPU)."),
+         f"search. {timing} † quoted from the paper (perl ROUGE, their GPU)."),
         ("table3", duc_table(metrics, build, duc_length) if duc_length else pd.DataFrame(),
          f"Table 3 ({profile}): DUC2004, ROUGE recall of the output cut to 75 bytes averaged over four references, "
-         f"L={duc_length} teacher and student; ΔR over the teacher. † quoted from the paper (perl ROUGE)."),
+         f"L={duc_length} teacher and student; ΔR over the teacher. {timing} † quoted from the paper (perl ROUGE)."),
         ("table4", architecture_table(metrics, build, list(analysis)),
          f"Table 4 ({profile}): students of four architectures trained on the same search output and vocabulary; "
-         "ΔR over the search teacher, time per sample and speedup over search."),
+         f"ΔR over the search teacher, time per sample and speedup over search. {timing}"),
         ("table6", transfer_table(metrics, transfer),
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of the "
          "source; ΔR over the teacher searched for j words where there is one."),
@@ -403,6 +404,8 @@ def build_report(
 
 def _decode_device(build: Path, lengths: list[int]) -> str:
     for length in lengths:
-        for timing in sorted((build / f"decode/test/L{length}").glob("*.timing.json")):
-            return read_json(timing).get("device", "cpu")
+        for path in sorted((build / f"decode/test/L{length}").glob("*.timing.json")):
+            timing = read_json(path)
+            threads = f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing else ""
+            return timing.get("device", "cpu") + threads
     return "cpu"

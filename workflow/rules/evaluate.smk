@@ -66,7 +66,7 @@ if DUC_LENGTH:
         input:
             f"{DATA}/duc2004/input.txt",
         output:
-            f"{DATA}/duc/article.txt",
+            f"{BUILD}/search/duc/source.txt",
         log:
             f"logs/{PROFILE}/duc/article.log",
         benchmark:
@@ -97,7 +97,7 @@ if DUC_LENGTH:
         """DUC2004 summaries of the L={DUC_LENGTH} student, and their timing."""
         input:
             checkpoint=f"{BUILD}/train/{{model}}/best.pt",
-            source=f"{DATA}/duc/article.txt",
+            source=f"{BUILD}/search/duc/source.txt",
         output:
             summaries=f"{BUILD}/decode/duc/{{model}}/{{method}}-{{target}}.txt",
             timing=f"{BUILD}/decode/duc/{{model}}/{{method}}-{{target}}.timing.json",

@@ -14,6 +14,8 @@ wildcard_constraints:
 
 rule search_source:
     """The sentences a split's search covers: the first `pool_limit` of the pool, all of dev and test."""
+    wildcard_constraints:
+        split="pool|dev|test",
     input:
         f"{DATA}/{{split}}/article.txt",
     output:

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
 
 @dataclass
@@ -63,7 +63,8 @@ class NAUS(nn.Module):
         logits = F.linear(x, self.embed.weight)
         return F.log_softmax(logits.float(), dim=-1)
 
-    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
+             smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
 
 
@@ -165,19 +166,20 @@ def _padded(rows: list[list[int]], pad: int, device: torch.device) -> torch.Tens
 class ARStudent(EncoderDecoder):
     """A standard encoder–decoder: p(y_t | y_<t, x), generation stops at end of sequence or L words."""
 
-    def forward(self, tokens, lengths, previous):
+    def forward(self, tokens: Tensor, lengths: Tensor, previous: Tensor) -> Tensor:
         """Teacher-forced log-probabilities [B, U, V] for decoder inputs `previous` [B, U]."""
         memory, padding = self.encode(tokens, lengths)
         return self.decode(self.embed(previous) * self.scale, None, memory, padding, causal=True)
 
-    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
+             smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         ignore = -100
         previous = _padded([[blank] + t for t in targets], blank, tokens.device)
         gold = _padded([t + [blank] for t in targets], ignore, tokens.device)
         return _cross_entropy(self(tokens, lengths, previous), gold, ignore, smoothing), len(targets), 0
 
     @torch.no_grad()
-    def generate(self, tokens, lengths, max_words: list[int], beam_size: int = 1, eos: int = 0,
+    def generate(self, tokens: Tensor, lengths: Tensor, max_words: list[int], beam_size: int = 1, eos: int = 0,
                  banned: tuple[int, ...] = ()) -> list[tuple[list[int], float]]:
         """(words, log-probability) per sample: greedy (beam 1) or beam search, each stopping at ε or L words.
 
@@ -229,12 +231,13 @@ def uniform_copy(embedded: torch.Tensor, lengths: torch.Tensor, slots: torch.Ten
 class NARStudent(EncoderDecoder):
     """Vanilla non-autoregressive encoder–decoder: M decoder slots, one word each, all at once (M = L)."""
 
-    def forward(self, tokens, lengths, slots):
+    def forward(self, tokens: Tensor, lengths: Tensor, slots: Tensor) -> Tensor:
         memory, padding = self.encode(tokens, lengths)
         queries = uniform_copy(self.embed(tokens) * self.scale, lengths, slots)
         return self.decode(queries, _padding(slots, queries.shape[1]), memory, padding)
 
-    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
+             smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         keep = [i for i, t in enumerate(targets) if t]
         if not keep:
             return self.embed.weight.sum() * 0.0, 0, len(targets)
@@ -250,11 +253,12 @@ class NARStudent(EncoderDecoder):
 class NARCTCStudent(EncoderDecoder):
     """Non-autoregressive encoder–decoder with one decoder slot per source token, blank and CTC (as NAUS)."""
 
-    def forward(self, tokens, lengths):
+    def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
         memory, padding = self.encode(tokens, lengths)
         return self.decode(self.embed(tokens) * self.scale, padding, memory, padding)
 
-    def loss(self, tokens, lengths, targets, blank: int = 0, smoothing: float = 0.1) -> tuple[torch.Tensor, int, int]:
+    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
+             smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
 
 

@@ -21,8 +21,8 @@ from naus.train import load_checkpoint, model_from_checkpoint, pick_device
 
 METHODS = ("greedy", "truncate", "beam", "length-control")
 # Per architecture the methods it supports, the default first.
-ARCH_METHODS = {"naus": ("length-control", "truncate", "beam", "greedy"), "nar-ctc": ("length-control", "truncate", "beam", "greedy"),
-                "nar": ("greedy",), "ar": ("beam", "greedy")}
+CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
+ARCH_METHODS = {"naus": CTC_METHODS, "nar-ctc": CTC_METHODS, "nar": ("greedy",), "ar": ("beam", "greedy")}
 
 
 @dataclass

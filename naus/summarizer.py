@@ -1,6 +1,6 @@
 """`Summarizer`: a trained checkpoint plus a decoding method, for headlines from raw text.
 
-CTC students (NAUS, nar-ctc) decode with any of METHODS; the vanilla NAR student fills its L
+CTC students (NAUS, nar-ctc) decode with any of CTC_METHODS; the vanilla NAR student fills its L
 slots at once (`greedy`); the AR student generates left to right (`greedy` or `beam`).
 """
 
@@ -19,7 +19,6 @@ from naus.model import CTC_ARCHITECTURES
 from naus.text import normalize
 from naus.train import load_checkpoint, model_from_checkpoint, pick_device
 
-METHODS = ("greedy", "truncate", "beam", "length-control")
 # Per architecture the methods it supports, the default first.
 CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
 ARCH_METHODS = {"naus": CTC_METHODS, "nar-ctc": CTC_METHODS, "nar": ("greedy",), "ar": ("beam", "greedy")}

@@ -184,7 +184,8 @@ class ARStudent(EncoderDecoder):
         """(words, log-probability) per sample: greedy (beam 1) or beam search, each stopping at ε or L words.
 
         Beams are kept per sample as rows of one batch; a finished beam only extends by ε at no
-        cost, so its score stays fixed while the others run on.
+        cost, so its score stays fixed while the others run on. Each step runs the decoder on the
+        newest word only, attending to the cached layer inputs of the earlier ones.
         """
         batch, device = tokens.shape[0], tokens.device
         memory, padding = self.encode(tokens, lengths)
@@ -195,8 +196,10 @@ class ARStudent(EncoderDecoder):
         scores = torch.zeros(batch, k, device=device)
         scores[:, 1:] = -math.inf  # all beams start equal: keep one until the first expansion
         finished = torch.zeros(batch * k, dtype=torch.bool, device=device)
+        caches = [memory.new_zeros(batch * k, 0, memory.shape[-1]) for _ in self.decoder.layers]
         for step in range(max(max_words)):
-            log_probs = self.decode(self.embed(sequences) * self.scale, None, memory, padding, causal=True)[:, -1]
+            self._check(step + 1)
+            log_probs = self.step(sequences[:, -1], step, caches, memory, padding)
             if banned:
                 log_probs[:, list(banned)] = -math.inf
             done = finished | (step >= limit)
@@ -209,6 +212,7 @@ class ARStudent(EncoderDecoder):
             words = (index % vocab).view(-1)
             finished = done[rows] | (words == eos)
             sequences = torch.cat([sequences[rows], words[:, None]], dim=1)
+            caches = [cache[rows] for cache in caches]
             if bool(finished.all()):
                 break
         best = scores.argmax(dim=-1)
@@ -218,6 +222,19 @@ class ARStudent(EncoderDecoder):
             words = row[: row.index(eos)] if eos in row else row
             out.append((words[: max_words[b]], float(scores[b, best[b]])))
         return out
+
+
+    def step(self, words: Tensor, position: int, caches: list[Tensor], memory: Tensor, padding: Tensor) -> Tensor:
+        """Log-probabilities [N, V] of the word after `words` [N] at `position`, given each decoder
+        layer's inputs at the earlier positions (`caches`, extended in place): equal to the last row
+        of the full causal decoder, at the cost of one position."""
+        x = self.embed(words)[:, None] * self.scale + self.target_positions.weight[position]
+        for i, layer in enumerate(self.decoder.layers):  # post-LN, as nn.TransformerDecoderLayer in eval mode
+            caches[i] = torch.cat([caches[i], x], dim=1)
+            x = layer.norm1(x + layer.self_attn(x, caches[i], caches[i], need_weights=False)[0])
+            x = layer.norm2(x + layer.multihead_attn(x, memory, memory, key_padding_mask=padding, need_weights=False)[0])
+            x = layer.norm3(x + layer.linear2(layer.activation(layer.linear1(x))))
+        return F.log_softmax(F.linear(x[:, 0], self.embed.weight).float(), dim=-1)
 
 
 def uniform_copy(embedded: torch.Tensor, lengths: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:

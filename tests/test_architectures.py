@@ -97,6 +97,20 @@ def test_ar_beam_search_with_a_full_beam_is_exact(seed):
     assert found_score == pytest.approx(score, abs=1e-4)
 
 
+def test_ar_incremental_step_equals_the_full_causal_decoder():
+    torch.manual_seed(1)
+    model = build_model(ModelConfig(7, d_model=16, n_heads=2, n_layers=2, d_ff=32, dropout=0.0, max_len=16, arch="ar"))
+    model.eval()
+    tokens, lengths = torch.tensor([[3, 4, 5, 6, 1], [4, 4, 3, 1, 1]]), torch.tensor([4, 3])
+    previous = torch.tensor([[0, 5, 3, 6], [0, 4, 4, 5]])
+    with torch.no_grad():
+        full = model(tokens, lengths, previous)
+        memory, padding = model.encode(tokens, lengths)
+        caches = [memory.new_zeros(2, 0, 16) for _ in model.decoder.layers]
+        steps = torch.stack([model.step(previous[:, t], t, caches, memory, padding) for t in range(4)], dim=1)
+    assert torch.allclose(steps, full, atol=1e-5)
+
+
 def test_uniform_copy_spreads_slots_over_the_source():
     embedded = torch.arange(6, dtype=torch.float)[None, :, None].repeat(2, 1, 1)  # value = position
     out = uniform_copy(embedded, torch.tensor([6, 3]), torch.tensor([3, 6]))

@@ -29,3 +29,13 @@ def test_gigaword_profile_needs_a_data_dir(env):
     code, out = snakemake(["-n", "--configfile", "config/gigaword-sample.yaml"], env)
     assert code != 0
     assert "data.data_dir" in out and "NAUS_DATA" in out
+
+
+def test_table_lengths_without_search_output_name_the_key(tmp_path, env):
+    text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: check")
+    bad = write(tmp_path / "bad.yaml", text.replace("analysis:\n  lengths: [8, 10]", "analysis:\n  lengths: [8, 12]"))
+    code, out = snakemake(["-n", "--configfile", str(bad)], env)
+    assert code != 0 and "analysis.lengths [8, 12]" in out and "search.lengths [8, 10]" in out
+    duc = write(tmp_path / "duc.yaml", text + "duc:\n  length: 13\n")
+    code, out = snakemake(["-n", "--configfile", str(duc)], env)
+    assert code != 0 and "duc.length 13: Table 3 needs data.duc_dir" in out

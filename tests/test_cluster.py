@@ -8,7 +8,9 @@ import yaml
 from tests.conftest import ROOT, write
 
 PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
-               "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt"]
+               "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt",
+               "duc2004/input.txt"] + [f"duc2004/task1_ref{i}.txt" for i in range(4)]
+GPU_RULES = {"train", "train_fraction", "train_arch", "decode", "decode_beam", "decode_duc"}
 
 
 def job_blocks(output: str) -> list[tuple[str, str]]:
@@ -31,11 +33,11 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     assert result.returncode == 0, out[-3000:]
     blocks = job_blocks(out)
     gpu_jobs = [(rule, text) for rule, text in blocks if "gpu=1" in text]
-    assert {rule for rule, _ in gpu_jobs} == {"train", "train_fraction", "decode", "decode_beam"}
+    assert {rule for rule, _ in gpu_jobs} == GPU_RULES
     for _, text in gpu_jobs:
         assert "gres=gpu:1" in text and "slurm_partition=gpu" in text
     shards = [text for rule, text in blocks if rule == "search_shard"]
-    assert len(shards) == 3 * 3 * 3  # splits x lengths x shards
+    assert len(shards) == (3 * 3 + 1) * 3  # (pool, dev, test x L 8, 10, 13; DUC2004 x L 13) x shards
     for text in shards:
         assert "--threads 1 search" in text and "slurm_partition=cpu" in text and "gpu=1" not in text
 
@@ -47,6 +49,6 @@ def test_every_gpu_rule_has_gpu_settings_in_the_slurm_profile():
         for rule, body in re.findall(r"^\s*rule (\w+):\n(.*?)(?=^\s*rule |\Z)", path.read_text(), flags=re.S | re.M):
             if re.search(r"resources:\s*\n\s*gpu=1", body):
                 declared.add(rule)
-    assert declared == {"train", "train_fraction", "decode", "decode_beam"}
+    assert declared == GPU_RULES
     for rule in declared:
         assert profile["set-resources"][rule]["gres"] == "gpu:1", rule

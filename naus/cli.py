@@ -198,10 +198,9 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
     sentences = read_lines(args.input) if args.input != "-" else sys.stdin.read().splitlines()
-    results = summarizer.summarize(
-        sentences, length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
-        beam_size=args.beam_size, batch_size=args.batch_size, raw=args.raw,
-    )
+    options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
+                   beam_size=args.beam_size, raw=args.raw)
+    results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
     with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
         for result in results:
             if args.jsonl:
@@ -218,10 +217,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
         }
         if args.batch1_samples:
-            summarizer.summarize(
-                sentences[: args.batch1_samples], length=args.length, method=args.method, ratio=args.ratio,
-                min_length=args.min_length, beam_size=args.beam_size, batch_size=1, raw=args.raw,
-            )
+            summarizer.summarize(sentences[: args.batch1_samples], batch_size=1, **options)
             once = summarizer.last_timing
             report.update(batch1_samples=once["samples"],
                           batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1))

@@ -58,10 +58,10 @@ def _decoded_row(name: str, metrics: Path, build: Path, stem: str) -> dict | Non
     return _metric_row(name, read_json(path), timing["seconds_per_sample"], timing.get("batch1_seconds_per_sample"))
 
 
-def _teacher_row(metrics: Path, build: Path, length: int) -> dict:
-    """The search teacher: one sentence at a time, so its batch-1 time is its time."""
-    seconds = teacher_seconds(build / f"search/test/L{length}.jsonl")
-    return _metric_row("Search teacher (ours)", read_json(metrics / f"search/test/L{length}.json"), seconds, seconds)
+def _teacher_row(metrics: Path, build: Path, stem: str, name: str = "Search teacher (ours)") -> dict:
+    """The search teacher (`stem` like search/test/L10): one sentence at a time, so its batch-1 time is its time."""
+    seconds = teacher_seconds(build / f"{stem}.jsonl")
+    return _metric_row(name, read_json(metrics / f"{stem}.json"), seconds, seconds)
 
 
 def _total(row: dict) -> float:
@@ -87,7 +87,7 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     """Table 2: one group of rows per target length."""
     frames = []
     for length in lengths:
-        teacher = _teacher_row(metrics, build, length)
+        teacher = _teacher_row(metrics, build, f"search/test/L{length}")
         ours = [_metric_row(f"Lead-{length} (ours)", read_json(metrics / f"baseline/test/lead-{length}.json"), None), teacher]
         for name, method in OUR_SYSTEMS:
             row = _decoded_row(f"{name} (ours)", metrics, build, f"decode/test/L{length}/{method}-{length}")
@@ -108,16 +108,11 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
 def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
     """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
     duc = metrics / "duc2004"
-    teacher_metrics = read_json(duc / f"search/duc/L{length}.json")
-    seconds = teacher_seconds(build / f"search/duc/L{length}.jsonl")
-    teacher = _metric_row(f"Search teacher, L={length} (ours)", teacher_metrics, seconds, seconds)
+    teacher = _teacher_row(duc, build, f"search/duc/L{length}", f"Search teacher, L={length} (ours)")
     rows = [_metric_row("Lead, 75 bytes (ours)", read_json(duc / "baseline/duc/lead.json"), None), teacher]
     for name, method in OUR_SYSTEMS:
-        stem = f"decode/duc/L{length}/{method}-{length}"
-        if (duc / f"{stem}.json").is_file():
-            timing = read_json(build / f"{stem}.timing.json")
-            rows.append(_metric_row(f"{name} (ours)", read_json(duc / f"{stem}.json"), timing["seconds_per_sample"],
-                                    timing.get("batch1_seconds_per_sample")))
+        row = _decoded_row(f"{name} (ours)", duc, build, f"decode/duc/L{length}/{method}-{length}")
+        rows += [row] if row else []
     rows = _finish(rows, teacher)
     for path in sorted((duc / "published/duc").glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", read_json(path), None)], teacher)
@@ -236,7 +231,7 @@ def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.Dat
     """Table 4: students of different architectures learnt from the same search output, per length."""
     frames = []
     for length in lengths:
-        teacher = _teacher_row(metrics, build, length)
+        teacher = _teacher_row(metrics, build, f"search/test/L{length}")
         rows = [teacher]
         for name, prefix, method in ARCHITECTURE_ROWS:
             row = _decoded_row(name, metrics, build, f"decode/test/{prefix}L{length}/{method}-{length}")

@@ -1,8 +1,8 @@
 """Search speed: the vectorised hill climbing against a plain one-candidate-at-a-time loop.
 
-Both run the same objective (SLOR fluency, no similarity) at the same budget on the same
+Both run the same objective (SLOR fluency, no similarity) at the paper's budget on the same
 Gigaword test sentences, on one core, in one process. The whole teacher (hill climbing plus
-contextual re-ranking of the best K states) is timed too, on all cores.
+re-ranking) is timed by teacher_throughput.py.
 Writes results/benchmarks/search.json.
 
     NAUS_DATA=../shared/data python benchmarks/search_speed.py --lm build/gigaword-sample/lm/lm.bin
@@ -21,7 +21,7 @@ import numpy as np
 
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import HillClimber, SearchConfig, Teacher
+from naus.search import PAPER_BUDGET, HillClimber, SearchConfig
 
 
 def plain_hill_climbing(lm: LanguageModel, words: list[str], length: int, config: SearchConfig, seed: int) -> float:
@@ -55,12 +55,8 @@ def main() -> None:
     parser.add_argument("--data", default=os.environ.get("NAUS_DATA", "../shared/data"))
     parser.add_argument("--sentences", type=int, default=200, help="sentences for the vectorised search")
     parser.add_argument("--plain-sentences", type=int, default=10, help="sentences for the slow reference")
-    parser.add_argument("--teacher-sentences", type=int, default=200)
-    parser.add_argument("--rerank-k", type=int, default=50)
     parser.add_argument("--out", default="results/benchmarks/search.json")
     args = parser.parse_args()
-
-    import torch
 
     sources = read_lines(Path(args.data) / "gigaword/test/input.txt")
     sample = random.Random(0).sample(range(len(sources)), args.sentences)
@@ -71,9 +67,8 @@ def main() -> None:
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
         "lengths": {},
     }
-    torch.set_num_threads(1)
     for length in (8, 10):
-        config = SearchConfig(length=length, rerank_k=0)
+        config = SearchConfig(length=length, rerank_k=0, steps_coef=PAPER_BUDGET[0], restarts_coef=PAPER_BUDGET[1])
         climber = HillClimber(lm, config)
         start = time.perf_counter()
         scorings = sum(climber.search(i, sources[i].split()).scorings for i in sample)
@@ -97,23 +92,6 @@ def main() -> None:
         }
         print(length, report["lengths"][str(length)], flush=True)
 
-    torch.set_num_threads(os.cpu_count() or 1)
-    from naus.similarity import ContextualEmbedder
-
-    embedder = ContextualEmbedder()
-    items = [(i, sources[i]) for i in sample[: args.teacher_sentences]]
-    for length in (8, 10):
-        teacher = Teacher(lm, SearchConfig(length=length, rerank_k=args.rerank_k), contextual=embedder)
-        teacher.summarize(items[:8])  # warm-up
-        start = time.perf_counter()
-        for k in range(0, len(items), 64):
-            teacher.summarize(items[k : k + 64])
-        seconds = (time.perf_counter() - start) / len(items)
-        report["lengths"][str(length)].update(
-            {"whole_teacher_s_per_sentence_all_cores": round(seconds, 4), "rerank_k": args.rerank_k,
-             "teacher_device": embedder.device}
-        )
-        print(length, "teacher", round(seconds, 4), flush=True)
     write_json(args.out, report)
 
 

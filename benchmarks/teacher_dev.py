@@ -3,7 +3,8 @@
 Fluency (`perplexity`, the paper's 1/PPL, or `slor`) × similarity (none; `static`: idf-weighted
 per-word MiniLM vectors inside the hill climbing, γ = 12 as Schumann et al.; `contextual`:
 re-ranking the K best distinct states with whole-sentence MiniLM embeddings, γ_r tuned here).
-Writes results/benchmarks/teacher_dev.json; the pipeline's defaults come from its best row.
+Writes results/benchmarks/teacher_dev.json; the pipeline's fluency and γ_r come from its best row
+(K, the budget and the embedder from teacher_throughput.py).
 
     python benchmarks/teacher_dev.py --lm build/gigaword-sample/lm/lm.bin \
         --dev build/gigaword-sample/data/dev --headlines build/gigaword-sample/data/lm.txt
@@ -22,7 +23,7 @@ import numpy as np
 from naus.evaluate import lead, rouge
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import HillClimber, SearchConfig, fluency_score
+from naus.search import PAPER_BUDGET, HillClimber, SearchConfig, fluency_score
 from naus.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
 
 
@@ -59,7 +60,10 @@ def main() -> None:
     record(f"lead-{args.length}", lead(articles, args.length), 0.0)
     for fluency in ("perplexity", "slor"):
         for gamma in (0.0, 12.0):
-            config = SearchConfig(length=args.length, fluency=fluency, gamma=gamma, rerank_k=0)
+            config = SearchConfig(
+                length=args.length, fluency=fluency, gamma=gamma, rerank_k=0,
+                steps_coef=PAPER_BUDGET[0], restarts_coef=PAPER_BUDGET[1],
+            )
             climber = HillClimber(lm, config, static)
             start = time.perf_counter()
             found = [climber.search(i, a.split(), keep=args.rerank_k) for i, a in enumerate(articles)]

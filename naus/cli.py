@@ -79,6 +79,13 @@ def cmd_embed_static(args: argparse.Namespace) -> None:
     print(f"static table: {count} words -> {args.out}")
 
 
+def cmd_export_onnx(args: argparse.Namespace) -> None:
+    from naus.similarity import export_onnx
+
+    export_onnx(args.out, quantize=not args.fp32)
+    print(f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
+
+
 def _shard(value: str) -> tuple[int, int]:
     try:
         shard, shards = (int(x) for x in value.split("/"))
@@ -100,7 +107,8 @@ def cmd_search(args: argparse.Namespace) -> None:
     config = SearchConfig(
         length=None if args.ratio else args.length, ratio=args.ratio, min_length=args.min_length,
         steps_coef=args.steps_coef, restarts_coef=args.restarts_coef, fluency=args.fluency,
-        gamma=args.gamma, rerank_k=args.rerank_k, rerank_gamma=args.rerank_gamma, seed=args.seed,
+        gamma=args.gamma, rerank_k=args.rerank_k, rerank_exact=args.rerank_exact, rerank_gamma=args.rerank_gamma,
+        seed=args.seed,
     )
     sources = read_lines(args.input)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -112,7 +120,7 @@ def cmd_search(args: argparse.Namespace) -> None:
         LanguageModel(args.lm),
         config,
         static=StaticEmbedder(args.static) if args.static else None,
-        contextual=ContextualEmbedder(args.device) if args.rerank_k > 0 else None,
+        contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
     )
     progress = Progress(f"search {args.input} shard {args.shard[0]}/{args.shard[1]}", len(todo), "sentences", log)
     empty = 0
@@ -271,6 +279,8 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from naus.search import FLUENCIES, SearchConfig  # numpy only: the defaults live in SearchConfig
+
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
@@ -321,24 +331,39 @@ def build_parser() -> argparse.ArgumentParser:
     emb.add_argument("--out", required=True)
     emb.set_defaults(func=cmd_embed_static)
 
+    onnx = sub.add_parser("export-onnx", help="MiniLM as an ONNX model for the search's re-ranking (from the shipped weights)")
+    onnx.add_argument("--fp32", action="store_true", help="keep fp32 weights (default: int8, about three times faster)")
+    onnx.add_argument("--out", required=True)
+    onnx.set_defaults(func=cmd_export_onnx)
+
     search = sub.add_parser("search", help="the search teacher over (a shard of) a file of sentences")
     search.add_argument("--input", required=True)
     search.add_argument("--lm", required=True)
     target = search.add_mutually_exclusive_group(required=True)
     target.add_argument("--length", type=_positive, help="summary length L in words")
     target.add_argument("--ratio", type=float, help="L = floor(ratio * source length)")
-    search.add_argument("--min-length", type=_positive, default=1)
-    search.add_argument("--fluency", choices=["slor", "perplexity"], default="slor")
-    search.add_argument("--gamma", type=float, default=0.0, help="static similarity exponent in hill climbing")
+    search.add_argument("--min-length", type=_positive, default=SearchConfig.min_length)
+    search.add_argument("--fluency", choices=FLUENCIES, default=SearchConfig.fluency)
+    search.add_argument("--gamma", type=float, default=SearchConfig.gamma, help="static similarity exponent in hill climbing")
     search.add_argument("--static", help="static embedding table (needed when --gamma > 0)")
-    search.add_argument("--rerank-k", type=_non_negative, default=50, help="0: the paper's one-stage search")
-    search.add_argument("--rerank-gamma", type=float, default=48.0)
-    search.add_argument("--steps-coef", type=float, default=0.1)
-    search.add_argument("--restarts-coef", type=float, default=0.035)
-    search.add_argument("--seed", type=int, default=0)
+    search.add_argument(
+        "--rerank-k", type=_non_negative, default=SearchConfig.rerank_k,
+        help="distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage search)",
+    )
+    search.add_argument(
+        "--rerank-exact", type=_non_negative, default=SearchConfig.rerank_exact,
+        help="of those, the states the in-context estimate ranks best, encoded on their own for the choice (0: all)",
+    )
+    search.add_argument("--rerank-gamma", type=float, default=SearchConfig.rerank_gamma)
+    search.add_argument("--steps-coef", type=float, default=SearchConfig.steps_coef)
+    search.add_argument("--restarts-coef", type=float, default=SearchConfig.restarts_coef)
+    search.add_argument(
+        "--onnx", help="run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch",
+    )
+    search.add_argument("--seed", type=int, default=SearchConfig.seed)
     search.add_argument("--shard", type=_shard, default=(0, 1), help="i/n: the i-th of n contiguous blocks")
     search.add_argument("--limit", type=_non_negative, default=0, help="only the first N sentences (0: all)")
-    search.add_argument("--batch", type=_positive, default=64, help="sentences per re-ranking batch")
+    search.add_argument("--batch", type=_positive, default=64, help="sentences per flush of the output and progress line")
     search.add_argument("--device")
     search.add_argument("--out", required=True)
     search.set_defaults(func=cmd_search)

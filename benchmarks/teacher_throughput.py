@@ -1,0 +1,219 @@
+"""Teacher throughput: where the two-stage teacher's time goes, and faster settings at the same quality.
+
+Every configuration runs the whole teacher (`naus.search.Teacher`: hill climbing, then
+re-ranking) on the same dev sentences as the pipeline runs it: two one-thread workers, each on
+half of the sentences, so `s_per_sentence_2cores` is the wall time of both halves over the
+number of sentences. Dev ROUGE is against the dev titles (never the test set). The first row
+is today's default (`reference`: fp32 MiniLM, K = 50 states all encoded, the full budget);
+`chosen` is the new default; `speedup` is reference time / chosen time, from this one run.
+A profile of both on one core breaks each sentence's time into its parts.
+Writes results/benchmarks/teacher.json.
+
+    python benchmarks/teacher_throughput.py --lm build/gigaword-sample/lm/lm.bin \
+        --dev build/gigaword-sample/data/dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from naus.evaluate import rouge
+from naus.files import read_lines, write_json
+from naus.search import PAPER_BUDGET, SearchConfig
+
+REFERENCE = {"rerank_k": 50, "rerank_exact": 0, "budget": 1.0, "backend": "torch"}
+CHOSEN = {"rerank_k": 200, "rerank_exact": 10, "budget": 0.25, "backend": "onnx-int8"}
+CONFIG_KEYS = {
+    "rerank_k": "distinct hill-climbing states re-ranked with MiniLM",
+    "rerank_exact": "states encoded on their own, the best by the in-context estimate (0: all K)",
+    "budget": f"hill-climbing steps and restarts as a multiple of the paper's ({PAPER_BUDGET} x S x L^2)",
+    "backend": "MiniLM in PyTorch fp32, or in ONNX Runtime with fp32 or int8 weights",
+}
+# The curves: K with every state encoded (today's method), MiniLM in ONNX Runtime (fp32, int8),
+# the in-context estimate choosing which states to encode, and the hill-climbing budget.
+CURVES = (
+    [{**REFERENCE, "rerank_k": k} for k in (5, 10, 20)]
+    + [{**REFERENCE, "backend": b} for b in ("onnx-fp32", "onnx-int8")]
+    + [{**CHOSEN, "rerank_k": k, "rerank_exact": m} for k in (50, 100, 200, 400) for m in (5, 10, 20)]
+    + [{**CHOSEN, "budget": b} for b in (0.1, 0.5, 1.0)]
+)
+BACKENDS = {"torch": None, "onnx-fp32": False, "onnx-int8": True}  # name: quantize
+
+
+def search_config(config: dict, length: int) -> SearchConfig:
+    return SearchConfig(
+        length=length, rerank_k=config["rerank_k"], rerank_exact=config["rerank_exact"],
+        steps_coef=PAPER_BUDGET[0] * config["budget"], restarts_coef=PAPER_BUDGET[1] * config["budget"],
+    )
+
+
+_WORKER: dict = {}
+
+
+def embedders(onnx_dir: Path) -> dict:
+    """One embedder per backend, on the threads torch has (one in a worker)."""
+    from naus.similarity import ContextualEmbedder
+
+    return {name: ContextualEmbedder("cpu", onnx=None if quantize is None else onnx_dir / f"{name}.onnx")
+            for name, quantize in BACKENDS.items()}
+
+
+def _init_worker(lm_path: str, onnx_dir: Path) -> None:
+    import torch
+
+    from naus.lm import LanguageModel
+
+    torch.set_num_threads(1)
+    _WORKER["lm"] = LanguageModel(lm_path)
+    _WORKER["embedders"] = embedders(onnx_dir)
+
+
+def _run(task: tuple[dict, int, list[tuple[int, str]]]) -> list[str]:
+    from naus.search import Teacher
+
+    config, length, items = task
+    embedder = _WORKER["embedders"][config["backend"]]
+    teacher = Teacher(_WORKER["lm"], search_config(config, length), contextual=embedder)
+    return [summary.summary for summary in teacher.summarize(items)]
+
+
+class TimedEmbedder:
+    """The embedder with the time of each call kept, for the profile."""
+
+    def __init__(self, embedder, seconds: dict):
+        self.embedder, self.seconds = embedder, seconds
+
+    def source_context(self, words):
+        tick = time.perf_counter()
+        tokens = self.embedder.tokenizer([words], is_split_into_words=True, truncation=True)
+        self.seconds["tokenize"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        try:
+            return self.embedder.source_context(words)
+        finally:
+            self.seconds["MiniLM on the source"] += time.perf_counter() - tick
+            self.seconds["tokens: source"] += len(tokens["input_ids"][0])
+
+    def encode_group(self, sentences):
+        tick = time.perf_counter()
+        tokens = self.embedder.tokenizer(sentences, truncation=True)
+        self.seconds["tokenize"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        try:
+            return self.embedder.encode_group(sentences)
+        finally:
+            self.seconds["MiniLM on the states re-encoded"] += time.perf_counter() - tick
+            self.seconds["tokens: states re-encoded"] += sum(len(t) for t in tokens["input_ids"])
+            self.seconds["states re-encoded"] += len(sentences)
+
+
+def profile(lm_path: str, embedder, config: dict, length: int, items: list[tuple[int, str]]) -> dict:
+    """Seconds per sentence of each part on one core; the tokenizer is run again outside the model's time."""
+    from naus.lm import LanguageModel
+    from naus.search import Teacher
+
+    seconds: dict = defaultdict(float)
+    teacher = Teacher(LanguageModel(lm_path), search_config(config, length), contextual=TimedEmbedder(embedder, seconds))
+    climb = teacher.climber.search
+
+    def timed_climb(*args, **kwargs):
+        tick = time.perf_counter()
+        try:
+            return climb(*args, **kwargs)
+        finally:
+            seconds["hill climbing (stage 1)"] += time.perf_counter() - tick
+
+    teacher.climber.search = timed_climb
+    teacher.summarize(items[:5])  # warm-up
+    seconds.clear()
+    start = time.perf_counter()
+    teacher.summarize(items)
+    total = time.perf_counter() - start
+    counts = {k: seconds.pop(k) for k in list(seconds) if k.startswith(("tokens", "states"))}
+    tokenize = seconds.pop("tokenize")
+    parts = {k: v / len(items) for k, v in seconds.items()}
+    parts["the rest (estimate, bookkeeping, Python)"] = total / len(items) - sum(parts.values())
+    parts["of which tokenizing (measured apart)"] = tokenize / len(items)
+    out = {k: round(v, 5) for k, v in parts.items()}
+    out["total_s_per_sentence_one_core"] = round(total / len(items), 4)
+    out.update({f"{k} per sentence": round(v / len(items), 1) for k, v in counts.items()})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lm", required=True)
+    parser.add_argument("--dev", required=True, help="directory with article.txt and title.txt")
+    parser.add_argument("--length", type=int, default=10)
+    parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--profile-sentences", type=int, default=100)
+    parser.add_argument("--out", default="results/benchmarks/teacher.json")
+    args = parser.parse_args()
+
+    import tempfile
+
+    import torch
+
+    from naus.similarity import export_onnx
+
+    onnx_dir = Path(tempfile.mkdtemp(prefix="naus-onnx-"))
+    export_seconds = {}
+    for name, quantize in BACKENDS.items():
+        if quantize is not None:
+            tick = time.perf_counter()
+            export_onnx(onnx_dir / f"{name}.onnx", quantize=quantize)
+            export_seconds[name] = round(time.perf_counter() - tick, 1)
+    torch.set_num_threads(1)
+    one_core = embedders(onnx_dir)
+    articles = read_lines(Path(args.dev) / "article.txt")[: args.sentences]
+    titles = read_lines(Path(args.dev) / "title.txt")[: args.sentences]
+    items = list(enumerate(articles))
+    halves = [items[: len(items) // 2], items[len(items) // 2 :]]
+    report = {
+        "data": f"dev split of the gigaword-sample profile, first {len(items)} pairs, L = {args.length}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores; two one-thread workers, torch CPU",
+        "method": "whole teacher per configuration, wall time of two workers on half the sentences each",
+        "config_keys": CONFIG_KEYS,
+        "onnx_export_seconds": export_seconds,
+        "profile": {
+            name: profile(args.lm, one_core[config["backend"]], config, args.length, items[: args.profile_sentences])
+            for name, config in (("reference", REFERENCE), ("chosen", CHOSEN))
+        },
+        "configs": [],
+    }
+    print(report["profile"], flush=True)
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(2, initializer=_init_worker, initargs=(args.lm, onnx_dir)) as pool:
+        pool.map(_run, [(REFERENCE, args.length, half[:5]) for half in halves], chunksize=1)  # warm-up
+        for config in [REFERENCE, CHOSEN] + [c for c in CURVES if c not in (REFERENCE, CHOSEN)]:
+            start = time.perf_counter()
+            summaries = [s for part in pool.map(_run, [(config, args.length, h) for h in halves], chunksize=1) for s in part]
+            seconds = (time.perf_counter() - start) / len(items)
+            scores = rouge(summaries, [titles])
+            row = {
+                "config": config,
+                "dev_rouge": {"r1": scores["rouge1"], "r2": scores["rouge2"], "rl": scores["rougeL"]},
+                "dev_rouge_total": round(scores["rouge1"] + scores["rouge2"] + scores["rougeL"], 2),
+                "s_per_sentence_2cores": round(seconds, 4),
+            }
+            report["configs"].append(row)
+            print(row, flush=True)
+    rows = {tuple(sorted(r["config"].items())): r for r in report["configs"]}
+    report["reference"] = rows[tuple(sorted(REFERENCE.items()))]
+    report["chosen"] = rows[tuple(sorted(CHOSEN.items()))]
+    report["speedup"] = round(report["reference"]["s_per_sentence_2cores"] / report["chosen"]["s_per_sentence_2cores"], 2)
+    report["dev_rouge_total_change"] = round(report["chosen"]["dev_rouge_total"] - report["reference"]["dev_rouge_total"], 2)
+    print("speedup", report["speedup"], "quality change", report["dev_rouge_total_change"])
+    write_json(args.out, report)
+
+
+if __name__ == "__main__":
+    main()

@@ -26,8 +26,6 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 from naus.evaluate import rouge
 from naus.files import read_lines, write_json
 from naus.search import PAPER_BUDGET, SearchConfig

@@ -96,28 +96,30 @@ class TimedEmbedder:
     def __init__(self, embedder, seconds: dict):
         self.embedder, self.seconds = embedder, seconds
 
-    def source_context(self, words):
+    def _timed(self, part: str, tokenize, call):
+        """Time the tokenizer alone (`tokenize`), then the embedder's whole `call`, under `part`."""
         tick = time.perf_counter()
-        tokens = self.embedder.tokenizer([words], is_split_into_words=True, truncation=True)
+        tokens = tokenize()["input_ids"]
         self.seconds["tokenize"] += time.perf_counter() - tick
+        self.seconds[f"tokens: {part}"] += sum(len(t) for t in tokens)
         tick = time.perf_counter()
         try:
-            return self.embedder.source_context(words)
+            return call()
         finally:
-            self.seconds["MiniLM on the source"] += time.perf_counter() - tick
-            self.seconds["tokens: source"] += len(tokens["input_ids"][0])
+            self.seconds[f"MiniLM on the {part}"] += time.perf_counter() - tick
+
+    def source_context(self, words):
+        return self._timed(
+            "source", lambda: self.embedder.tokenizer([words], is_split_into_words=True, truncation=True),
+            lambda: self.embedder.source_context(words),
+        )
 
     def encode_group(self, sentences):
-        tick = time.perf_counter()
-        tokens = self.embedder.tokenizer(sentences, truncation=True)
-        self.seconds["tokenize"] += time.perf_counter() - tick
-        tick = time.perf_counter()
-        try:
-            return self.embedder.encode_group(sentences)
-        finally:
-            self.seconds["MiniLM on the states re-encoded"] += time.perf_counter() - tick
-            self.seconds["tokens: states re-encoded"] += sum(len(t) for t in tokens["input_ids"])
-            self.seconds["states re-encoded"] += len(sentences)
+        self.seconds["states re-encoded"] += len(sentences)
+        return self._timed(
+            "states re-encoded", lambda: self.embedder.tokenizer(sentences, truncation=True),
+            lambda: self.embedder.encode_group(sentences),
+        )
 
 
 def profile(lm_path: str, embedder, config: dict, length: int, items: list[tuple[int, str]]) -> dict:

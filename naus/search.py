@@ -85,8 +85,11 @@ class Candidates:
     static_sims: np.ndarray | None  # (cos+1)/2 with the static embedder, when used
     scorings: int
 
+    def text(self, k: int) -> str:
+        return " ".join(self.words[p] for p in self.positions[k])
+
     def texts(self) -> list[str]:
-        return [" ".join(self.words[p] for p in row) for row in self.positions]
+        return [self.text(k) for k in range(len(self.positions))]
 
 
 class HillClimber:
@@ -247,8 +250,7 @@ class Teacher:
             np.put_along_axis(masks, cands.positions, True, axis=1)
             estimate = (context.similarity().cosine(masks) + 1.0) / 2.0
             chosen = _top_k(fluency + gamma * np.log(np.maximum(estimate, 1e-12)), self.config.rerank_exact)
-        texts = cands.texts()
-        vectors = self.contextual.encode_group([texts[k] for k in chosen])
+        vectors = self.contextual.encode_group([cands.text(k) for k in chosen])
         sim = (vectors.astype(np.float64) @ context.vector + 1.0) / 2.0
         final = fluency[chosen] + gamma * np.log(np.maximum(sim, 1e-12))
         best = int(_top_k(final, 1)[0])
@@ -262,7 +264,7 @@ class Teacher:
             sim = None if cands.static_sims is None else cands.static_sims[best]
         return Summary(
             index=index,
-            summary=cands.texts()[best] if cands.words else "",
+            summary=cands.text(best) if cands.words else "",
             score=float(score),
             f_lm=math.exp(cands.log_probs[best] / (length + 1)),
             slor=float(cands.slors[best]),

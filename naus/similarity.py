@@ -249,9 +249,7 @@ class StaticEmbedder:
         return out
 
     def encode(self, sentences: list[str]) -> np.ndarray:
-        vecs = np.stack([self.word_vectors(s.split()).sum(axis=0) for s in sentences])
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        return vecs / np.where(norms > 0, norms, 1.0)
+        return _unit(np.stack([self.word_vectors(s.split()).sum(axis=0) for s in sentences]))
 
 
 class SubsetSimilarity:

@@ -7,6 +7,7 @@ import pytest
 from naus import NausError
 from naus.lm import LanguageModel, train_lm
 from naus.search import HillClimber, SearchConfig, Teacher, shard_range
+from naus.similarity import StaticEmbedder
 from naus.shards import ResumableOutput, merge_shards, read_records
 from tests.conftest import write
 from tests.lmfixture import headline_corpus
@@ -75,6 +76,36 @@ def test_output_is_an_l_word_subsequence_and_hill_climbing_never_lowers_a_score(
     assert found.scorings == (steps + 1) * restarts
     trace = np.stack(climber.trace)
     assert (np.diff(trace, axis=0) >= 0).all(), "an accepted step lowered a restart's score"
+
+
+@pytest.mark.parametrize("fluency", ["slor", "perplexity"])
+def test_compiled_climb_equals_the_array_version_to_the_bit(lm3, fluency):
+    config = SearchConfig(length=5, fluency=fluency, rerank_k=0)
+    compiled, arrays = HillClimber(lm3, config, trace=True), HillClimber(lm3, config, trace=True, compiled=False)
+    long_source = " ".join([SOURCES[0], SOURCES[1], SOURCES[5], SOURCES[2]]).split()  # 66 words: two key words
+    for index, words in enumerate([SOURCES[0].split(), SOURCES[5].split(), long_source, ["the"] * 12]):
+        found, expected = compiled.search(index, words, keep=30), arrays.search(index, words, keep=30)
+        for field in ("positions", "scores", "log_probs", "slors"):
+            np.testing.assert_array_equal(getattr(found, field), getattr(expected, field))
+        assert found.scorings == expected.scorings
+    assert len(compiled.trace) == len(arrays.trace)
+    for got, expected in zip(compiled.trace, arrays.trace):
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_compiled_climb_with_static_similarity(lm3, tmp_path):
+    words = SOURCES[0].split()
+    vocab = sorted(set(words))
+    rng = np.random.default_rng(0)
+    np.savez(tmp_path / "static.npz", words=np.array(vocab), vectors=rng.standard_normal((len(vocab), 8)),
+             idf=rng.uniform(1, 3, len(vocab)))
+    static = StaticEmbedder(tmp_path / "static.npz")
+    config = SearchConfig(length=6, gamma=2.0, rerank_k=0)
+    found = HillClimber(lm3, config, static).search(1, words, keep=20)
+    expected = HillClimber(lm3, config, static, compiled=False).search(1, words, keep=20)
+    np.testing.assert_array_equal(found.positions, expected.positions)
+    np.testing.assert_allclose(found.scores, expected.scores, rtol=1e-12)
+    np.testing.assert_allclose(found.static_sims, expected.static_sims, rtol=1e-12)
 
 
 def test_teacher_summaries_and_edge_cases(lm3):

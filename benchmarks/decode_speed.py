@@ -1,10 +1,21 @@
-"""Decoding speed end to end (model forward included): truncation vs length control vs beam.
+"""Decoding speed: the compiled decoders against their references and the authors' decoder.
 
-Runs a trained checkpoint on Gigaword test sources (their real lengths), per-sample latency at
-batch 1 and throughput at batch 64, on the CPU unless --device says otherwise.
+Two parts, one run, one machine:
+
+* `kernels`: identical seeded random log-probabilities (16 samples, T = 32, V = 30,000, B = 6,
+  L = 10), one sample at a time on one CPU thread: the authors' released length-control decoder
+  (Liu, Huang & Mou 2022; `CTCScopeSearchLengthControlDecoder`, read at run time from a snapshot
+  of github.com/MANGA-UOFA/NAUS given by --authors-repo, with its defaults: scope 3, max
+  marginalisation), our compiled length control, our tensor version (the previous code), greedy,
+  and CTC prefix beam search compiled and in Python dictionaries (the previous code).
+* `end_to_end`: a trained checkpoint on Gigaword test sources (their real lengths), model forward
+  included, per-sample time at batch 1 and at batch 64 for truncation, length control and beam
+  search, with the previous decoders in the same run.
+
 Writes results/benchmarks/decode.json.
 
-    NAUS_DATA=../shared/data python benchmarks/decode_speed.py --checkpoint build/gigaword-sample/train/L10/best.pt
+    NAUS_DATA=../shared/data python benchmarks/decode_speed.py \
+        --checkpoint build/gigaword-sample/train/L10/best.pt --authors-repo /path/to/MANGA-UOFA+NAUS/repo
 """
 
 from __future__ import annotations
@@ -12,63 +23,164 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
+import types
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
 
+from naus import decoding, summarizer as summarizer_module
 from naus.files import read_lines, write_json
 from naus.summarizer import Summarizer
 
+AUTHORS_FILES = ("decoding_algorithms/ctc_decoder_base.py", "decoding_algorithms/ctc_scope_search_length_control.py")
 
-def timed(summarizer: Summarizer, sources: list[str], method: str, batch: int, length: int, beam: int) -> float:
+
+def authors_decoder(repo: str, length: int, beam: int):
+    """Their length-control decoder from a git snapshot (a bare repository or a checkout), with a
+    stand-in for the one fairseq class it imports (the dictionary: blank 4 and pad 1, as theirs)."""
+    root = Path(tempfile.mkdtemp(prefix="naus-authors-"))
+    for name in AUTHORS_FILES:
+        text = subprocess.run(["git", "-C", repo, "show", f"HEAD:{name}"], check=True, capture_output=True, text=True)
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text.stdout)
+    (root / "decoding_algorithms/__init__.py").write_text("")
+
+    class Dictionary:
+        def blank(self):
+            return 4
+
+        def pad(self):
+            return 1
+
+    fairseq = types.ModuleType("fairseq.data.ctc_dictionary")
+    fairseq.CTCDictionary = Dictionary
+    for name in ("fairseq", "fairseq.data"):
+        sys.modules.setdefault(name, types.ModuleType(name))
+    sys.modules["fairseq.data.ctc_dictionary"] = fairseq
+    sys.path.insert(0, str(root))
+    from decoding_algorithms.ctc_scope_search_length_control import CTCScopeSearchLengthControlDecoder
+
+    parameters = {"force_length": True, "desired_length": length, "use_length_ratio": False, "k": beam,
+                  "beam_size": beam, "scope": 3, "marg_criteria": "max", "truncate_summary": False}
+    return CTCScopeSearchLengthControlDecoder(Dictionary(), parameters)
+
+
+def per_sample(function, samples: list) -> float:
+    """Seconds per sample, after one warm-up call (compilation, caches)."""
+    function(samples[0])
     start = time.perf_counter()
-    summarizer.summarize(sources, length=length, method=method, beam_size=beam, batch_size=batch, raw=False)
-    return (time.perf_counter() - start) / len(sources)
+    for sample in samples:
+        function(sample)
+    return (time.perf_counter() - start) / len(samples)
+
+
+def kernels(args) -> dict:
+    gen = torch.Generator().manual_seed(0)
+    samples = [(torch.randn(32, 30_000, generator=gen) * 3).log_softmax(-1) for _ in range(16)]
+    length, beam, blank = args.length, args.beam_size, 4
+    one = torch.tensor([32])
+    ours = {
+        "greedy + truncate": lambda lp: decoding.truncate(decoding.greedy(lp, blank), length),
+        "length control, compiled": lambda lp: decoding.length_control(lp, length, beam, blank),
+        "length control, tensors (previous)": lambda lp: decoding.length_control_tensors(
+            lp[None], one, [length], beam, blank)[0],
+        "beam search, compiled": lambda lp: decoding.ctc_beam_search(lp, beam, blank),
+        "beam search, Python (previous)": lambda lp: decoding.ctc_beam_search_python(lp, beam, blank),
+    }
+    times = {name: per_sample(function, samples) for name, function in ours.items()}
+    report = {"data": "16 seeded random log-softmax samples, T = 32, V = 30,000, one at a time, one thread",
+              "length": length, "beam_size": beam, "seconds_per_sample": {}}
+    if args.authors_repo:
+        theirs = authors_decoder(args.authors_repo, length, beam)
+        times["length control, authors"] = per_sample(lambda lp: theirs.decode(lp[None], one), samples)
+        summaries = [theirs.decode(lp[None], one)[0] for lp in samples[:4]]
+        assert all(len(s) == length for s in summaries), "the authors' decoder did not return L words"
+    report["seconds_per_sample"] = {k: round(v, 6) for k, v in times.items()}
+    speedups = {"length control: compiled over tensors": times["length control, tensors (previous)"]
+                / times["length control, compiled"],
+                "beam search: compiled over Python": times["beam search, Python (previous)"]
+                / times["beam search, compiled"]}
+    if "length control, authors" in times:
+        speedups["length control: compiled over the authors'"] = times["length control, authors"] / times[
+            "length control, compiled"]
+    report["speedup"] = {k: round(v, 1) for k, v in speedups.items()}
+    return report
+
+
+@contextmanager
+def previous_decoders():
+    """The summarizer with the previous tensor and dictionary decoders, for the reference rows."""
+    saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search
+    summarizer_module.length_control_batch = decoding.length_control_tensors
+    summarizer_module.ctc_beam_search = decoding.ctc_beam_search_python
+    try:
+        yield
+    finally:
+        summarizer_module.length_control_batch, summarizer_module.ctc_beam_search = saved
+
+
+def end_to_end(args) -> dict:
+    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    sources = read_lines(Path(args.data) / "gigaword/test/input.txt")
+    sample = [sources[i] for i in random.Random(0).sample(range(len(sources)), args.samples)]
+    config = summarizer.model.config
+
+    def timed(items: list[str], method: str, batch: int) -> tuple[float, list]:
+        start = time.perf_counter()
+        out = summarizer.summarize(items, length=args.length, method=method, beam_size=args.beam_size,
+                                   batch_size=batch, raw=False)
+        return (time.perf_counter() - start) / len(items), [r.summary for r in out]
+
+    timed(sample[:64], "length-control", 64)  # warm-up: compilation and caches
+    timed(sample[:8], "beam", 1)
+    seconds, same = {}, {}
+    for batch, items in ((1, sample[: args.batch1_samples]), (64, sample)):
+        for method in ("truncate", "length-control", "beam"):
+            seconds[f"{method}@batch{batch}"], outputs = timed(items, method, batch)
+            if method != "truncate":
+                with previous_decoders():
+                    seconds[f"{method} (previous)@batch{batch}"], previous = timed(items, method, batch)
+                same[f"{method}@batch{batch}"] = sum(a == b for a, b in zip(outputs, previous)) / len(items)
+        print(batch, {k: round(v * 1000, 2) for k, v in seconds.items() if k.endswith(f"batch{batch}")}, flush=True)
+    return {
+        "checkpoint": args.checkpoint,
+        "model": f"{config.n_layers} layers x {config.d_model}, vocabulary {config.vocab_size}",
+        "data": f"{args.samples} seeded-random Gigaword test sources (batch 1: the first {args.batch1_samples})",
+        "device": str(summarizer.device),
+        "seconds_per_sample": {k: round(v, 6) for k, v in seconds.items()},
+        "over_truncate": {
+            f"{method}@batch{b}": round(seconds[f"{method}@batch{b}"] / seconds[f"truncate@batch{b}"], 2)
+            for b in (1, 64) for method in ("length-control", "beam", "length-control (previous)", "beam (previous)")
+        },
+        "same_summaries_as_previous": same,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--checkpoint", required=True)
     parser.add_argument("--data", default=os.environ.get("NAUS_DATA", "../shared/data"))
+    parser.add_argument("--authors-repo", help="a git snapshot of MANGA-UOFA/NAUS (bare or checked out)")
     parser.add_argument("--samples", type=int, default=512)
     parser.add_argument("--batch1-samples", type=int, default=200)
     parser.add_argument("--length", type=int, default=10)
     parser.add_argument("--beam-size", type=int, default=6)
     parser.add_argument("--device")
-    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default="results/benchmarks/decode.json")
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
-    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
-    sources = read_lines(Path(args.data) / "gigaword/test/input.txt")
-    sample = [sources[i] for i in random.Random(0).sample(range(len(sources)), args.samples)]
-    config = summarizer.model.config
-    report = {
-        "checkpoint": args.checkpoint,
-        "model": f"{config.n_layers} layers x {config.d_model}, vocabulary {config.vocab_size}",
-        "data": f"{args.samples} seeded-random Gigaword test sources (batch 1: the first {args.batch1_samples})",
-        "device": str(summarizer.device),
-        "threads": args.threads,
-        "length": args.length,
-        "beam_size": args.beam_size,
-        "seconds_per_sample": {},
-    }
-    methods = ("truncate", "length-control", "beam")
-    timed(summarizer, sample[:64], "length-control", 64, args.length, args.beam_size)  # warm-up
-    for batch, items in ((1, sample[: args.batch1_samples]), (64, sample)):
-        for method in methods:
-            report["seconds_per_sample"][f"{method}@batch{batch}"] = round(
-                timed(summarizer, items, method, batch, args.length, args.beam_size), 5
-            )
-        print(batch, {k: v for k, v in report["seconds_per_sample"].items() if k.endswith(f"batch{batch}")}, flush=True)
-    s = report["seconds_per_sample"]
-    report["length_control_over_truncate"] = {
-        f"batch{b}": round(s[f"length-control@batch{b}"] / s[f"truncate@batch{b}"], 2) for b in (1, 64)
-    }
+    report = {"machine": f"{os.cpu_count()} cores, torch threads {args.threads}", "kernels": kernels(args)}
+    print(report["kernels"], flush=True)
+    report["end_to_end"] = end_to_end(args)
+    print(report["end_to_end"]["over_truncate"], report["end_to_end"]["same_summaries_as_previous"])
     write_json(args.out, report)
-    print(report["length_control_over_truncate"])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,12 @@ refinements make it both better and faster than the authors' version:
 
 Without merging repeats the future of a prefix depends on its word count alone, so one state
 per cell is exact for any beam size (Theorem 1, part 1).
+
+The slot loops of length control, prefix beam search and forced alignment are compiled with
+numba and read only small tables (each slot's best words and ε) gathered where the model ran,
+so one sentence costs about what greedy decoding costs. The previous tensor and dictionary
+versions stay as `length_control_tensors` and `ctc_beam_search_python`: the tests check the
+compiled ones against them (same paths on untied scores; equal scores may be broken another way).
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numba
+import numpy as np
 import torch
 
 NEG_INF = float("-inf")
@@ -62,40 +70,162 @@ def truncate(hypothesis: Hypothesis, length: int) -> Hypothesis:
 
 def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0) -> list[int]:
     """The most probable path whose Γ-reduction is `tokens` (Viterbi over the CTC lattice)."""
-    time = log_probs.shape[0]
     labels = [blank]
     for token in tokens:
         labels += [token, blank]
-    states = len(labels)
-    lp = log_probs[:, labels].tolist()
-    score = [[NEG_INF] * states for _ in range(time)]
-    back = [[0] * states for _ in range(time)]
-    score[0][0] = lp[0][0]
+    if log_probs.shape[0] == 0:
+        return []
+    lattice = log_probs.detach()[:, labels].double().cpu().numpy()
+    return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank).tolist()
+
+
+@numba.njit(cache=True)
+def _align_kernel(lattice, labels, blank):
+    """Viterbi over the label lattice [T, 2·|tokens| + 1]; among equal scores the higher label wins."""
+    time, states = lattice.shape
+    score = np.full((time, states), -np.inf)
+    back = np.zeros((time, states), dtype=np.int64)
+    score[0, 0] = lattice[0, 0]
     if states > 1:
-        score[0][1] = lp[0][1]
+        score[0, 1] = lattice[0, 1]
     for s in range(1, time):
         for j in range(states):
-            options = [(score[s - 1][j], j)]
-            if j >= 1:
-                options.append((score[s - 1][j - 1], j - 1))
-            if j >= 2 and labels[j] != blank and labels[j] != labels[j - 2]:
-                options.append((score[s - 1][j - 2], j - 2))
-            best, prev = max(options)
-            score[s][j] = best + lp[s][j]
-            back[s][j] = prev
-    end = max(((score[-1][j], j) for j in range(max(states - 2, 0), states)))[1]
-    path = [0] * time
+            best, previous = score[s - 1, j], j
+            if j >= 1 and score[s - 1, j - 1] > best:
+                best, previous = score[s - 1, j - 1], j - 1
+            if j >= 2 and labels[j] != blank and labels[j] != labels[j - 2] and score[s - 1, j - 2] > best:
+                best, previous = score[s - 1, j - 2], j - 2
+            score[s, j] = best + lattice[s, j]
+            back[s, j] = previous
+    end = max(states - 2, 0)
+    for j in range(end + 1, states):
+        if score[time - 1, j] >= score[time - 1, end]:
+            end = j
+    path = np.empty(time, dtype=np.int64)
     for s in range(time - 1, -1, -1):
         path[s] = labels[end]
-        end = back[s][end]
+        end = back[s, end]
     return path
 
 
 def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0) -> Hypothesis:
     """Prefix beam search summing over alignments; each slot considers its `beam_size` best words.
 
-    Returns the prefix with the highest total probability; `.path` is its best alignment.
+    Returns the prefix with the highest total probability; `.path` is its best alignment. The
+    slot loop is compiled (`_beam_kernel`, prefixes as nodes of a trie) and reads only the
+    log-probabilities of each slot's best words and ε, gathered where the model ran; it equals
+    `ctc_beam_search_python`, the dictionary version (tested).
     """
+    lp = log_probs.detach()
+    time = lp.shape[0]
+    if time == 0:
+        return Hypothesis([], [], 0.0)
+    top_words = lp.topk(min(beam_size + 1, lp.shape[1]), dim=-1).indices  # [T, K]
+    columns = torch.cat([top_words.reshape(-1), torch.tensor([blank], device=lp.device)])
+    table = lp[:, columns].double().cpu().numpy()  # [T, T·K + 1]: every word a prefix can end in, then ε
+    best = _beam_kernel(table, top_words.cpu().numpy(), beam_size, blank).tolist()
+    path = forced_alignment(lp, best, blank)
+    return Hypothesis(best, path, _path_score(lp, path))
+
+
+@numba.njit(cache=True)
+def _logaddexp_kernel(a: float, b: float) -> float:
+    if a == -np.inf:
+        return b
+    if b == -np.inf:
+        return a
+    return max(a, b) + math.log1p(math.exp(-abs(a - b)))
+
+
+@numba.njit(cache=True)
+def _add_mass(node, ends_blank, ends_word, nodes, blank_mass, word_mass, count):
+    """`_accumulate` on the arrays of the next slot's prefixes; returns the new count."""
+    for i in range(count):
+        if nodes[i] == node:
+            blank_mass[i] = _logaddexp_kernel(blank_mass[i], ends_blank)
+            word_mass[i] = _logaddexp_kernel(word_mass[i], ends_word)
+            return count
+    nodes[count] = node
+    blank_mass[count] = _logaddexp_kernel(-np.inf, ends_blank)
+    word_mass[count] = _logaddexp_kernel(-np.inf, ends_word)
+    return count + 1
+
+
+@numba.njit(cache=True)
+def _beam_kernel(table, top_words, beam_size, blank):
+    """`ctc_beam_search_python`'s slot loop: the same candidates, sums and stable ranking.
+
+    `table[s, c]`: slot s's log-probability of the word top_words.flat[c] (last column: ε). A
+    prefix is a trie node (parent, last word, that word's column, length), so extending one is
+    an integer and equal prefixes are one node; `child` maps (parent, word) to the node.
+    """
+    time, ranks = top_words.shape
+    eps = table.shape[1] - 1
+    capacity = 1 + time * beam_size * beam_size
+    parent = np.full(capacity, -1, dtype=np.int64)
+    token = np.full(capacity, -1, dtype=np.int64)
+    token_column = np.full(capacity, -1, dtype=np.int64)
+    size = np.zeros(capacity, dtype=np.int64)
+    nodes_used = 1  # node 0: the empty prefix
+    child = dict()
+    child[(np.int64(-1), np.int64(-1))] = np.int64(0)  # types the dictionary
+    beams = np.zeros(1, dtype=np.int64)
+    beam_blank = np.zeros(1)
+    beam_word = np.full(1, -np.inf)
+    width = beam_size * (beam_size + 2)
+    nodes, blank_mass, word_mass = np.empty(width, np.int64), np.empty(width), np.empty(width)
+    candidates = np.empty(ranks, dtype=np.int64)  # columns of the slot's best non-blank words
+    for s in range(time):
+        row = table[s]
+        k = 0
+        for r in range(ranks):
+            if top_words[s, r] != blank and k < beam_size:
+                candidates[k] = s * ranks + r
+                k += 1
+        count = 0
+        for j in range(beams.shape[0]):
+            prefix, p_b, p_nb = beams[j], beam_blank[j], beam_word[j]
+            total = _logaddexp_kernel(p_b, p_nb)
+            count = _add_mass(prefix, total + row[eps], -np.inf, nodes, blank_mass, word_mass, count)
+            if size[prefix] > 0:
+                count = _add_mass(prefix, -np.inf, p_nb + row[token_column[prefix]], nodes, blank_mass, word_mass,
+                                  count)
+            for c in range(k):
+                column = candidates[c]
+                w = top_words.flat[column]
+                key = (prefix, w)
+                if key in child:
+                    extended = child[key]
+                else:
+                    extended = nodes_used
+                    parent[extended], token[extended], size[extended] = prefix, w, size[prefix] + 1
+                    token_column[extended] = column
+                    child[key] = extended
+                    nodes_used += 1
+                if size[prefix] > 0 and w == token[prefix]:
+                    count = _add_mass(extended, -np.inf, p_b + row[column], nodes, blank_mass, word_mass, count)
+                else:
+                    count = _add_mass(extended, -np.inf, total + row[column], nodes, blank_mass, word_mass, count)
+        totals = np.empty(count)
+        for i in range(count):
+            totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])
+        ranked = np.argsort(totals, kind="mergesort")[:beam_size]  # stable, as Python's sorted
+        beams, beam_blank, beam_word = nodes[ranked].copy(), blank_mass[ranked].copy(), word_mass[ranked].copy()
+    best = 0
+    for j in range(1, beams.shape[0]):  # the first of the most probable, as Python's max
+        if _logaddexp_kernel(beam_blank[j], beam_word[j]) > _logaddexp_kernel(beam_blank[best], beam_word[best]):
+            best = j
+    node = beams[best]
+    out = np.empty(size[node], dtype=np.int64)
+    for i in range(size[node] - 1, -1, -1):
+        out[i] = token[node]
+        node = parent[node]
+    return out
+
+
+def ctc_beam_search_python(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0) -> Hypothesis:
+    """`ctc_beam_search` with Python dictionaries of prefix tuples: the reference the compiled
+    kernel is tested and timed against."""
     lp = log_probs.double()
     beams: dict[tuple, tuple[float, float]] = {(): (0.0, NEG_INF)}  # prefix -> (ends in ε, ends in word)
     top_words = lp.topk(min(beam_size + 1, lp.shape[1]), dim=-1).indices.tolist()
@@ -163,11 +293,156 @@ def length_control_batch(
     merge_repeats: bool = True,
     force_length: bool = True,
 ) -> list[Hypothesis]:
-    """`length_control` for [N, T, V] log-probabilities with valid slots `lengths` and per-sample targets."""
+    """`length_control` for [N, T, V] log-probabilities with valid slots `lengths` and per-sample targets.
+
+    The slot loop is compiled (`_length_control_kernel`) and runs on the CPU on small tensors:
+    each slot's B + 1 best words and ε, and the log-probabilities of those words at every slot
+    (the only words a beam can end in), gathered where the model ran. Results equal
+    `length_control_tensors`, the batched tensor version (tested).
+    """
+    _check_length_control(beam_size, targets)
+    lp = log_probs.detach().float()
+    n, time, vocab = lp.shape
+    beam = beam_size if merge_repeats else 1
+    scope = min(beam + 1, vocab - 1)
+    word_lp, word_id = _best_words(lp, blank, scope)
+    seen = word_id.reshape(n, 1, time * scope).expand(n, time, time * scope)
+    small = (lp[:, :, blank], word_lp, word_id, lp.gather(2, seen))  # [N,T], [N,T,K] twice, [N,T,T·K]
+    blank_lp, word_lp, word_id, rep_lp = (x.cpu().numpy() for x in small)
+    lengths = lengths.cpu().tolist()
+    results = []
+    for i in range(n):
+        valid = int(lengths[i])
+        path = _length_control_kernel(
+            valid, targets[i] + 1, beam, merge_repeats, blank, blank_lp[i], word_lp[i], word_id[i], rep_lp[i]
+        ).tolist()
+        results.append(_finish(lp[i, :valid], path, targets[i], blank, merge_repeats, force_length))
+    return results
+
+
+def _check_length_control(beam_size: int, targets: list[int]) -> None:
     if beam_size < 1:
         raise ValueError(f"beam_size must be at least 1, got {beam_size}")
     if any(t < 0 for t in targets):
         raise ValueError("target lengths must be non-negative")
+
+
+def _best_words(lp: torch.Tensor, blank: int, scope: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each slot's `scope` most probable non-blank words, [N, T, K] each: the only ones extension
+    (3) needs. One more than needed is taken and ε dropped (no copy of the whole vocabulary)."""
+    values, ids = lp.topk(min(scope + 1, lp.shape[-1]), dim=-1)
+    first = torch.argsort((ids == blank).to(torch.int8), dim=-1, stable=True)[..., :scope]  # ε last
+    return values.gather(-1, first), ids.gather(-1, first)
+
+
+def _finish(sample: torch.Tensor, path: list[int], target: int, blank: int, merge_repeats: bool,
+            force_length: bool) -> Hypothesis:
+    hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(sample, path))
+    if not force_length:
+        plain = greedy(sample, blank, merge_repeats)
+        if len(plain.tokens) <= target:
+            return plain
+    return hyp
+
+
+@numba.njit(cache=True)
+def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, rep_lp):
+    """The slot loop for one sample (cells 0..target, float32 as the tensor version): the best path.
+
+    `word_lp`, `word_id` [T, K]: each slot's K best non-blank words; `rep_lp` [T, T·K]: each
+    slot's log-probability of the word in each (slot, rank) column of `word_id`. Candidates come
+    in the tensor version's order (ε, repeats, new words); among equal scores the earlier wins.
+    """
+    scope = word_lp.shape[1]
+    neg = np.float32(-np.inf)
+    score = np.full((cells, beam), neg, dtype=np.float32)
+    score[0, 0] = 0.0
+    last = np.full((cells, beam), blank, dtype=np.int64)
+    column = np.full((cells, beam), -1, dtype=np.int64)  # where `last` sits among rep_lp's columns
+    new_score, new_last, new_column = score.copy(), last.copy(), column.copy()
+    offsets = np.zeros((valid, cells, beam), dtype=np.int64)
+    parents = np.zeros((valid, cells, beam), dtype=np.int64)
+    tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
+    count = 1 + (beam if merge else 0) + scope
+    c_score = np.empty(count, dtype=np.float32)
+    c_last, c_column = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    c_off, c_parent = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
+    out = np.zeros(count, dtype=np.bool_)
+    for s in range(valid):
+        for cell in range(cells):
+            # (1) ε from the cell's best
+            c_score[0] = score[cell, 0] + blank_lp[s]
+            c_last[0], c_column[0], c_off[0], c_parent[0] = blank, -1, 0, 0
+            n = 1
+            if merge:  # (2) repeat the last word: same cell, same state
+                for b in range(beam):
+                    word = last[cell, b]
+                    c_score[n] = neg if word == blank else score[cell, b] + rep_lp[s, column[cell, b]]
+                    c_last[n], c_column[n], c_off[n], c_parent[n] = word, column[cell, b], 0, b
+                    n += 1
+            for k in range(scope):  # (3) a new word after the previous cell's best other word
+                word = word_id[s, k]
+                previous = blank if cell == 0 else last[cell - 1, 0]
+                clash = merge and previous == word
+                parent = 1 if clash and beam > 1 else 0
+                if cell == 0 or (clash and beam == 1):
+                    parent_score = neg
+                else:
+                    parent_score = score[cell - 1, parent]
+                c_score[n] = parent_score + word_lp[s, k]
+                c_last[n], c_column[n], c_off[n], c_parent[n] = word, s * scope + k, 1, parent
+                n += 1
+            if merge:  # a repeat of w and a new w reach one state: the better stays (the repeat on a tie)
+                for b in range(1, 1 + beam):
+                    for a in range(1 + beam, count):
+                        if c_last[b] == c_last[a]:
+                            if c_score[a] > c_score[b]:
+                                out[b] = True
+                            else:
+                                out[a] = True
+                for i in range(count):
+                    if out[i]:
+                        c_score[i] = neg
+                        out[i] = False
+            for b in range(beam):  # the `beam` best, in order
+                best = -1
+                for i in range(count):
+                    if not out[i] and (best < 0 or c_score[i] > c_score[best]):
+                        best = i
+                out[best] = True
+                finite = c_score[best] > neg
+                new_score[cell, b] = c_score[best]
+                new_last[cell, b] = c_last[best] if finite else blank
+                new_column[cell, b] = c_column[best] if finite else -1
+                offsets[s, cell, b], parents[s, cell, b], tokens[s, cell, b] = c_off[best], c_parent[best], c_last[best]
+            out[:] = False
+        score, new_score = new_score, score
+        last, new_last = new_last, last
+        column, new_column = new_column, column
+    cell = 0
+    for t in range(cells):  # the longest reachable length up to the target
+        if score[t, 0] > neg:
+            cell = t
+    path = np.empty(valid, dtype=np.int64)
+    b = 0
+    for s in range(valid - 1, -1, -1):
+        path[s] = tokens[s, cell, b]
+        cell, b = cell - offsets[s, cell, b], parents[s, cell, b]
+    return path
+
+
+def length_control_tensors(
+    log_probs: torch.Tensor,
+    lengths: torch.Tensor,
+    targets: list[int],
+    beam_size: int = 6,
+    blank: int = 0,
+    merge_repeats: bool = True,
+    force_length: bool = True,
+) -> list[Hypothesis]:
+    """`length_control_batch` as batched tensor operations, a Python loop over slots (~30 small
+    operations each): the reference the compiled kernel is tested and timed against."""
+    _check_length_control(beam_size, targets)
     lp = log_probs.detach().float()
     n, time, vocab = lp.shape
     lengths = lengths.to(lp.device)
@@ -176,10 +451,7 @@ def length_control_batch(
     scope = min(beam + 1, vocab - 1)
     arange_n = torch.arange(n, device=lp.device)
 
-    # Best non-blank words of every slot: the only ones extension (3) needs.
-    masked = lp.clone()
-    masked[:, :, blank] = NEG_INF
-    word_lp, word_id = masked.topk(scope, dim=-1)  # [N, T, K]
+    word_lp, word_id = _best_words(lp, blank, scope)
     blank_lp = lp[:, :, blank]  # [N, T]
 
     score = torch.full((n, cells, beam), NEG_INF, device=lp.device)
@@ -256,13 +528,7 @@ def length_control_batch(
             path.append(tokens[i][s][cell][b])
             cell, b = cell - offsets[i][s][cell][b], parents[i][s][cell][b]
         path.reverse()
-        sample = lp[i, :valid]
-        hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(sample, path))
-        if not force_length:
-            plain = greedy(sample, blank, merge_repeats)
-            if len(plain.tokens) <= targets[i]:
-                hyp = plain
-        results.append(hyp)
+        results.append(_finish(lp[i, :valid], path, targets[i], blank, merge_repeats, force_length))
     return results
 
 

@@ -6,11 +6,13 @@ import torch
 
 from naus.decoding import (
     ctc_beam_search,
+    ctc_beam_search_python,
     forced_alignment,
     greedy,
     greedy_batch,
     length_control,
     length_control_batch,
+    length_control_tensors,
     reduce_path,
     truncate,
 )
@@ -122,6 +124,51 @@ def test_batched_equals_unbatched():
         assert hyp.tokens == greedy(lp).tokens
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_length_control_equals_the_tensor_version(seed):
+    """Ragged lengths and targets (some unreachable, some zero), small vocabularies so repeats
+    and clashes with the best parent are frequent, every beam size and both reductions."""
+    gen = torch.Generator().manual_seed(seed)
+    n, time, vocab = 7, 14, 3 + seed
+    logits = torch.randn(n, time, vocab, generator=gen) * 3
+    logits[:, :, 0] += torch.randn(n, time, generator=gen) * 3  # blank sometimes peaked
+    lp = logits.log_softmax(-1)
+    lengths = torch.randint(0, time + 1, (n,), generator=gen)
+    lengths[0] = time
+    targets = torch.randint(0, time + 3, (n,), generator=gen).tolist()
+    for merge in (True, False):
+        for beam in (1, 2, 3, 6):
+            compiled = length_control_batch(lp, lengths, targets, beam, merge_repeats=merge)
+            tensors = length_control_tensors(lp, lengths, targets, beam, merge_repeats=merge)
+            for got, expected in zip(compiled, tensors):
+                assert (got.path, got.tokens) == (expected.path, expected.tokens)
+                assert got.log_prob == expected.log_prob
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_length_control_is_exact_when_many_paths_tie(seed):
+    """Integer log-probabilities make equal scores common; the compiled DP breaks ties its own
+    way (the earlier candidate), and must still reach the brute-force optimum with an exact beam."""
+    gen = torch.Generator().manual_seed(seed)
+    time, vocab = 5, 4
+    lp = -torch.randint(0, 3, (time, vocab), generator=gen).float()
+    for length in range(1, time + 1):
+        for merge, beam in ((True, vocab), (False, 1)):
+            best = brute_force_best_path(lp, length, merge)
+            hyp = length_control(lp, length, beam_size=beam, merge_repeats=merge)
+            assert len(hyp.tokens) == length and hyp.log_prob == best[0]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_compiled_beam_search_equals_the_dictionary_version(seed):
+    gen = torch.Generator().manual_seed(seed)
+    time, vocab = int(torch.randint(0, 16, (1,), generator=gen)), int(torch.randint(2, 9, (1,), generator=gen))
+    lp = (torch.randn(time, vocab, generator=gen) * 3).log_softmax(-1)
+    for beam in (1, 2, 3, 6):
+        got, expected = ctc_beam_search(lp, beam), ctc_beam_search_python(lp, beam)
+        assert (got.tokens, got.path, got.log_prob) == (expected.tokens, expected.path, expected.log_prob)
+
+
 def prefix_probability(lp, prefix):
     total = -math.inf
     for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
@@ -140,9 +187,12 @@ def test_prefix_beam_search_with_a_wide_beam_finds_the_most_probable_summary(see
     assert reduce_path(hyp.path) == hyp.tokens
 
 
-def test_forced_alignment_is_the_best_path_for_its_summary():
-    lp = random_log_probs(5, 4, 9)
-    tokens = [2, 2, 1]
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("tokens", [[2, 2, 1], [3], [1, 2, 3], [], [1, 1, 1]])
+def test_forced_alignment_is_the_best_path_for_its_summary(seed, tokens):
+    lp = random_log_probs(5, 4, seed)
+    if seed % 2:  # integer scores: many equal paths
+        lp = -torch.randint(0, 3, (5, 4), generator=torch.Generator().manual_seed(seed)).float()
     path = forced_alignment(lp, tokens)
     assert reduce_path(path) == tokens
     best = max(

@@ -18,10 +18,17 @@ from naus import NausError
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
-    """Open a temporary file next to `path`; on success rename it over `path`."""
+    """Open a temporary file next to `path`; on success rename it over `path`.
+
+    The file gets the mode a plain `open` would give (0666 less the umask), not mkstemp's 0600,
+    so a group sharing a cluster directory can read the pipeline's outputs.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
     try:
         with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
             yield handle

@@ -1,4 +1,6 @@
 import json
+import os
+import stat
 import zipfile
 
 import pytest
@@ -93,6 +95,18 @@ def test_write_is_atomic_on_failure(tmp_path):
         write_lines(target, lines())
     assert read_lines(target) == ["old"]
     assert [p.name for p in tmp_path.iterdir()] == ["out.txt"], "no temporary file left behind"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_atomic_writes_respect_the_umask(tmp_path, umask):
+    previous = os.umask(umask)
+    try:
+        write_lines(tmp_path / "out.txt", ["x"])
+        plain = tmp_path / "plain.txt"
+        plain.write_text("x\n")
+    finally:
+        os.umask(previous)
+    assert stat.S_IMODE((tmp_path / "out.txt").stat().st_mode) == 0o666 & ~umask == stat.S_IMODE(plain.stat().st_mode)
 
 
 def test_download_verifies_checksum(tmp_path):

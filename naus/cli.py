@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -100,7 +101,8 @@ def cmd_search(args: argparse.Namespace) -> None:
     from naus.files import read_lines
     from naus.lm import LanguageModel
     from naus.progress import Progress
-    from naus.search import SearchConfig, Teacher, shard_range
+    from naus.data import sha256sum
+    from naus.search import SearchConfig, Teacher
     from naus.shards import ResumableOutput
     from naus.similarity import ContextualEmbedder, StaticEmbedder
 
@@ -112,7 +114,12 @@ def cmd_search(args: argparse.Namespace) -> None:
     )
     sources = read_lines(args.input)
     total = min(len(sources), args.limit) if args.limit else len(sources)
-    output = ResumableOutput(args.out, shard_range(total, *args.shard))
+    parameters = {
+        "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
+        "lm_bytes": Path(args.lm).stat().st_size if Path(args.lm).is_file() else None, "embedder": str(args.onnx or "torch"), "static": str(args.static),
+        "search": dataclasses.asdict(config),
+    }
+    output = ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart)
     todo = output.remaining
     if output.done:
         log.info("resuming %s after %d finished sentences", output.partial, output.done)
@@ -366,6 +373,8 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--batch", type=_positive, default=64, help="sentences per flush of the output and progress line")
     search.add_argument("--device")
     search.add_argument("--out", required=True)
+    search.add_argument("--restart", action="store_true",
+                        help="discard a partial output made with other parameters instead of refusing")
     search.set_defaults(func=cmd_search)
 
     merge = sub.add_parser("merge", help="merge shard outputs (JSON lines) in index order")

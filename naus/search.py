@@ -424,10 +424,3 @@ class Teacher:
             f_sim=None if sim is None else float(sim),
             scorings=cands.scorings,
         )
-
-
-def shard_range(total: int, shard: int, shards: int) -> range:
-    """The contiguous block of sentence indices that shard `shard` (0-based) of `shards` owns."""
-    if not 0 <= shard < shards:
-        raise NausError(f"shard must be i/n with 0 <= i < n, got {shard}/{shards}")
-    return range(total * shard // shards, total * (shard + 1) // shards)

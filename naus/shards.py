@@ -3,6 +3,11 @@
 A job appends finished records to `<out>.partial` in batches, each flushed to disk; when it
 is interrupted, the next run keeps every complete record, drops a torn last line and goes on
 from the next index. Only a finished job renames the partial file to `<out>`.
+
+Each shard's provenance (the parameters that produce its records, the shard i/n and the total)
+is kept in `<out>.provenance.json`: a job resumed with other parameters refuses instead of
+mixing records (or starts over when asked), and `merge_shards` accepts only one complete set
+of shards made with one set of parameters.
 """
 
 from __future__ import annotations
@@ -13,15 +18,33 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import atomic_open
+from naus.files import atomic_open, read_json, write_json
+
+
+def shard_range(total: int, shard: int, shards: int) -> range:
+    """The contiguous block of item indices that shard `shard` (0-based) of `shards` owns."""
+    if not 0 <= shard < shards:
+        raise NausError(f"shard must be i/n with 0 <= i < n, got {shard}/{shards}")
+    return range(total * shard // shards, total * (shard + 1) // shards)
+
+
+def provenance_path(out: str | Path) -> Path:
+    out = Path(out)
+    return out.with_name(out.name + ".provenance.json")
 
 
 class ResumableOutput:
-    def __init__(self, out: str | Path, indices: range):
+    def __init__(self, out: str | Path, total: int, shard: tuple[int, int], parameters: dict, restart: bool = False):
         self.out = Path(out)
         self.partial = self.out.with_name(self.out.name + ".partial")
-        self.indices = indices
+        self.indices = shard_range(total, *shard)
         self.out.parent.mkdir(parents=True, exist_ok=True)
+        provenance = {"parameters": parameters, "total": total, "shard": list(shard)}
+        if self.partial.exists() and restart:
+            self.partial.unlink()
+        if self.partial.exists():
+            _same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
+        write_json(provenance_path(self.out), provenance)
         self.done = self._recover()
 
     def _recover(self) -> int:
@@ -83,10 +106,51 @@ def read_records(path: str | Path) -> list[dict]:
     return records
 
 
+def _read_provenance(out: Path, what: Path) -> dict:
+    path = provenance_path(out)
+    if not path.is_file():
+        raise NausError(f"{what}: no {path.name} beside it (written by an older naus or by hand); "
+                        "search the shard again (--restart)")
+    return read_json(path)
+
+
+def _same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, ...] = ()) -> None:
+    """Refuse, naming the first differing key with both values."""
+    def flat(tree: dict, prefix: str = "") -> dict:
+        out = {}
+        for key, value in tree.items():
+            out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value})
+        return out
+
+    old_flat, new_flat = flat(old), flat(new)
+    for key in sorted(set(old_flat) | set(new_flat)):
+        if key not in ignore and old_flat.get(key) != new_flat.get(key):
+            raise NausError(f"{what}: made with {key} = {old_flat.get(key)!r}, now {key} = {new_flat.get(key)!r}; "
+                            "pass --restart to start it over")
+
+
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:
-    """Concatenate shard records in index order; check that indices run 0..N-1 without gaps."""
-    records = [r for part in parts for r in read_records(part)]
+    """Concatenate shard records in index order, given one complete set of shards (by their
+    provenance files) whose indices run 0..N-1 without gaps."""
+    parts = [Path(p) for p in parts]
+    provenances = [_read_provenance(part, part) for part in parts]
+    for part, provenance in zip(parts[1:], provenances[1:]):
+        _same_provenance(part, provenances[0], provenance, ignore=("shard",))
+    shards = provenances[0]["shard"][1]
+    found = sorted(p["shard"][0] for p in provenances)
+    if found != list(range(shards)):
+        missing = sorted(set(range(shards)) - set(found))
+        raise NausError(f"merging {len(parts)} files: expected shards 0..{shards - 1} once each, "
+                        f"{'missing ' + ', '.join(map(str, missing)) if missing else 'got ' + str(found)}")
+    records = []
+    for part in parts:
+        for number, record in enumerate(read_records(part), 1):
+            if not isinstance(record, dict) or not isinstance(record.get("index"), int) or field not in record:
+                raise NausError(f"{part}: line {number}: a record needs an integer 'index' and {field!r}")
+            records.append(record)
     records.sort(key=lambda r: r["index"])
+    if len(records) != provenances[0]["total"]:
+        raise NausError(f"merging {len(parts)} shards: {len(records)} records, expected {provenances[0]['total']}")
     for expected, record in enumerate(records):
         if record["index"] != expected:
             raise NausError(f"merging {len(parts)} shards: index {expected} is missing or duplicated")

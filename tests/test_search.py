@@ -6,9 +6,9 @@ import pytest
 
 from naus import NausError
 from naus.lm import LanguageModel, train_lm
-from naus.search import HillClimber, SearchConfig, Teacher, shard_range
+from naus.search import HillClimber, SearchConfig, Teacher
 from naus.similarity import StaticEmbedder
-from naus.shards import ResumableOutput, merge_shards, read_records
+from naus.shards import ResumableOutput, merge_shards, read_records, shard_range
 from tests.conftest import write
 from tests.lmfixture import headline_corpus
 
@@ -31,10 +31,15 @@ def lm(request, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lm3(tmp_path_factory):
+def lm3_file(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lm3")
     train_lm(write(tmp / "headlines.txt", headline_corpus()), tmp / "lm.bin", order=3)
-    return LanguageModel(tmp / "lm.bin")
+    return tmp / "lm.bin"
+
+
+@pytest.fixture(scope="module")
+def lm3(lm3_file):
+    return LanguageModel(lm3_file)
 
 
 def test_ngram_table_matches_kenlm_on_every_subsequence(lm):
@@ -138,9 +143,8 @@ def test_same_seed_same_output_for_any_shard_count(lm3, tmp_path):
     for shards in (2, 3):
         parts = []
         for shard in range(shards):
-            indices = shard_range(len(SOURCES), shard, shards)
-            out = ResumableOutput(tmp_path / f"{shards}" / f"part{shard}.jsonl", indices)
-            out.append(r.record() for r in teacher.summarize([items[i] for i in indices]))
+            out = ResumableOutput(tmp_path / f"{shards}" / f"part{shard}.jsonl", len(SOURCES), (shard, shards), {"seed": 11})
+            out.append(r.record() for r in teacher.summarize([items[i] for i in out.indices]))
             out.finish()
             parts.append(out.out)
         merge_shards(parts, tmp_path / f"{shards}.jsonl", tmp_path / f"{shards}.txt", "summary")
@@ -150,24 +154,62 @@ def test_same_seed_same_output_for_any_shard_count(lm3, tmp_path):
 
 
 def test_interrupted_shard_resumes_without_loss_or_duplicates(tmp_path):
-    indices = range(10, 16)
-    out = ResumableOutput(tmp_path / "part.jsonl", indices)
-    out.append({"index": i, "summary": f"s{i}"} for i in range(10, 13))
+    out = ResumableOutput(tmp_path / "part.jsonl", 18, (1, 3), {"length": 8})
+    assert out.indices == range(6, 12)
+    out.append({"index": i, "summary": f"s{i}"} for i in range(6, 9))
     with open(out.partial, "a") as handle:  # a torn line from a killed process
-        handle.write('{"index": 13, "summ')
-    again = ResumableOutput(tmp_path / "part.jsonl", indices)
-    assert again.done == 3 and list(again.remaining) == [13, 14, 15]
+        handle.write('{"index": 9, "summ')
+    again = ResumableOutput(tmp_path / "part.jsonl", 18, (1, 3), {"length": 8})
+    assert again.done == 3 and list(again.remaining) == [9, 10, 11]
     again.append({"index": i, "summary": f"s{i}"} for i in again.remaining)
     again.finish()
-    assert [r["index"] for r in read_records(tmp_path / "part.jsonl")] == list(indices)
+    assert [r["index"] for r in read_records(tmp_path / "part.jsonl")] == list(range(6, 12))
     assert not again.partial.exists()
 
 
-def test_merge_detects_missing_shard(tmp_path):
-    write(tmp_path / "a.jsonl", json.dumps({"index": 0, "summary": "x"}) + "\n")
-    write(tmp_path / "b.jsonl", json.dumps({"index": 2, "summary": "y"}) + "\n")
-    with pytest.raises(NausError, match="index 1 is missing"):
-        merge_shards([tmp_path / "a.jsonl", tmp_path / "b.jsonl"], tmp_path / "m.jsonl", tmp_path / "m.txt", "summary")
+def test_a_shard_resumed_with_other_parameters_refuses_or_restarts(tmp_path):
+    out = ResumableOutput(tmp_path / "part.jsonl", 6, (0, 1), {"search": {"length": 6, "seed": 0}})
+    out.append({"index": i, "summary": "six words"} for i in range(2))
+    with pytest.raises(NausError, match=r"part.jsonl.partial: made with parameters.search.length = 6, now "
+                                        r"parameters.search.length = 8; pass --restart"):
+        ResumableOutput(tmp_path / "part.jsonl", 6, (0, 1), {"search": {"length": 8, "seed": 0}})
+    with pytest.raises(NausError, match="made with shard = \\[0, 1\\], now shard = \\[0, 2\\]"):
+        ResumableOutput(tmp_path / "part.jsonl", 6, (0, 2), {"search": {"length": 6, "seed": 0}})
+    assert len(read_records(out.partial)) == 2, "refusing left the partial output as it was"
+    fresh = ResumableOutput(tmp_path / "part.jsonl", 6, (0, 1), {"search": {"length": 8, "seed": 0}}, restart=True)
+    assert fresh.done == 0
+
+
+def finished_shards(tmp_path, shards, total, parameters=None):
+    parts = []
+    for shard in range(shards):
+        out = ResumableOutput(tmp_path / f"part{shard}.jsonl", total, (shard, shards), parameters or {"length": 8})
+        out.append({"index": i, "summary": f"s{i}"} for i in out.indices)
+        out.finish()
+        parts.append(out.out)
+    return parts
+
+
+def test_merge_refuses_an_incomplete_or_mixed_set_of_shards(tmp_path):
+    parts = finished_shards(tmp_path, 3, 7)
+    merged = (tmp_path / "m.jsonl", tmp_path / "m.txt")
+    with pytest.raises(NausError, match="expected shards 0..2 once each, missing 2"):
+        merge_shards(parts[:2], *merged, "summary")
+    with pytest.raises(NausError, match="got \\[0, 1, 1, 2\\]"):
+        merge_shards(parts + parts[1:2], *merged, "summary")
+    other = finished_shards(tmp_path / "other", 3, 7, {"length": 10})
+    with pytest.raises(NausError, match="made with parameters.length = 8, now parameters.length = 10"):
+        merge_shards(parts[:2] + other[2:], *merged, "summary")
+    with pytest.raises(NausError, match="a record needs an integer 'index' and 'title'"):
+        merge_shards(parts, *merged, "title")
+    (tmp_path / "part1.jsonl.provenance.json").unlink()
+    with pytest.raises(NausError, match="no part1.jsonl.provenance.json beside it"):
+        merge_shards(parts, *merged, "summary")
+    assert not merged[0].exists()
+    write(tmp_path / "lone.jsonl", json.dumps({"index": 0, "summary": "x"}) + "\n")
+    with pytest.raises(NausError, match="lone.jsonl: no lone.jsonl.provenance.json"):
+        merge_shards([tmp_path / "lone.jsonl"], *merged, "summary")
+    assert merge_shards(finished_shards(tmp_path / "whole", 3, 7), *merged, "summary") == 7
 
 
 def test_bad_search_input(lm3, tmp_path):
@@ -185,3 +227,29 @@ def test_bad_search_input(lm3, tmp_path):
 
     with pytest.raises(NausError, match="static embedding table not found"):
         StaticEmbedder(tmp_path / "nope.npz")
+
+
+def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path, env):
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
+    out = tmp_path / "out.jsonl"
+    command = ["naus", "search", "--input", source, "--lm", lm3_file, "--rerank-k", "0", "--out", out]
+
+    def search(*extra):
+        return subprocess.run(command + list(extra), capture_output=True, text=True, env=env, cwd=ROOT)
+
+    assert search("--length", "6").returncode == 0
+    first = out.read_text().splitlines()[0]
+    write(tmp_path / "out.jsonl.partial", first + "\n")  # as if a later run at L = 6 had been killed
+    refused = search("--length", "8")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines()[-1] == (
+        f"naus: error: {out}.partial: made with parameters.search.length = 6, now parameters.search.length = 8; "
+        "pass --restart to start it over"
+    )
+    assert search("--length", "8", "--restart").returncode == 0
+    summaries = [json.loads(line)["summary"] for line in out.read_text().splitlines()]
+    assert all(len(s.split()) == min(8, len(source.split())) for s, source in zip(summaries, SOURCES))

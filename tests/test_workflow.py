@@ -39,3 +39,10 @@ def test_table_lengths_without_search_output_name_the_key(tmp_path, env):
     duc = write(tmp_path / "duc.yaml", text + "duc:\n  length: 13\n")
     code, out = snakemake(["-n", "--configfile", str(duc)], env)
     assert code != 0 and "duc.length 13: Table 3 needs data.duc_dir" in out
+
+
+def test_a_misspelt_config_key_stops_the_workflow_naming_it(tmp_path, env):
+    text = (ROOT / "config/demo.yaml").read_text()
+    bad = write(tmp_path / "typo.yaml", text.replace("\n  lr:", "\n  lrr:", 1))
+    code, out = snakemake(["-n", "--configfile", str(bad)], env)
+    assert code != 0 and "'lrr' was unexpected" in out and "['train']" in out, out[-2000:]

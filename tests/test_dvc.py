@@ -43,6 +43,17 @@ def test_dvc_repro_then_clean_status_and_nothing_to_rerun(repo_copy, micro, env)
     code, out = run(["snakemake", "-n"], repo_copy, env)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
 
+    # A change in code every stage runs (the command line) marks the stages as changed; the search
+    # stage once listed only its own modules and stayed "up to date".
+    cli = repo_copy / "naus/cli.py"
+    original_code = cli.read_text()
+    cli.write_text(original_code + "\n# a change\n")
+    code, out = run(["dvc", "status"], repo_copy, env)
+    assert "search:" in out and "changed deps" in out and "naus" in out, out
+    cli.write_text(original_code)
+    code, out = run(["dvc", "status"], repo_copy, env)
+    assert "up to date" in out, out
+
     # The default remote is a directory beside the checkout: push, lose the artifacts, pull them back.
     code, out = run(["dvc", "push"], repo_copy, env)
     assert code == 0, out

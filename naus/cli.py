@@ -211,11 +211,16 @@ def cmd_decode(args: argparse.Namespace) -> None:
     from naus.files import atomic_open, read_lines, write_json
     from naus.summarizer import Summarizer
 
+    tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    loaded = time.perf_counter() - tick
     sentences = read_lines(args.input) if args.input != "-" else sys.stdin.read().splitlines()
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw)
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
+    seconds = summarizer.last_timing["seconds"]
+    log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
+             len(sentences), seconds, 1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
     with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
         for result in results:
             if args.jsonl:

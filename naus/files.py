@@ -62,14 +62,17 @@ def write_json(path: str | os.PathLike, obj: object) -> None:
 def read_lines(path: str | os.PathLike) -> list[str]:
     """Read a UTF-8 text file as stripped lines, naming the file and line on bad input."""
     path = Path(path)
-    if not path.is_file():
-        raise NausError(f"{path}: file not found")
-    raw = path.read_bytes()
+    check_file(path)
+    return decode_lines(path.read_bytes(), str(path))
+
+
+def decode_lines(raw: bytes, name: str) -> list[str]:
+    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
-        raise NausError(f"{path}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
+        raise NausError(f"{name}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
@@ -86,11 +89,26 @@ def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
     return columns
 
 
-def read_json(path: str | os.PathLike) -> object:
-    path = Path(path)
+def check_file(path: Path) -> None:
+    """A readable input is an existing file: say which of the two it is not."""
+    if path.is_dir():
+        raise NausError(f"{path}: is a directory, expected a file")
     if not path.is_file():
         raise NausError(f"{path}: file not found")
+
+
+def read_json(path: str | os.PathLike, required: tuple[str, ...] = ()) -> object:
+    """A JSON file; with `required`, an object that must have those keys (the first missing one is named)."""
+    path = Path(path)
+    check_file(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise NausError(f"{path}: not valid JSON ({err})") from None
+    if required:
+        if not isinstance(value, dict):
+            raise NausError(f"{path}: expected a JSON object with {', '.join(required)}")
+        for key in required:
+            if key not in value:
+                raise NausError(f"{path}: missing key {key!r}")
+    return value

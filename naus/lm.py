@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
+from naus.files import read_lines
 
 log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
@@ -37,8 +38,8 @@ def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%
     if order < 1:
         raise NausError(f"LM order must be at least 1, got {order}")
     corpus, out = Path(corpus), Path(out)
-    if not corpus.is_file():
-        raise NausError(f"{corpus}: file not found")
+    if not any(line for line in read_lines(corpus)):  # also refuses a missing file and bytes that are not UTF-8
+        raise NausError(f"{corpus}: no words to train a language model on")
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         arpa = Path(tmp) / "lm.arpa"
@@ -66,8 +67,8 @@ class LanguageModel:
             raise NausError(f"{path}: language model not found (run the lm step first)")
         try:
             self.model = kenlm.Model(str(path))
-        except (OSError, RuntimeError) as err:
-            raise NausError(f"{path}: not a KenLM model ({err})") from None
+        except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8
+            raise NausError(f"{path}: not a KenLM model ({type(err).__name__})") from None
         self.order = self.model.order
         self._unigram_cache: dict[str, float] = {}
 

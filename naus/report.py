@@ -36,6 +36,7 @@ PAPER_DUC = [
     ("Search teacher †", None, 26.14, 8.03, 22.88, None),
     ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
 ]
+METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", "Time (s/sample)", "Time b=1 (s/sample)", "Speedup"]
 OUR_SYSTEMS = (
     ("NAUS truncate", "truncate"),
@@ -44,7 +45,9 @@ OUR_SYSTEMS = (
 )
 
 
-def _metric_row(name: str, metrics: dict, seconds: float | None, batch1: float | None = None) -> dict:
+def _metric_row(name: str, path: Path, seconds: float | None, batch1: float | None = None) -> dict:
+    """A table row from a metrics file of `naus evaluate`."""
+    metrics = read_json(path, METRIC_KEYS)
     return {"System": name, "Len": metrics["avg_words"], "R-1": metrics["rouge1"], "R-2": metrics["rouge2"],
             "R-L": metrics["rougeL"], "Time (s/sample)": seconds, "Time b=1 (s/sample)": batch1}
 
@@ -54,14 +57,14 @@ def _decoded_row(name: str, metrics: Path, build: Path, stem: str) -> dict | Non
     path = metrics / f"{stem}.json"
     if not path.is_file():
         return None
-    timing = read_json(build / f"{stem}.timing.json")
-    return _metric_row(name, read_json(path), timing["seconds_per_sample"], timing.get("batch1_seconds_per_sample"))
+    timing = read_json(build / f"{stem}.timing.json", ("seconds_per_sample",))
+    return _metric_row(name, path, timing["seconds_per_sample"], timing.get("batch1_seconds_per_sample"))
 
 
-def _teacher_row(metrics: Path, build: Path, stem: str, name: str = "Search teacher (ours)") -> dict:
-    """The search teacher (`stem` like search/test/L10): one sentence at a time, so its batch-1 time is its time."""
-    seconds = teacher_seconds(build / f"{stem}.jsonl")
-    return _metric_row(name, read_json(metrics / f"{stem}.json"), seconds, seconds)
+def _teacher_row(metrics: Path, build: Path, split: str, length: int, name: str = "Search teacher (ours)") -> dict:
+    """The search teacher on a split: one sentence at a time, so its batch-1 time is its time."""
+    seconds = teacher_seconds(build, split, length)
+    return _metric_row(name, metrics / f"search/{split}/L{length}.json", seconds, seconds)
 
 
 def _total(row: dict) -> float:
@@ -76,11 +79,16 @@ def _finish(rows: list[dict], teacher: dict | None) -> list[dict]:
     return rows
 
 
-def teacher_seconds(search_jsonl: Path) -> float | None:
-    """Mean search seconds per sentence (one CPU core per shard), from the teacher's records."""
-    records = read_records(search_jsonl)
-    seconds = [r["seconds"] for r in records if "seconds" in r]
-    return sum(seconds) / len(seconds) if seconds else None
+def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
+    """Sentences searched and their seconds (one CPU core per shard), summed over the shards' timing files."""
+    parts = [read_json(p, ("sentences", "seconds")) for p in sorted(build.glob(f"timing/search/{split}/L{length}/part*.json"))]
+    return (sum(p["sentences"] for p in parts), sum(p["seconds"] for p in parts)) if parts else None
+
+
+def teacher_seconds(build: Path, split: str, length: int) -> float | None:
+    """Mean search seconds per sentence (one CPU core per shard)."""
+    timing = search_timing(build, split, length)
+    return timing[1] / timing[0] if timing and timing[0] else None
 
 
 def search_section(build: Path) -> str | None:
@@ -89,12 +97,14 @@ def search_section(build: Path) -> str | None:
              "|---|---|---|---|---|---|---|"]
     for path in sorted(build.glob("search/*/L*.jsonl"), key=lambda p: (p.parent.name, int(p.stem[1:]))):
         records = read_records(path)
-        seconds = [r["seconds"] for r in records if "seconds" in r]
         words = [len(r["summary"].split()) for r in records]
         empty = sum(1 for w in words if w == 0)
+        timing = search_timing(build, path.parent.name, int(path.stem[1:]))
+        per_sentence = teacher_seconds(build, path.parent.name, int(path.stem[1:]))
+        seconds = timing[1] if timing else None
         lines.append(f"| {path.parent.name} | {path.stem[1:]} | {len(records):,} | {empty} | "
-                     f"{sum(words) / max(len(words), 1):.2f} | {sum(seconds) / max(len(seconds), 1):.4f} | "
-                     f"{sum(seconds) / 3600:.2f} |")
+                     f"{sum(words) / max(len(words), 1):.2f} | {'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
+                     f"{'–' if seconds is None else f'{seconds / 3600:.2f}'} |")
     if len(lines) == 2:
         return None
     return ("## Search\n\nThe search teacher's output on every split it labels (the pool's is the students' "
@@ -106,15 +116,15 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     """Table 2: one group of rows per target length."""
     frames = []
     for length in lengths:
-        teacher = _teacher_row(metrics, build, f"search/test/L{length}")
-        ours = [_metric_row(f"Lead-{length} (ours)", read_json(metrics / f"baseline/test/lead-{length}.json"), None), teacher]
+        teacher = _teacher_row(metrics, build, "test", length)
+        ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"baseline/test/lead-{length}.json", None), teacher]
         for name, method in OUR_SYSTEMS:
             row = _decoded_row(f"{name} (ours)", metrics, build, f"decode/test/L{length}/{method}-{length}")
             ours += [row] if row else []
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
-                rescored = _metric_row(f"published {label} (rescored)", read_json(path), None)
+                rescored = _metric_row(f"published {label} (rescored)", path, None)
                 rows += _finish([rescored], teacher)
         paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in PAPER_GIGAWORD.get(length, [])]
         rows += _finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
@@ -127,14 +137,14 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
 def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
     """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
     duc = metrics / "duc2004"
-    teacher = _teacher_row(duc, build, f"search/duc/L{length}", f"Search teacher, L={length} (ours)")
-    rows = [_metric_row("Lead, 75 bytes (ours)", read_json(duc / "baseline/duc/lead.json"), None), teacher]
+    teacher = _teacher_row(duc, build, "duc", length, f"Search teacher, L={length} (ours)")
+    rows = [_metric_row("Lead, 75 bytes (ours)", duc / "baseline/duc/lead.json", None), teacher]
     for name, method in OUR_SYSTEMS:
         row = _decoded_row(f"{name} (ours)", duc, build, f"decode/duc/L{length}/{method}-{length}")
         rows += [row] if row else []
     rows = _finish(rows, teacher)
     for path in sorted((duc / "published/duc").glob("HC_*.json")):
-        rows += _finish([_metric_row(f"published {path.stem} (rescored)", read_json(path), None)], teacher)
+        rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
     paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in PAPER_DUC]
     rows += _finish(paper, paper[0])
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -176,7 +186,7 @@ def loss_curve(history: Path, out: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    entries = read_json(history)["history"]
+    entries = read_json(history, ("history",))["history"]
     steps = [e["step"] for e in entries]
     fig, ax = plt.subplots(figsize=(5, 3.2))
     ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed CTC)")
@@ -225,11 +235,11 @@ def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFra
     for model, target in transfer:
         label = f"{model} → {int(float(target[1:]) * 100)}%" if target.startswith("r") else f"{model} → {target}"
         teacher_file = metrics / f"search/test/L{target}.json"
-        teacher = _metric_row("", read_json(teacher_file), None) if teacher_file.is_file() else None
+        teacher = _metric_row("", teacher_file, None) if teacher_file.is_file() else None
         for name, method in (("truncate", "truncate"), ("length control", "length-control")):
             path = metrics / f"decode/test/L{model}/{method}-{target}.json"
             if path.is_file():
-                row = _metric_row(f"{label}, {name}", read_json(path), None)
+                row = _metric_row(f"{label}, {name}", path, None)
                 rows += _finish([row], teacher)
     return pd.DataFrame(rows, columns=COLUMNS[:6])
 
@@ -250,7 +260,7 @@ def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.Dat
     """Table 4: students of different architectures learnt from the same search output, per length."""
     frames = []
     for length in lengths:
-        teacher = _teacher_row(metrics, build, f"search/test/L{length}")
+        teacher = _teacher_row(metrics, build, "test", length)
         rows = [teacher]
         for name, prefix, method in ARCHITECTURE_ROWS:
             row = _decoded_row(name, metrics, build, f"decode/test/{prefix}L{length}/{method}-{length}")
@@ -264,7 +274,7 @@ def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.Dat
 def _delta(metrics_file: Path, teacher: dict) -> float | None:
     if not metrics_file.is_file():
         return None
-    return round(_total(_metric_row("", read_json(metrics_file), None)) - _total(teacher), 2)
+    return round(_total(_metric_row("", metrics_file, None)) - _total(teacher), 2)
 
 
 def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Path) -> bool:
@@ -274,7 +284,7 @@ def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    teacher = _metric_row("", read_json(metrics / f"search/test/L{length}.json"), None)
+    teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
     points = sorted(fractions) + [1.0]
     fig, ax = plt.subplots(figsize=(5, 3.2))
     drawn = False
@@ -306,7 +316,7 @@ def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    teacher = _metric_row("", read_json(metrics / f"search/test/L{length}.json"), None)
+    teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
     drawn = False
     for name, method in (("length control", "length-control"), ("CTC beam search", "beam")):
@@ -317,7 +327,7 @@ def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: 
             if delta is not None:
                 xs.append(b)
                 deltas.append(delta)
-                times.append(read_json(build / f"{stem}.timing.json")["seconds_per_sample"] * 1000)
+                times.append(read_json(build / f"{stem}.timing.json", ("seconds_per_sample",))["seconds_per_sample"] * 1000)
         if xs:
             left.plot(xs, deltas, marker="o", label=name)
             right.plot(xs, times, marker="o", label=name)
@@ -381,12 +391,15 @@ def build_report(
         lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
                  "|---|---|---|---|---|---|"]
         for path in trained:
-            info = read_json(path)
+            info = read_json(path, ("history",))
+            timing_file = build / "timing/train" / f"{path.parent.name}.json"
+            timing = read_json(timing_file, ("seconds", "device")) if timing_file.is_file() else {}
             history = info["history"]
             best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
+            minutes = f"{timing['seconds'] / 60:.1f} min" if timing else "–"
             lines.append(f"| {path.parent.name} | {history[-1]['step'] if history else 0} | "
-                         f"{'–' if best is None else f'{best:.3f}'} | {info.get('seconds', 0) / 60:.1f} min | "
-                         f"{info.get('device', '?')} | {info.get('skipped_pairs', 0)} |")
+                         f"{'–' if best is None else f'{best:.3f}'} | {minutes} | "
+                         f"{timing.get('device', '–')} | {info.get('skipped_pairs', 0)} |")
         sections.append("## Training\n\nStudents trained on the pool's search output; the checkpoint kept is the one "
                         "with the lowest CTC loss on the dev split's search output.\n\n" + "\n".join(lines) + "\n")
     if not analysis:
@@ -413,7 +426,7 @@ def build_report(
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
     with atomic_open(out / "README.md") as handle:
         handle.write("\n".join(sections))
-    flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p).items() if k.startswith("rouge")}
+    flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS).items() if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
     with atomic_open(out / "metrics.json") as handle:
         json.dump(flat, handle, indent=1, sort_keys=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import atomic_open, read_json, write_json
+from naus.files import atomic_open, read_json, read_lines, write_json
 
 
 def shard_range(total: int, shard: int, shards: int) -> range:
@@ -43,7 +43,7 @@ class ResumableOutput:
         if self.partial.exists() and restart:
             self.partial.unlink()
         if self.partial.exists():
-            _same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
+            check_same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
         write_json(provenance_path(self.out), provenance)
         self.done = self._recover()
 
@@ -93,16 +93,12 @@ class ResumableOutput:
 
 
 def read_records(path: str | Path) -> list[dict]:
-    path = Path(path)
-    if not path.is_file():
-        raise NausError(f"{path}: file not found")
     records = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise NausError(f"{path}: line {number}: not valid JSON") from None
+    for number, line in enumerate(read_lines(path), 1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            raise NausError(f"{path}: line {number}: not valid JSON") from None
     return records
 
 
@@ -114,7 +110,8 @@ def _read_provenance(out: Path, what: Path) -> dict:
     return read_json(path)
 
 
-def _same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, ...] = ()) -> None:
+def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, ...] = (),
+                          remedy: str = "pass --restart to start it over") -> None:
     """Refuse, naming the first differing key with both values."""
     def flat(tree: dict, prefix: str = "") -> dict:
         out = {}
@@ -126,7 +123,7 @@ def _same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, ...] =
     for key in sorted(set(old_flat) | set(new_flat)):
         if key not in ignore and old_flat.get(key) != new_flat.get(key):
             raise NausError(f"{what}: made with {key} = {old_flat.get(key)!r}, now {key} = {new_flat.get(key)!r}; "
-                            "pass --restart to start it over")
+                            f"{remedy}")
 
 
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:
@@ -135,7 +132,7 @@ def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str |
     parts = [Path(p) for p in parts]
     provenances = [_read_provenance(part, part) for part in parts]
     for part, provenance in zip(parts[1:], provenances[1:]):
-        _same_provenance(part, provenances[0], provenance, ignore=("shard",))
+        check_same_provenance(part, provenances[0], provenance, ignore=("shard",))
     shards = provenances[0]["shard"][1]
     found = sorted(p["shard"][0] for p in provenances)
     if found != list(range(shards)):

@@ -4,11 +4,16 @@ Batches hold about `max_tokens` source tokens. The batch order of an epoch is a 
 (seed, epoch) alone, so a checkpoint that stores the step, the epoch, the position in it and
 the RNG states resumes to exactly the weights an uninterrupted run reaches. The best
 checkpoint is chosen by CTC loss on a dev split of *search output*, never on references.
+Every checkpoint carries its provenance (fingerprints of the training and dev pairs and the
+vocabulary, the model and the training settings): a resumed run with other data or settings
+refuses before it touches the directory. Only the budget and the reporting may change on resume.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import logging
 import math
 import random
@@ -22,6 +27,7 @@ import torch
 from naus import NausError
 from naus.files import atomic_open, read_parallel, write_json
 from naus.model import ModelConfig, build_model
+from naus.shards import check_same_provenance
 from naus.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -43,10 +49,24 @@ class TrainConfig:
     device: str | None = None
 
 
+# What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
+RESUMABLE_CHANGES = ("max_steps", "checkpoint_every", "eval_every", "device")
+
+
 @dataclass
 class Pairs:
     sources: list[list[int]]
     targets: list[list[int]]
+
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps([self.sources, self.targets]).encode()).hexdigest()[:16]
+
+
+def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
+    """Everything that decides the weights a run reaches, step for step."""
+    return {"pairs": pairs.fingerprint(), "dev": dev.fingerprint() if dev else None,
+            "vocab": hashlib.sha256("\n".join(vocab.tokens).encode()).hexdigest()[:16], "model": model_config.to_dict(),
+            "train": {k: v for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES}}
 
 
 def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, max_len: int) -> Pairs:
@@ -177,8 +197,10 @@ def train(
     config: TrainConfig,
     out_dir: str | Path,
     resume: bool = False,
+    timing: str | Path | None = None,
 ) -> dict:
-    """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`."""
+    """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`
+    (and this run's time to `timing`: apart, so the same run writes the same bytes)."""
     out_dir = Path(out_dir)
     device = pick_device(config.device)
     torch.manual_seed(config.seed)
@@ -191,9 +213,12 @@ def train(
     )
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
     state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0}
+    made_of = provenance(pairs, dev, vocab, model_config, config)
     last = out_dir / "last.pt"
     if resume and last.is_file():
         payload = load_checkpoint(last, device)
+        check_same_provenance(last, payload.get("provenance", {}), made_of,
+                              remedy="train without --resume (or into another directory) to start over")
         model.load_state_dict(payload["model"])
         optimizer.load_state_dict(payload["optimizer"])
         scheduler.load_state_dict(payload["scheduler"])
@@ -204,9 +229,11 @@ def train(
             log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", state["best_dev"])
             state["best_dev"] = math.inf
 
+    vocab.save(out_dir / "vocab.txt")
+
     def payload(weights_only: bool = False) -> dict:
         out = {"format": FORMAT, "vocab": vocab.tokens, "model_config": model_config.to_dict(),
-               "train_config": asdict(config), "model": model.state_dict(), "state": state}
+               "train_config": asdict(config), "provenance": made_of, "model": model.state_dict(), "state": state}
         if not weights_only:
             out.update(optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(), rng=_rng_state())
         return out
@@ -262,6 +289,9 @@ def train(
             state["position"] = 0
     if dev is None:
         save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
-    write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"],
-                                          "device": str(device), "seconds": round(time.perf_counter() - started, 1)})
+    write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"]})
+    if timing:
+        write_json(timing, {"steps": state["step"] - first_step, "seconds": round(time.perf_counter() - started, 1),
+                            "tokens_per_second": round(tokens_seen / (time.perf_counter() - started)),
+                            "device": str(device), "threads": torch.get_num_threads()})
     return state

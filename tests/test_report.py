@@ -10,11 +10,20 @@ def metrics(r1, r2, rl, words=10.0):
     return json.dumps({"rouge1": r1, "rouge2": r2, "rougeL": rl, "avg_words": words, "n": 3, "empty": 0})
 
 
+def search_output(build, split, length, sentences, seconds_per_sentence):
+    """A merged search output and the timing files of its two shards, as `naus search` leaves them."""
+    write(build / f"search/{split}/L{length}.jsonl", "".join(json.dumps({"index": i, "summary": "x"}) + "\n"
+                                                             for i in range(sentences)))
+    for shard, count in enumerate((sentences // 2, sentences - sentences // 2)):
+        write(build / f"timing/search/{split}/L{length}/part{shard}.json",
+              json.dumps({"sentences": count, "seconds": count * seconds_per_sentence}))
+
+
 def test_table2_and_figures_from_fixture_metrics(tmp_path):
     m, b = tmp_path / "metrics", tmp_path / "build"
     write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
     write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
-    write(b / "search/test/L10.jsonl", "".join(json.dumps({"index": i, "summary": "x", "seconds": 0.2}) + "\n" for i in range(3)))
+    search_output(b, "test", 10, 3, 0.2)
     for method, r1, seconds in (("truncate", 26.0, 0.002), ("length-control", 27.0, 0.004)):
         write(m / f"decode/test/L10/{method}-10.json", metrics(r1, 8.0, 23.0))
         write(b / f"decode/test/L10/{method}-10.timing.json", json.dumps({"seconds_per_sample": seconds, "device": "cpu"}))
@@ -45,7 +54,7 @@ def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
     m, b = tmp_path / "metrics", tmp_path / "build"
     write(m / "baseline/test/lead-8.json", metrics(20.0, 5.0, 18.0, 8.0))
     write(m / "search/test/L8.json", metrics(25.0, 8.0, 22.0, 8.0))
-    write(b / "search/test/L8.jsonl", "".join(json.dumps({"index": i, "summary": "x", "seconds": 0.4}) + "\n" for i in range(2)))
+    search_output(b, "test", 8, 2, 0.4)
     students = {"L8/length-control": (27.0, 0.004, 0.01), "ar-L8/beam": (24.0, 0.02, 0.2), "nar-L8/greedy": (21.0, 0.001, None)}
     for stem, (r1, seconds, batch1) in students.items():
         write(m / f"decode/test/{stem}-8.json", metrics(r1, 8.0, 22.0, 8.0))
@@ -72,8 +81,8 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
     write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
     write(duc / "baseline/duc/lead.json", metrics(22.67, 6.62, 19.93, 20.0))
     write(duc / "search/duc/L13.json", metrics(26.0, 8.0, 23.0, 13.0))
-    write(b / "search/duc/L13.jsonl", json.dumps({"index": 0, "summary": "x", "seconds": 0.5}) + "\n")
-    write(b / "search/test/L10.jsonl", json.dumps({"index": 0, "summary": "x", "seconds": 0.5}) + "\n")
+    search_output(b, "duc", 13, 1, 0.5)
+    search_output(b, "test", 10, 1, 0.5)
     write(duc / "decode/duc/L13/length-control-13.json", metrics(26.5, 7.5, 23.0, 12.9))
     write(b / "decode/duc/L13/length-control-13.timing.json", json.dumps({"seconds_per_sample": 0.005}))
     write(duc / "published/duc/HC_13_length_control.json", metrics(27.10, 8.11, 23.48))

@@ -253,3 +253,22 @@ def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path
     assert search("--length", "8", "--restart").returncode == 0
     summaries = [json.loads(line)["summary"] for line in out.read_text().splitlines()]
     assert all(len(s.split()) == min(8, len(source.split())) for s, source in zip(summaries, SOURCES))
+
+
+def test_the_same_search_twice_writes_byte_identical_records_and_times_them_apart(lm3_file, tmp_path):
+    from naus.cli import main
+    from naus.files import read_json
+
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
+    runs = []
+    for run in ("a", "b"):
+        parts = [tmp_path / run / f"part{shard}.jsonl" for shard in range(2)]
+        for shard, part in enumerate(parts):
+            assert main(["search", "--input", str(source), "--lm", str(lm3_file), "--length", "4", "--rerank-k", "0",
+                         "--shard", f"{shard}/2", "--out", str(part), "--timing", str(tmp_path / run / f"t{shard}.json")]) == 0
+            timing = read_json(tmp_path / run / f"t{shard}.json")
+            assert timing["sentences"] == len(shard_range(len(SOURCES), shard, 2)) and timing["seconds"] > 0
+        assert main(["merge", *map(str, parts), "--out", str(tmp_path / run / "L4.jsonl"),
+                     "--text", str(tmp_path / run / "L4.txt")]) == 0
+        runs.append(tmp_path / run / "L4.jsonl")
+    assert runs[0].read_bytes() == runs[1].read_bytes()

@@ -111,3 +111,25 @@ def test_vocabulary_starts_with_blank_and_respects_min_count():
     vocab = Vocab.build(["a a b", "a c"], min_count=2)
     assert vocab.tokens == ["<blank>", "<pad>", "<unk>", "a"] and vocab.blank == 0
     assert vocab.encode("a zzz") == [3, vocab.unk]
+
+
+def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_as_it_was(tmp_path):
+    vocab, pairs, model_config = tiny(tmp_path)
+    config = TrainConfig(max_steps=4, max_tokens=64, warmup=2, checkpoint_every=2, eval_every=2, device="cpu")
+    train(pairs, None, vocab, model_config, config, tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    bigger = ModelConfig(**{**model_config.to_dict(), "d_model": 32, "n_heads": 2})
+    with pytest.raises(NausError, match=r"last.pt: made with model.d_model = 64, now model.d_model = 32; "
+                                        r"train without --resume"):
+        train(pairs, None, vocab, bigger, config, tmp_path, resume=True)
+    with pytest.raises(NausError, match="made with pairs = '[0-9a-f]{16}', now pairs = '[0-9a-f]{16}'"):
+        train(Pairs(pairs.sources[:10], pairs.targets[:10]), None, vocab, model_config, config, tmp_path, resume=True)
+    other = Vocab.build(SOURCES[:10])
+    with pytest.raises(NausError, match="made with model.vocab_size = 33, now model.vocab_size = 23"):
+        train(pairs, None, other, ModelConfig(**{**model_config.to_dict(), "vocab_size": len(other)}), config,
+              tmp_path, resume=True)
+    with pytest.raises(NausError, match="made with train.lr = 0.0005, now train.lr = 0.001"):
+        train(pairs, None, vocab, model_config, TrainConfig(**{**config.__dict__, "lr": 1e-3}), tmp_path, resume=True)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    longer = TrainConfig(**{**config.__dict__, "max_steps": 6, "eval_every": 3})  # a longer budget may resume
+    assert train(pairs, None, vocab, model_config, longer, tmp_path, resume=True)["step"] == 6

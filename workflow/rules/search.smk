@@ -78,7 +78,8 @@ rule search_shard:
         static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
         onnx=[ONNX_MODEL] if USE_ONNX else [],
     output:
-        f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
+        records=f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
+        timing=f"{BUILD}/timing/search/{{split}}/L{{length}}/part{{shard}}.json",
     params:
         cfg=SEARCH_PARAMS,
         shards=SEARCH_CFG["shards"],
@@ -97,7 +98,7 @@ rule search_shard:
         "--rerank-k {params.cfg[rerank_k]} --rerank-exact {params.cfg[rerank_exact]} {params.onnx} "
         "--rerank-gamma {params.cfg[rerank_gamma]} "
         "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
-        "--seed {params.cfg[seed]} --out {output} > {log} 2>&1"
+        "--seed {params.cfg[seed]} --out {output.records} --timing {output.timing} > {log} 2>&1"
 
 
 rule search_merge:

@@ -16,7 +16,7 @@ def train_command(fraction: str, arch: str = "") -> str:
         "--warmup {params.t[warmup]} --weight-decay {params.t[weight_decay]} --clip {params.t[clip]} "
         "--smoothing {params.t[smoothing]} --eval-every {params.t[eval_every]} "
         f"--checkpoint-every {{params.t[checkpoint_every]}} --seed {{params.t[seed]}} --fraction {fraction} --resume "
-        f"{f'--arch {arch} ' if arch else ''}--out {{params.out}} > {{log}} 2>&1"
+        f"{f'--arch {arch} ' if arch else ''}--out {{params.out}} --timing {{output.timing}} > {{log}} 2>&1"
     )
 
 
@@ -40,6 +40,7 @@ rule train:
     output:
         best=f"{BUILD}/train/L{{length}}/best.pt",
         history=f"{BUILD}/train/L{{length}}/history.json",
+        timing=f"{BUILD}/timing/train/L{{length}}.json",
     params:
         **TRAIN_PARAMS,
     log:
@@ -62,6 +63,7 @@ rule train_fraction:
     output:
         best=f"{BUILD}/train/L{{length}}-f{{fraction}}/best.pt",
         history=f"{BUILD}/train/L{{length}}-f{{fraction}}/history.json",
+        timing=f"{BUILD}/timing/train/L{{length}}-f{{fraction}}.json",
     params:
         **TRAIN_PARAMS,
     log:
@@ -84,6 +86,7 @@ rule train_arch:
     output:
         best=f"{BUILD}/train/{{arch}}-L{{length}}/best.pt",
         history=f"{BUILD}/train/{{arch}}-L{{length}}/history.json",
+        timing=f"{BUILD}/timing/train/{{arch}}-L{{length}}.json",
     params:
         **TRAIN_PARAMS,
     log:

@@ -14,6 +14,7 @@ from naus.decoding import (
     length_control_batch,
     length_control_tensors,
     reduce_path,
+    top_k_slots,
     truncate,
 )
 
@@ -200,3 +201,20 @@ def test_forced_alignment_is_the_best_path_for_its_summary(seed, tokens):
         key=lambda p: float(lp[range(5), list(p)].sum()),
     )
     assert float(lp[range(5), path].sum()) == pytest.approx(float(lp[range(5), list(best)].sum()), abs=1e-5)
+
+
+@pytest.mark.parametrize("vocab,k,exclude", [(30_000, 7, 4), (20_845, 7, 0), (6, 5, 0), (6, 6, -1), (130, 3, -1),
+                                             (65, 7, 64)])
+def test_top_k_kernel_equals_torch_topk(vocab, k, exclude):
+    gen = torch.Generator().manual_seed(vocab + k)
+    lp = (torch.randn(3, 5, vocab, generator=gen) * 3).log_softmax(-1)
+    lp[0, 0, : vocab // 2] = float("-inf")  # masked entries still count, as in torch.topk
+    lp[1, 1] = lp[1, 1].round(decimals=0)  # many ties: the same values, the ids pointing at them
+    values, ids = top_k_slots(lp, k, exclude)
+    keep = torch.ones(vocab, dtype=torch.bool)
+    if exclude >= 0:
+        keep[exclude] = False
+    expected = lp[..., keep].topk(min(k, int(keep.sum())), dim=-1).values
+    assert torch.equal(values, expected)
+    assert torch.equal(lp.gather(-1, ids), values) and not (ids == exclude).any()
+    assert all(len(set(row)) == len(row) for row in ids.reshape(-1, ids.shape[-1]).tolist())

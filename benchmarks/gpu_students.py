@@ -23,11 +23,29 @@ from pathlib import Path
 import torch
 import yaml
 
+from naus.architectures import ARCHITECTURES, CTC_METHODS
 from naus.cli import main as naus
 from naus.files import read_json, write_json
 
-ARCHITECTURES = {"naus": ("truncate", "length-control", "beam"), "ar": ("greedy", "beam"), "nar": ("greedy",),
-                 "nar-ctc": ("truncate", "length-control")}
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def resolved(profile: Path) -> dict:
+    """A profile with the schema's defaults filled in, as the workflow sees it."""
+    def fill(config: dict, schema: dict) -> dict:
+        for key, spec in schema.get("properties", {}).items():
+            if key not in config and "default" in spec:
+                config[key] = json.loads(json.dumps(spec["default"]))
+            if isinstance(config.get(key), dict):
+                fill(config[key], spec)
+        return config
+
+    return fill(yaml.safe_load(profile.read_text()), yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+
+
+def options(section: dict) -> list[str]:
+    """A config section as `naus` options (the keys are the options' names)."""
+    return [item for key, value in section.items() for item in (f"--{key.replace('_', '-')}", str(value))]
 
 
 def train_and_decode(arch: str, build: Path, config: dict, length: int, work: Path, batch1: int) -> dict:
@@ -37,19 +55,14 @@ def train_and_decode(arch: str, build: Path, config: dict, length: int, work: Pa
     code = naus([
         "train", "--arch", arch, "--train-source", str(search / "pool/source.txt"),
         "--train-target", str(search / f"pool/L{length}.txt"), "--dev-source", str(search / "dev/source.txt"),
-        "--dev-target", str(search / f"dev/L{length}.txt"), "--min-count", str(t["min_count"]),
-        "--layers", str(m["layers"]), "--d-model", str(m["d_model"]), "--heads", str(m["heads"]),
-        "--ffn", str(m["ffn"]), "--dropout", str(m["dropout"]), "--max-len", str(m["max_len"]),
-        "--max-steps", str(t["max_steps"]), "--max-tokens", str(t["max_tokens"]), "--lr", str(t["lr"]),
-        "--warmup", str(t["warmup"]), "--weight-decay", str(t["weight_decay"]), "--clip", str(t["clip"]),
-        "--smoothing", str(t["smoothing"]), "--eval-every", str(t["eval_every"]),
-        "--checkpoint-every", str(t["checkpoint_every"]), "--seed", str(t["seed"]), "--out", str(out),
+        "--dev-target", str(search / f"dev/L{length}.txt"), *options(m),
+        *options({k: v for k, v in t.items() if k != "fractions"}), "--out", str(out), "--timing", str(out / "timing.json"),
     ])
     assert code == 0, f"training {arch} failed"
-    history = read_json(out / "history.json")
-    report = {"train_seconds": history["seconds"], "device": history["device"],
+    history, timing = read_json(out / "history.json"), read_json(out / "timing.json")
+    report = {"train_seconds": timing["seconds"], "device": timing["device"],
               "best_dev_loss": min(e["dev_loss"] for e in history["history"]), "decode": {}}
-    for method in ARCHITECTURES[arch]:
+    for method in ([m for m in CTC_METHODS if m != "greedy"] if ARCHITECTURES[arch].ctc else ARCHITECTURES[arch].methods):
         code = naus([
             "decode", "--checkpoint", str(out / "best.pt"), "--input", str(build / "data/test/article.txt"),
             "--length", str(length), "--method", method, "--beam-size", str(d["beam_size"]),
@@ -81,13 +94,13 @@ def cpu_gpu_difference(checkpoint: Path, sources: Path, length: int) -> float:
     cpu = model(tokens, lengths, *args)
     gpu = model.cuda()(tokens.cuda(), lengths.cuda(), *(a.cuda() for a in args)).cpu()
     valid = torch.isfinite(cpu) & torch.isfinite(gpu)
-    if model.config.arch in ("naus", "nar-ctc"):  # padded slots are not outputs
+    if ARCHITECTURES[model.config.arch].ctc:  # padded slots are not outputs
         valid &= (torch.arange(cpu.shape[1])[None, :] < lengths[:, None])[..., None]
     return float((cpu - gpu).abs()[valid].max())
 
 
 def run(args: argparse.Namespace) -> None:
-    config = yaml.safe_load(Path(args.config).read_text())
+    config = resolved(Path(args.config))
     if args.steps:
         config["train"]["max_steps"] = args.steps
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "none (CPU)"

@@ -23,7 +23,8 @@ import numpy as np
 
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import PAPER_BUDGET, HillClimber, SearchConfig
+from naus.search import HillClimber
+from naus.settings import PAPER_BUDGET, SearchConfig
 
 
 def plain_hill_climbing(lm: LanguageModel, words: list[str], length: int, config: SearchConfig, seed: int) -> float:

@@ -23,7 +23,8 @@ import numpy as np
 from naus.evaluate import lead, rouge
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import PAPER_BUDGET, HillClimber, SearchConfig, fluency_score
+from naus.search import HillClimber, fluency_score
+from naus.settings import PAPER_BUDGET, SearchConfig
 from naus.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
 
 

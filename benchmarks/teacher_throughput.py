@@ -28,7 +28,7 @@ from pathlib import Path
 
 from naus.evaluate import rouge
 from naus.files import read_lines, write_json
-from naus.search import PAPER_BUDGET, SearchConfig
+from naus.settings import PAPER_BUDGET, SearchConfig
 
 # The previous default: its settings, and hill climbing with NumPy arrays (bit-identical to the
 # compiled walk, which every other row uses).

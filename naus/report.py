@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from naus.architectures import ARCHITECTURES, model_dir
 from naus.files import atomic_open, read_json
 from naus.shards import read_records
 
@@ -138,7 +139,7 @@ def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
     """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
     duc = metrics / "duc2004"
     teacher = _teacher_row(duc, build, "duc", length, f"Search teacher, L={length} (ours)")
-    rows = [_metric_row("Lead, 75 bytes (ours)", duc / "baseline/duc/lead.json", None), teacher]
+    rows = [_metric_row("Lead, 75 bytes (ours)", duc / "baseline/duc/lead-all.json", None), teacher]
     for name, method in OUR_SYSTEMS:
         row = _decoded_row(f"{name} (ours)", duc, build, f"decode/duc/L{length}/{method}-{length}")
         rows += [row] if row else []
@@ -167,28 +168,37 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({c: [cell(c, v) for v in frame[c].tolist()] for c in frame.columns})
 
 
-def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> list[Path]:
-    """The same table as Markdown, CSV and LaTeX."""
+def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> str:
+    """The same table as Markdown, CSV and LaTeX, and its caption alone (`{name}.rst`, for
+    Snakemake's HTML report); returns the Markdown table."""
     shown = _display(frame)
-    paths = [out_dir / f"{name}.md", out_dir / f"{name}.csv", out_dir / f"{name}.tex"]
-    with atomic_open(paths[0]) as handle:
-        handle.write(f"{caption}\n\n{shown.to_markdown(index=False, disable_numparse=True)}\n")
-    with atomic_open(paths[1]) as handle:
-        frame.to_csv(handle, index=False)
-    with atomic_open(paths[2]) as handle:
-        handle.write(shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
-    return paths
+    markdown = shown.to_markdown(index=False, disable_numparse=True)
+    _write(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
+    _write(out_dir / f"{name}.csv", frame.to_csv(index=False))
+    _write(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
+    _write(out_dir / f"{name}.rst", caption + "\n")
+    return markdown
 
 
-def loss_curve(history: Path, out: Path, title: str) -> None:
+def _write(path: Path, text: str) -> None:
+    with atomic_open(path) as handle:
+        handle.write(text)
+
+
+def _axes(columns: int = 1):
+    """A new figure for the report: matplotlib without a display, one row of `columns` axes."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt.subplots(1, columns, figsize=(5 if columns == 1 else 8, 3.2))
+
+
+def loss_curve(history: Path, out: Path, title: str) -> None:
     entries = read_json(history, ("history",))["history"]
     steps = [e["step"] for e in entries]
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = _axes()
     ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed CTC)")
     if all("dev_loss" in e for e in entries):
         ax.plot(steps, [e["dev_loss"] for e in entries], label="dev (CTC per word, on search output)")
@@ -201,12 +211,7 @@ def loss_curve(history: Path, out: Path, title: str) -> None:
 
 
 def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = _axes()
     for label, path in files.items():
         lengths = [len(line.split()) for line in path.read_text(encoding="utf-8").splitlines()]
         ax.hist(lengths, bins=range(0, max(lengths + [1]) + 2), alpha=0.6, label=label)
@@ -218,13 +223,14 @@ def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
     _save(fig, out)
 
 
-def _save(fig, out: Path) -> None:
+def _save(fig, out: Path, drawn: bool = True) -> None:
+    """The figure as PNG and PDF (when something was drawn), then closed."""
     import matplotlib.pyplot as plt
 
-    out.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in (".png", ".pdf"):
-        with atomic_open(out.with_suffix(suffix), "wb") as handle:
-            fig.savefig(handle, format=suffix[1:], dpi=150)
+    if drawn:
+        for suffix in (".png", ".pdf"):
+            with atomic_open(out.with_suffix(suffix), "wb") as handle:
+                fig.savefig(handle, format=suffix[1:], dpi=150)
     plt.close(fig)
 
 
@@ -244,27 +250,17 @@ def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFra
     return pd.DataFrame(rows, columns=COLUMNS[:6])
 
 
-# Table 4: (label, trained model directory prefix, method) of every student on the same search output.
-ARCHITECTURE_ROWS = (
-    ("Encoder-only NAUS (CTC), truncate", "", "truncate"),
-    ("Encoder-only NAUS (CTC), length control", "", "length-control"),
-    ("AR encoder-decoder, greedy", "ar-", "greedy"),
-    ("AR encoder-decoder, beam search", "ar-", "beam"),
-    ("NAR encoder-decoder, vanilla (L slots)", "nar-", "greedy"),
-    ("NAR encoder-decoder + CTC, truncate", "nar-ctc-", "truncate"),
-    ("NAR encoder-decoder + CTC, length control", "nar-ctc-", "length-control"),
-)
-
-
 def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.DataFrame:
     """Table 4: students of different architectures learnt from the same search output, per length."""
     frames = []
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
         rows = [teacher]
-        for name, prefix, method in ARCHITECTURE_ROWS:
-            row = _decoded_row(name, metrics, build, f"decode/test/{prefix}L{length}/{method}-{length}")
-            rows += [row] if row else []
+        for arch in ARCHITECTURES.values():
+            for method, label in arch.table4:
+                row = _decoded_row(f"{arch.label}, {label}", metrics, build,
+                                   f"decode/test/{model_dir(arch.name, length)}/{method}-{length}")
+                rows += [row] if row else []
         frame = pd.DataFrame(_finish(rows, teacher), columns=COLUMNS)
         frame.insert(0, "L", length)
         frames.append(frame)
@@ -279,14 +275,9 @@ def _delta(metrics_file: Path, teacher: dict) -> float | None:
 
 def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Path) -> bool:
     """Figure 3: training-set size vs ΔR, for truncation and length control."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
     points = sorted(fractions) + [1.0]
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig, ax = _axes()
     drawn = False
     for name, method in (("truncate", "truncate"), ("length control", "length-control")):
         xs, ys = [], []
@@ -305,19 +296,14 @@ def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Pat
     ax.set_title(f"Training-set size, L={length}")
     ax.legend()
     fig.tight_layout()
-    _save(fig, out) if drawn else plt.close(fig)
+    _save(fig, out, drawn)
     return drawn
 
 
 def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: Path) -> bool:
     """Figure 4: beam size vs ΔR and vs time per sample, for length control and CTC beam search."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(8, 3.2))
+    fig, (left, right) = _axes(2)
     drawn = False
     for name, method in (("length control", "length-control"), ("CTC beam search", "beam")):
         xs, deltas, times = [], [], []
@@ -339,7 +325,7 @@ def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: 
     left.legend()
     fig.suptitle(f"Beam size, L={length}")
     fig.tight_layout()
-    _save(fig, out) if drawn else plt.close(fig)
+    _save(fig, out, drawn)
     return drawn
 
 
@@ -364,25 +350,31 @@ def build_report(
                 "batch 1 (the first test sentences one at a time), model forward included; search timing: one CPU "
                 "core per shard. Speedup: the teacher's time over the student's at batch 64.\n"]
     timing = f"Students timed on {device} (batch 64 and batch 1), the teacher on one CPU core per sentence."
+    quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
+              "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
     tables = [
         ("table2", gigaword_table(metrics, build, lengths, published),
-         f"Table 2 ({profile}): test-set ROUGE F1, ΔR over the search teacher, time per sample and speedup over "
-         f"search. {timing} † quoted from the paper (perl ROUGE, their GPU)."),
+         f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
+         "the NAUS student decoded by truncation, length control and CTC beam search; ΔR (total ROUGE minus the "
+         f"teacher's), time per sample and speedup over search. {timing} {quoted}"),
         ("table3", duc_table(metrics, build, duc_length) if duc_length else pd.DataFrame(),
-         f"Table 3 ({profile}): DUC2004, ROUGE recall of the output cut to 75 bytes averaged over four references, "
-         f"L={duc_length} teacher and student; ΔR over the teacher. {timing} † quoted from the paper (perl ROUGE)."),
+         f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
+         f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and "
+         "student; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). "
+         f"{timing} {quoted}"),
         ("table4", architecture_table(metrics, build, list(analysis)),
-         f"Table 4 ({profile}): students of four architectures trained on the same search output and vocabulary; "
-         f"ΔR over the search teacher, time per sample and speedup over search. {timing}"),
+         f"Table 4 ({profile}): students of four architectures trained on the same search output, vocabulary and "
+         "training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "
+         "stopping at end of sequence or L words), a vanilla non-autoregressive one that fills exactly L slots, "
+         f"and a non-autoregressive one trained with CTC; ΔR over the teacher, time per sample. {timing}"),
         ("table6", transfer_table(metrics, transfer),
-         f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of the "
-         "source; ΔR over the teacher searched for j words where there is one."),
+         f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
+         "source, by truncation and by length control; ΔR over the teacher searched for j words where there is one."),
     ]
     for name, frame, caption in tables:
         if len(frame):
-            write_table(frame, out / "tables", name, caption)
-            body = (out / "tables" / f"{name}.md").read_text().split("\n", 2)[2]
-            sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}")
+            body = write_table(frame, out / "tables", name, caption)
+            sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}\n")
     search = search_section(build)
     if search:
         sections.append(search)
@@ -424,6 +416,8 @@ def build_report(
             figures.append((name, f"Summary lengths on the test set: truncation vs length control (L={length})."))
     if figures:
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
+        _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
+            f"``{name}``: {caption}" for name, caption in figures) + "\n")
     with atomic_open(out / "README.md") as handle:
         handle.write("\n".join(sections))
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS).items() if k.startswith("rouge")}

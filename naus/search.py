@@ -23,56 +23,14 @@ import numpy as np
 
 from naus import NausError
 from naus.lm import LanguageModel
+from naus.settings import SearchConfig
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
-FLUENCIES = ("slor", "perplexity")
-PAPER_BUDGET = (0.1, 0.035)  # hill-climbing steps and restarts coefficients of Schumann et al. and the paper
 
 
 def fluency_score(kind: str, log_prob: np.ndarray, slor: np.ndarray, length: int) -> np.ndarray:
     """The fluency term in log space: SLOR, or ln(1/perplexity) = ln P / (L + 1) as in the paper."""
     return slor if kind == "slor" else log_prob / (length + 1)
-
-
-@dataclass(frozen=True)
-class SearchConfig:
-    length: int | None = 10
-    ratio: float | None = None
-    min_length: int = 1
-    # Defaults from results/benchmarks/teacher.json (dev split, L = 10 and 8): the paper's
-    # hill-climbing budget, 200 states re-ranked, 15 of them encoded on their own.
-    steps_coef: float = PAPER_BUDGET[0]
-    restarts_coef: float = PAPER_BUDGET[1]
-    fluency: str = "slor"
-    gamma: float = 0.0
-    rerank_k: int = 200
-    rerank_exact: int = 15
-    rerank_gamma: float = 48.0
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if (self.length is None) == (self.ratio is None):
-            raise NausError("give exactly one of a target length and a ratio")
-        if self.length is not None and self.length <= 0:
-            raise NausError(f"target length must be positive, got {self.length}")
-        if self.ratio is not None and not 0 < self.ratio <= 1:
-            raise NausError(f"ratio must be in (0, 1], got {self.ratio}")
-        if self.fluency not in FLUENCIES:
-            raise NausError(f"fluency must be one of {FLUENCIES}, got {self.fluency!r}")
-        if self.steps_coef <= 0 or self.restarts_coef <= 0:
-            raise NausError("steps and restarts coefficients must be positive")
-        if self.rerank_k < 0 or self.rerank_exact < 0:
-            raise NausError(f"rerank K and rerank exact must be zero or more, got {self.rerank_k}, {self.rerank_exact}")
-
-    def target_length(self, source_length: int) -> int:
-        if self.length is not None:
-            return self.length
-        return max(self.min_length, math.floor(self.ratio * source_length))
-
-    def budget(self, source_length: int, length: int) -> tuple[int, int]:
-        """(steps, restarts) = (⌊a·S·L²⌋, ⌊b·S·L²⌋), each at least 1."""
-        work = source_length * length * length
-        return max(1, math.floor(self.steps_coef * work)), max(1, math.floor(self.restarts_coef * work))
 
 
 @dataclass

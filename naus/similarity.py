@@ -24,7 +24,7 @@ from typing import Iterable
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open
+from naus.files import atomic_open, check_file
 
 log = logging.getLogger(__name__)
 EMBEDDING_SIZE = 384  # all-MiniLM-L6-v2
@@ -228,9 +228,7 @@ class StaticEmbedder:
     """idf-weighted means of per-word MiniLM vectors; unknown words get no weight."""
 
     def __init__(self, path: str | Path):
-        path = Path(path)
-        if not path.is_file():
-            raise NausError(f"{path}: static embedding table not found (run the embed step first)")
+        path = check_file(path, "static embedding table (run the embed step first)")
         try:
             data = np.load(path)
             words, self.vectors, idf = data["words"], data["vectors"], data["idf"]

@@ -15,13 +15,10 @@ import torch
 
 from naus import NausError
 from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate
-from naus.model import CTC_ARCHITECTURES
+from naus.architectures import ARCHITECTURES
 from naus.text import normalize
 from naus.train import load_checkpoint, model_from_checkpoint, pick_device
 
-# Per architecture the methods it supports, the default first.
-CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
-ARCH_METHODS = {"naus": CTC_METHODS, "nar-ctc": CTC_METHODS, "nar": ("greedy",), "ar": ("beam", "greedy")}
 
 
 @dataclass
@@ -63,9 +60,10 @@ class Summarizer:
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was."""
         arch = self.model.config.arch
-        method = method or ARCH_METHODS[arch][0]
-        if method not in ARCH_METHODS[arch]:
-            raise NausError(f"a {arch} model decodes with {' or '.join(ARCH_METHODS[arch])}, not {method!r}")
+        methods = ARCHITECTURES[arch].methods
+        method = method or methods[0]
+        if method not in methods:
+            raise NausError(f"a {arch} model decodes with {' or '.join(methods)}, not {method!r}")
         texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t)[:max_len] for t in texts]
@@ -80,7 +78,7 @@ class Summarizer:
                 tokens[row, : lengths[row]] = torch.tensor(encoded[i])
             targets = [self.target_length(int(n), length, ratio, min_length) for n in lengths]
             tokens, lengths = tokens.to(self.device), lengths.to(self.device)
-            if arch in CTC_ARCHITECTURES:
+            if ARCHITECTURES[arch].ctc:
                 tick = time.perf_counter()
                 log_probs = self.model(tokens, lengths)
                 if self.device.type == "cuda":

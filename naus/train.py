@@ -25,28 +25,14 @@ import numpy as np
 import torch
 
 from naus import NausError
-from naus.files import atomic_open, read_parallel, write_json
-from naus.model import ModelConfig, build_model
+from naus.files import atomic_open, check_file, read_parallel, write_json
+from naus.model import build_model
+from naus.settings import ModelConfig, TrainConfig
 from naus.shards import check_same_provenance
 from naus.vocab import Vocab
 
 log = logging.getLogger(__name__)
 FORMAT = "naus-ctc-1"
-
-
-@dataclass
-class TrainConfig:
-    max_steps: int = 1000
-    max_tokens: int = 4096
-    lr: float = 5e-4
-    warmup: int = 10000
-    weight_decay: float = 0.01
-    clip: float = 2.0
-    smoothing: float = 0.1
-    seed: int = 0
-    checkpoint_every: int = 500
-    eval_every: int = 500
-    device: str | None = None
 
 
 # What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
@@ -141,9 +127,7 @@ def save_checkpoint(path: str | Path, payload: dict) -> None:
 
 
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict:
-    path = Path(path)
-    if not path.is_file():
-        raise NausError(f"{path}: checkpoint not found")
+    path = check_file(path, "checkpoint")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=False)
     except Exception as err:  # torch raises many types for a damaged file

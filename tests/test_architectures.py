@@ -6,14 +6,16 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.model import ModelConfig, build_model, uniform_copy
+from naus.architectures import ARCHITECTURES, ENCODER_DECODERS
+from naus.model import build_model, uniform_copy
 from naus.summarizer import Summarizer
-from naus.train import Pairs, TrainConfig, load_checkpoint, save_checkpoint, train
+from naus.settings import ModelConfig, TrainConfig
+from naus.train import Pairs, load_checkpoint, save_checkpoint, train
 from naus.vocab import Vocab
 
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
 TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
-METHODS = {"ar": ["greedy", "beam"], "nar": ["greedy"], "nar-ctc": ["truncate", "length-control"]}
+METHODS = {arch: [method for method, _ in ARCHITECTURES[arch].table4] for arch in ENCODER_DECODERS}
 
 
 def tiny_config(vocab_size: int, arch: str) -> ModelConfig:
@@ -126,3 +128,11 @@ def test_wrong_method_or_architecture_is_a_clear_error(trained, tmp_path):
     save_checkpoint(tmp_path / "odd.pt", payload)
     with pytest.raises(NausError, match="unknown architecture 'rnn'"):
         Summarizer.from_checkpoint(tmp_path / "odd.pt", "cpu")
+
+
+def test_every_architecture_has_a_model_and_supports_its_table4_methods():
+    from naus.model import MODELS
+
+    assert set(MODELS) == set(ARCHITECTURES)
+    for arch in ARCHITECTURES.values():
+        assert {method for method, _ in arch.table4} <= set(arch.methods)

@@ -12,11 +12,14 @@ import pytest
 import torch
 
 from naus.cli import main
-from naus.model import NAUS, ModelConfig
+from naus.model import NAUS
+from naus.settings import ModelConfig
 from naus.train import FORMAT, save_checkpoint
 from naus.vocab import Vocab
 from tests.conftest import write
 
+REPORT_CONFIG = ('{"profile": "p", "search": {"lengths": [10]}, "train": {"fractions": []}, '
+                 '"decode": {"beam_sweep": [], "transfer": []}, "analysis": {"lengths": []}}')
 BAD = {
     "missing": lambda path: path,
     "directory": lambda path: path.mkdir(parents=True) or path,
@@ -51,10 +54,10 @@ def commands(g: dict, out) -> dict[str, list[str]]:
         "search-input": ["search", "--input", "{bad}", "--lm", "{bad}", "--length", "3", "--rerank-k", "0",
                          "--out", out("search.jsonl")],
         "merge": ["merge", "{bad}", "--out", out("merged.jsonl"), "--text", out("merged.txt")],
-        "train": ["train", "--train-source", "{bad}", "--train-target", text, "--layers", "1", "--d-model", "16",
-                  "--heads", "2", "--ffn", "32", "--max-steps", "1", "--out", out("train")],
+        "train": ["train", "--train-source", "{bad}", "--train-target", text, "--n-layers", "1", "--d-model", "16",
+                  "--n-heads", "2", "--d-ff", "32", "--max-steps", "1", "--out", out("train")],
         "train-dev": ["train", "--train-source", text, "--train-target", text, "--dev-source", "{bad}",
-                      "--dev-target", text, "--layers", "1", "--d-model", "16", "--heads", "2", "--ffn", "32",
+                      "--dev-target", text, "--n-layers", "1", "--d-model", "16", "--n-heads", "2", "--d-ff", "32",
                       "--max-steps", "1", "--out", out("train")],
         "decode-checkpoint": ["decode", "--checkpoint", "{bad}", "--input", text, "--out", out("decoded.txt")],
         "decode-input": ["decode", "--checkpoint", ckpt, "--input", "{bad}", "--length", "2",
@@ -67,8 +70,8 @@ def commands(g: dict, out) -> dict[str, list[str]]:
         "digits": ["digits", "--input", text, "--restore-from", "{bad}", "--out", out("restored.txt")],
         "head": ["head", "--input", "{bad}", "--lines", "1", "--out", out("head.txt")],
         "lead": ["lead", "--input", "{bad}", "--length", "2", "--out", out("lead.txt")],
-        "report-metrics": ["report", "--profile", "p", "--metrics", "{bad}", "--build", str(g["text"].parent),
-                           "--lengths", "10", "--out", out("results")],
+        "report-metrics": ["report", "--config", REPORT_CONFIG, "--metrics", "{bad}", "--build", str(g["text"].parent),
+                           "--out", out("results")],
         "embed-static": ["embed-static", "--inputs", "{bad}", "--idf-corpus", text, "--out", out("static.npz")],
     }
 
@@ -162,9 +165,12 @@ def test_merge_names_a_missing_field_and_a_record_without_index(tmp_path, capsys
     assert not (tmp_path / "m.jsonl").exists()
 
 
-def test_report_names_a_metrics_file_that_lacks_a_score(tmp_path, capsys):
+def test_report_names_what_is_missing_from_its_config_or_a_metrics_file(tmp_path, capsys):
+    code, err = run_cli(["report", "--config", '{"profile": "p"}', "--metrics", tmp_path / "m", "--build", tmp_path,
+                         "--out", tmp_path / "out"], capsys)
+    assert code == 2 and "--config: not a profile's resolved configuration (KeyError: 'search')" in err
     write(tmp_path / "m/search/test/L10.json", '{"rouge1": 25.0}')
-    code, err = run_cli(["report", "--profile", "p", "--metrics", tmp_path / "m", "--build", tmp_path / "b",
-                         "--lengths", "10", "--out", tmp_path / "out"], capsys)
+    code, err = run_cli(["report", "--config", REPORT_CONFIG, "--metrics", tmp_path / "m", "--build", tmp_path / "b",
+                         "--out", tmp_path / "out"], capsys)
     assert code == 2 and err.strip().splitlines()[-1] == f"naus: error: {tmp_path}/m/search/test/L10.json: missing key 'rouge2'"
     assert not (tmp_path / "out").exists()

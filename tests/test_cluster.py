@@ -10,7 +10,7 @@ from tests.conftest import ROOT, write
 PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
                "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt",
                "duc2004/input.txt"] + [f"duc2004/task1_ref{i}.txt" for i in range(4)]
-GPU_RULES = {"train", "train_fraction", "train_arch", "decode", "decode_beam", "decode_duc"}
+GPU_RULES = {"train", "decode", "decode_beam"}
 
 
 def job_blocks(output: str) -> list[tuple[str, str]]:
@@ -22,7 +22,7 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     data = tmp_path / "data"
     for name in PAPER_FILES:
         write(data / name, "")
-    config = (ROOT / "config/paper.yaml").read_text().replace("data_dir: null", f"data_dir: {data}")
+    config = (ROOT / "config/paper.yaml").read_text().replace("  source: gigaword\n", f"  source: gigaword\n  data_dir: {data}\n")
     config = config.replace("shards: 512", "shards: 3")
     paper = write(tmp_path / "paper.yaml", config)
     result = subprocess.run(

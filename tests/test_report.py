@@ -79,7 +79,7 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
     duc = m / "duc2004"
     write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
     write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
-    write(duc / "baseline/duc/lead.json", metrics(22.67, 6.62, 19.93, 20.0))
+    write(duc / "baseline/duc/lead-all.json", metrics(22.67, 6.62, 19.93, 20.0))
     write(duc / "search/duc/L13.json", metrics(26.0, 8.0, 23.0, 13.0))
     search_output(b, "duc", 13, 1, 0.5)
     search_output(b, "test", 10, 1, 0.5)

@@ -6,7 +6,8 @@ import pytest
 
 from naus import NausError
 from naus.lm import LanguageModel, train_lm
-from naus.search import HillClimber, SearchConfig, Teacher
+from naus.search import HillClimber, Teacher
+from naus.settings import SearchConfig
 from naus.similarity import StaticEmbedder
 from naus.shards import ResumableOutput, merge_shards, read_records, shard_range
 from tests.conftest import write

@@ -7,7 +7,8 @@ import pytest
 
 from naus import NausError
 from naus.lm import LanguageModel, train_lm
-from naus.search import HillClimber, SearchConfig, Teacher
+from naus.search import HillClimber, Teacher
+from naus.settings import SearchConfig
 from naus.similarity import (
     ContextualEmbedder, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
 )

@@ -5,7 +5,8 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.model import NAUS, ModelConfig
+from naus.model import NAUS
+from naus.settings import ModelConfig
 from naus.summarizer import Summarizer
 from naus.train import FORMAT, save_checkpoint
 from naus.vocab import Vocab

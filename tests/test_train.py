@@ -6,8 +6,9 @@ import torch
 
 from naus import NausError
 from naus.decoding import greedy_batch, reduce_path
-from naus.model import NAUS, ModelConfig, ctc_loss
-from naus.train import Pairs, TrainConfig, collate, load_checkpoint, model_from_checkpoint, save_checkpoint, train
+from naus.model import NAUS, ctc_loss
+from naus.settings import ModelConfig, TrainConfig
+from naus.train import Pairs, collate, load_checkpoint, model_from_checkpoint, save_checkpoint, train
 from naus.vocab import Vocab
 from tests.conftest import write
 

@@ -46,3 +46,64 @@ def test_a_misspelt_config_key_stops_the_workflow_naming_it(tmp_path, env):
     bad = write(tmp_path / "typo.yaml", text.replace("\n  lr:", "\n  lrr:", 1))
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
     assert code != 0 and "'lrr' was unexpected" in out and "['train']" in out, out[-2000:]
+
+
+def schema_defaults() -> dict:
+    import yaml
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    return {section: {key: spec["default"] for key, spec in body.get("properties", {}).items() if "default" in spec}
+            for section, body in schema["properties"].items() if isinstance(body, dict)}
+
+
+def test_the_schema_defaults_are_the_settings_dataclasses_defaults():
+    """Each default is written in naus/settings.py; the schema repeats it for the workflow, checked here."""
+    import dataclasses
+
+    from naus.settings import ModelConfig, SearchConfig, TrainConfig
+
+    defaults = schema_defaults()
+    for section, settings in (("model", ModelConfig), ("train", TrainConfig), ("search", SearchConfig)):
+        fields = {f.name: f.default for f in dataclasses.fields(settings) if "help" in f.metadata}
+        shared = set(fields) & set(defaults[section])
+        assert shared, section
+        assert {k: defaults[section][k] for k in shared} == {k: fields[k] for k in shared}, section
+        missing = set(fields) - set(defaults[section]) - {"device"}
+        assert not missing, f"{section}: {missing} have no schema entry"
+
+
+def test_a_profile_that_leaves_a_key_out_gets_the_schema_default_not_the_demos(tmp_path, env):
+    """The demo profile is read only when no --configfile is given: a key a profile omits takes the default."""
+    text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
+    lean = write(tmp_path / "lean.yaml", text.replace("  max_steps: 500\n", ""))
+    code, out = snakemake(["-n", "--configfile", str(lean), "--forceall", "-p", "build/other/train/L8/best.pt"], env)
+    assert code == 0, out[-2000:]
+    assert "--max-steps 100000" in out and "--max-steps 500" not in out
+    code, out = snakemake(["-n", "--forceall", "-p", "build/demo/train/L8/best.pt"], env)
+    assert code == 0 and "--max-steps 500" in out and "--n-layers 2" in out, out[-2000:]
+
+
+def test_lint_is_clean(env):
+    for profile in ("demo", "gigaword-sample", "paper"):
+        code, out = snakemake(["--lint", "--configfile", f"config/{profile}.yaml"], {**env, "NAUS_DATA": "/nonexistent"})
+        assert code == 0 and "Congratulations, your workflow is in a good condition" in out, out[-3000:]
+
+
+def test_the_schema_defaults_are_the_command_lines_defaults():
+    """Defaults of the options the rules pass from the config, which the schema repeats: checked, not copied."""
+    from naus.cli import build_parser
+
+    parser = build_parser()
+    commands = {name: sub for action in parser._subparsers._group_actions for name, sub in action.choices.items()}
+    gigaword = commands["data"]._subparsers._group_actions[0].choices["gigaword"]
+
+    def default(command, option):
+        return next(a.default for a in command._actions if option in a.option_strings)
+
+    defaults = schema_defaults()
+    pairs = [(gigaword, "data", "dev_size"), (gigaword, "data", "seed"), (commands["train-lm"], "lm", "order"),
+             (commands["train-lm"], "lm", "memory"), (commands["train"], "train", "min_count"),
+             (commands["decode"], "decode", "beam_size"), (commands["decode"], "decode", "batch_size"),
+             (commands["decode"], "decode", "batch1_samples")]
+    for command, section, key in pairs:
+        assert default(command, "--" + key.replace("_", "-")) == defaults[section][key], (section, key)

@@ -1,4 +1,6 @@
+import json
 import os
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -6,8 +8,13 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
+sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
+from naus.architectures import ARCHITECTURES, ENCODER_DECODERS, model_dir
 
-configfile: "config/demo.yaml"
+
+if not config:  # no --configfile: the demo profile
+
+    configfile: "config/demo.yaml"
 
 
 localrules:
@@ -18,10 +25,10 @@ localrules:
     stage_evaluate,
 
 
-validate(config, "../schemas/config.schema.yaml")
+validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
-# The naus command line, importable from this checkout inside any environment (venv or conda).
-NAUS = f"PYTHONPATH={workflow.basedir}${{PYTHONPATH:+:$PYTHONPATH}} python -m naus"
+# Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
+shell.prefix(f"set -euo pipefail; export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
 
 PROFILE = config["profile"]
 BUILD = f"build/{PROFILE}"
@@ -55,8 +62,24 @@ DUC_LENGTH = config.get("duc", {}).get("length")
 if DUC_LENGTH and not config["data"].get("duc_dir"):
     raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
 
-# Table 4: each encoder-decoder student and the decoding methods it supports.
-ARCHITECTURES = {"ar": ("greedy", "beam"), "nar": ("greedy",), "nar-ctc": ("truncate", "length-control")}
+
+
+wildcard_constraints:
+    model=rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?",
+
+
+def flags(settings: dict) -> str:
+    """A config section as `naus` options: `rerank_k: 200` becomes `--rerank-k 200`."""
+    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in settings.items())
+
+
+def students() -> list[str]:
+    """Every student's directory under train/: one per length (DUC2004's too), the Figure 3 sweep, Table 4's."""
+    lengths = config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])
+    models = [model_dir("naus", n) for n in lengths]
+    models += [f"L{config['search']['lengths'][0]}-f{f}" for f in config["train"]["fractions"]]
+    models += [model_dir(arch, n) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS]
+    return list(dict.fromkeys(models))
 
 
 def systems() -> list[str]:
@@ -68,7 +91,7 @@ def systems() -> list[str]:
     systems += [f"published/{label}" for label in PUBLISHED_LABELS]
     systems += [
         f"decode/test/L{first}-f{f}/{method}-{first}"
-        for f in config["train"].get("fractions", []) for method in ("truncate", "length-control")
+        for f in config["train"]["fractions"] for method in ("truncate", "length-control")
     ]
     systems += [
         f"decode/test/L{first}/beams/{method}-{first}-b{b}"
@@ -79,8 +102,8 @@ def systems() -> list[str]:
         for model, target in decode.get("transfer", []) if model in lengths for method in ("truncate", "length-control")
     ]
     systems += [
-        f"decode/test/{arch}-L{n}/{method}-{n}"
-        for n in ANALYSIS_LENGTHS for arch, methods in ARCHITECTURES.items() for method in methods
+        f"decode/test/{model_dir(arch, n)}/{method}-{n}"
+        for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for method, _ in ARCHITECTURES[arch].table4
     ]
     return list(dict.fromkeys(systems))
 
@@ -90,7 +113,7 @@ def duc_systems() -> list[str]:
     if not DUC_LENGTH:
         return []
     n = DUC_LENGTH
-    systems = ["baseline/duc/lead", f"search/duc/L{n}"]
+    systems = ["baseline/duc/lead-all", f"search/duc/L{n}"]
     systems += [f"decode/duc/L{n}/{method}-{n}" for method in config["decode"]["methods"]]
     if config["data"].get("published_dir") and n == 13:
         systems += [f"published/duc/HC_13_{kind}" for kind in ("truncating", "length_control")]
@@ -106,3 +129,37 @@ def metric_files() -> list[str]:
 
 def all_targets() -> list[str]:
     return [f"{DATA}/stats.json", f"{RESULTS}/README.md"] + metric_files()
+
+
+DOWNLOAD = config["data"].get("download")
+GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
+
+
+def external(key: str) -> str:
+    """A Gigaword file: inside the unpacked download when one is configured, else under the data directory."""
+    if DOWNLOAD and key in GIGAWORD_KEYS:
+        return f"{BUILD}/download/gigaword/{config['data'][key]}"
+    return str(data_dir() / config["data"][key])
+
+
+def target_option(target: str) -> str:
+    """`10` → a fixed length; `r0.5` → a ratio of the source length."""
+    return f"--ratio {target[1:]}" if target.startswith("r") else f"--length {target}"
+
+
+# The authors' released outputs, per collection: (directory, file mapping their lines to input lines).
+PUBLISHED = {"": ("gigaword", "line_to_test_index.txt"), "duc/": ("duc2004", "summary_index.txt")}
+
+
+def published_file(w, which: int) -> str:
+    """For a `published/{label}` target: the released output (`which` = 0) or its index file (1)."""
+    collection, label = ("duc/", w.label[4:]) if w.label.startswith("duc/") else ("", w.label)
+    directory, index = PUBLISHED[collection]
+    return str(data_dir() / config["data"]["published_dir"] / directory / (f"{label}.txt", index)[which])
+
+
+def student(model: str) -> dict:
+    """What a model directory name says: `L10` (NAUS), `L10-f0.25` (on a fraction of the pool), `ar-L10` (Table 4)."""
+    arch, _, rest = model.rpartition("L")
+    length, _, fraction = rest.partition("-f")
+    return {"arch": arch.rstrip("-") or "naus", "length": length, "fraction": fraction or "1.0"}

@@ -13,30 +13,20 @@ if config["data"]["source"] == "demo":
         output:
             **DATA_OUTPUTS,
         params:
-            cfg={k: config["data"][k] for k in ("dev_size", "test_size", "max_article_words", "seed")},
+            flags=flags({k: config["data"][k] for k in ("dev_size", "test_size", "max_article_words", "seed")}),
             cache=os.path.expanduser("~/.cache/naus"),
+            out=lambda w, output: os.path.dirname(output.stats),
         log:
             f"logs/{PROFILE}/data.log",
         benchmark:
             f"logs/{PROFILE}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
-        threads: 1
         shell:
-            "{NAUS} data demo --out {DATA} --cache {params.cache} --dev-size {params.cfg[dev_size]} "
-            "--test-size {params.cfg[test_size]} --max-article-words {params.cfg[max_article_words]} "
-            "--seed {params.cfg[seed]} > {log} 2>&1 && tail -n 1 {log}"
+            "python -m naus data demo --out {params.out} --cache {params.cache} {params.flags} > {log} 2>&1 "
+            "&& tail -n 1 {log}"
 
 else:
-
-    DOWNLOAD = config["data"].get("download")
-    GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
-
-    def _external(key: str) -> str:
-        """A Gigaword file: inside the unpacked download when one is configured, else under the data directory."""
-        if DOWNLOAD and key in GIGAWORD_KEYS:
-            return f"{BUILD}/download/gigaword/{config['data'][key]}"
-        return str(data_dir() / config["data"][key])
 
     if DOWNLOAD:
 
@@ -48,39 +38,39 @@ else:
             params:
                 url=DOWNLOAD["url"],
                 sha256=DOWNLOAD["sha256"],
+                unpack=f"{BUILD}/download/gigaword",
             log:
                 f"logs/{PROFILE}/download.log",
             benchmark:
                 f"logs/{PROFILE}/benchmark/download.tsv"
             conda:
                 "../../envs/naus-cpu.yaml"
-            threads: 1
             shell:
-                "{NAUS} download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
-                "--unpack {BUILD}/download/gigaword > {log} 2>&1"
+                "python -m naus download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
+                "--unpack {params.unpack} > {log} 2>&1"
 
     rule data_gigaword:
         input:
-            pool_article=lambda w: _external("pool_article"),
-            pool_title=lambda w: _external("pool_title"),
-            test_article=lambda w: _external("test_article"),
-            test_title=lambda w: _external("test_title"),
+            pool_article=lambda w: external("pool_article"),
+            pool_title=lambda w: external("pool_title"),
+            test_article=lambda w: external("test_article"),
+            test_title=lambda w: external("test_title"),
             extra=lambda w: [str(data_dir() / p) for p in config["data"].get("extra_headlines", [])],
         output:
             **DATA_OUTPUTS,
         params:
-            cfg={k: config["data"][k] for k in ("dev_size", "seed")},
+            flags=flags({k: config["data"][k] for k in ("dev_size", "seed")}),
             duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",
             extra=lambda w, input: f"--extra-headlines {' '.join(input.extra)}" if input.extra else "",
+            out=lambda w, output: os.path.dirname(output.stats),
         log:
             f"logs/{PROFILE}/data.log",
         benchmark:
             f"logs/{PROFILE}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
-        threads: 1
         shell:
-            "{NAUS} data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
+            "python -m naus data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
             "--test-article {input.test_article} --test-title {input.test_title} {params.extra} {params.duc} "
-            "--dev-size {params.cfg[dev_size]} --seed {params.cfg[seed]} --out {DATA} > {log} 2>&1 "
+            "{params.flags} --out {params.out} > {log} 2>&1 "
             "&& tail -n 1 {log}"

@@ -4,14 +4,12 @@ rule train_lm:
     output:
         f"{BUILD}/lm/lm.bin",
     params:
-        cfg=config["lm"],
+        flags=flags(config["lm"]),
     log:
         f"logs/{PROFILE}/lm.log",
     benchmark:
         f"logs/{PROFILE}/benchmark/lm.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
-    threads: 1
     shell:
-        "{NAUS} train-lm --corpus {input} --order {params.cfg[order]} --memory {params.cfg[memory]} "
-        "--out {output} > {log} 2>&1"
+        "python -m naus train-lm --corpus {input} {params.flags} --out {output} > {log} 2>&1"

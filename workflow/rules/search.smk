@@ -28,13 +28,26 @@ rule search_source:
         limit=lambda w: SEARCH_CFG["pool_limit"] if w.split == "pool" else 0,
     log:
         f"logs/{PROFILE}/search/{{split}}-source.log",
-    benchmark:
-        f"logs/{PROFILE}/benchmark/search/{{split}}-source.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
-    threads: 1
     shell:
-        "{NAUS} head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
+        "python -m naus head --input {input} --lines {params.limit} --out {output} > {log} 2>&1"
+
+
+if DUC_LENGTH:
+
+    rule duc_article:
+        """DUC2004 inputs with digits as #, the convention the LM and the students were trained in."""
+        input:
+            f"{DATA}/duc2004/input.txt",
+        output:
+            f"{BUILD}/search/duc/source.txt",
+        log:
+            f"logs/{PROFILE}/duc/article.log",
+        conda:
+            "../../envs/naus-cpu.yaml"
+        shell:
+            "python -m naus digits --input {input} --out {output} > {log} 2>&1"
 
 
 rule embed_static:
@@ -52,7 +65,7 @@ rule embed_static:
         "../../envs/naus-cpu.yaml"
     threads: workflow.cores
     shell:
-        "{NAUS} --threads {threads} embed-static --inputs {input.sources} --idf-corpus {input.headlines} "
+        "python -m naus --threads {threads} embed-static --inputs {input.sources} --idf-corpus {input.headlines} "
         "--out {output} > {log} 2>&1"
 
 
@@ -68,7 +81,7 @@ rule export_onnx:
         "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "{NAUS} --threads {threads} export-onnx --out {output} > {log} 2>&1"
+        "python -m naus --threads {threads} export-onnx --out {output} > {log} 2>&1"
 
 
 rule search_shard:
@@ -81,7 +94,7 @@ rule search_shard:
         records=f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
         timing=f"{BUILD}/timing/search/{{split}}/L{{length}}/part{{shard}}.json",
     params:
-        cfg=SEARCH_PARAMS,
+        flags=flags(SEARCH_PARAMS),
         shards=SEARCH_CFG["shards"],
         static=lambda w, input: f"--static {input.static}" if input.static else "",
         onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
@@ -93,12 +106,9 @@ rule search_shard:
         "../../envs/naus-cpu.yaml"
     threads: 1
     shell:
-        "{NAUS} --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
-        "--shard {wildcards.shard}/{params.shards} --fluency {params.cfg[fluency]} --gamma {params.cfg[gamma]} {params.static} "
-        "--rerank-k {params.cfg[rerank_k]} --rerank-exact {params.cfg[rerank_exact]} {params.onnx} "
-        "--rerank-gamma {params.cfg[rerank_gamma]} "
-        "--steps-coef {params.cfg[steps_coef]} --restarts-coef {params.cfg[restarts_coef]} "
-        "--seed {params.cfg[seed]} --out {output.records} --timing {output.timing} > {log} 2>&1"
+        "python -m naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
+        "--shard {wildcards.shard}/{params.shards} {params.flags} {params.static} {params.onnx} "
+        "--out {output.records} --timing {output.timing} > {log} 2>&1"
 
 
 rule search_merge:
@@ -109,13 +119,10 @@ rule search_merge:
         text=f"{SEARCH}/{{split}}/L{{length}}.txt",
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
-    benchmark:
-        f"logs/{PROFILE}/benchmark/search/{{split}}-L{{length}}-merge.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
-    threads: 1
     shell:
-        "{NAUS} merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
+        "python -m naus merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
 
 
 rule stage_search:

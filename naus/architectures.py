@@ -1,0 +1,35 @@
+"""The students and how each one decodes: the one list the command line, the rules, the
+summarizer, the report and the tests read (plain Python, importable without torch)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
+
+
+@dataclass(frozen=True)
+class Architecture:
+    name: str  # the `--arch` value; a Table 4 student's model directory is `{name}-L{length}`
+    label: str  # its name in Table 4
+    ctc: bool  # trained with CTC (one output slot per source token, ε)
+    methods: tuple[str, ...]  # the decoding methods it supports, the default first
+    table4: tuple[tuple[str, str], ...]  # (method, row label) of each of its rows in Table 4
+
+
+ARCHITECTURES = {a.name: a for a in (
+    Architecture("naus", "Encoder-only NAUS (CTC)", True, CTC_METHODS,
+                 (("truncate", "truncate"), ("length-control", "length control"))),
+    Architecture("ar", "AR encoder-decoder", False, ("beam", "greedy"),
+                 (("greedy", "greedy"), ("beam", "beam search"))),
+    Architecture("nar", "NAR encoder-decoder", False, ("greedy",), (("greedy", "vanilla (L slots)"),)),
+    Architecture("nar-ctc", "NAR encoder-decoder + CTC", True, CTC_METHODS,
+                 (("truncate", "truncate"), ("length-control", "length control"))),
+)}
+# Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
+ENCODER_DECODERS = tuple(name for name in ARCHITECTURES if name != "naus")
+
+
+def model_dir(arch: str, length: int) -> str:
+    """A student's directory under `build/{profile}/train/`."""
+    return f"L{length}" if arch == "naus" else f"{arch}-L{length}"

@@ -1,0 +1,99 @@
+"""Every setting of the search, the students and their training: its default, range and help,
+once. The command line generates its options from these dataclasses, the workflow's config
+schema repeats their defaults (a test checks that they agree), and the profiles under
+config/ list only what differs. Plain Python, so `naus --help` and the light steps never
+import torch."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from naus import NausError
+
+FLUENCIES = ("slor", "perplexity")
+PAPER_BUDGET = (0.1, 0.035)  # hill-climbing steps and restarts coefficients of Schumann et al. and the paper
+
+
+def setting(default, help: str, minimum: float | None = None, above: float | None = None, choices=None):
+    """A field with its default, the help of its command-line option and its range."""
+    return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "choices": choices})
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The search teacher. Defaults from results/benchmarks/teacher.json (dev split, L = 10 and 8):
+    the paper's hill-climbing budget, 200 states re-ranked, 15 of them encoded on their own."""
+
+    length: int | None = 10
+    ratio: float | None = None
+    min_length: int = 1
+    steps_coef: float = setting(PAPER_BUDGET[0], "hill-climbing steps = coef x source length x L^2", above=0)
+    restarts_coef: float = setting(PAPER_BUDGET[1], "restarts = coef x source length x L^2", above=0)
+    fluency: str = setting("slor", "the fluency term: SLOR, or the paper's 1/perplexity", choices=FLUENCIES)
+    gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
+    rerank_k: int = setting(200, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
+                                 "search)", minimum=0)
+    rerank_exact: int = setting(15, "of those, the states the in-context estimate ranks best, encoded on their "
+                                    "own for the choice (0: all)", minimum=0)
+    rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
+    seed: int = setting(0, "seed of the hill climbing")
+
+    def __post_init__(self) -> None:
+        if (self.length is None) == (self.ratio is None):
+            raise NausError("give exactly one of a target length and a ratio")
+        if self.length is not None and self.length <= 0:
+            raise NausError(f"target length must be positive, got {self.length}")
+        if self.ratio is not None and not 0 < self.ratio <= 1:
+            raise NausError(f"ratio must be in (0, 1], got {self.ratio}")
+        if self.fluency not in FLUENCIES:
+            raise NausError(f"fluency must be one of {FLUENCIES}, got {self.fluency!r}")
+        if self.steps_coef <= 0 or self.restarts_coef <= 0:
+            raise NausError("steps and restarts coefficients must be positive")
+        if self.rerank_k < 0 or self.rerank_exact < 0:
+            raise NausError(f"rerank K and rerank exact must be zero or more, got {self.rerank_k}, {self.rerank_exact}")
+
+    def target_length(self, source_length: int) -> int:
+        if self.length is not None:
+            return self.length
+        return max(self.min_length, math.floor(self.ratio * source_length))
+
+    def budget(self, source_length: int, length: int) -> tuple[int, int]:
+        """(steps, restarts) = (⌊a·S·L²⌋, ⌊b·S·L²⌋), each at least 1."""
+        work = source_length * length * length
+        return max(1, math.floor(self.steps_coef * work)), max(1, math.floor(self.restarts_coef * work))
+
+
+@dataclass
+class ModelConfig:
+    """A student; the paper's by default (6 × 512, 8 heads)."""
+
+    vocab_size: int
+    d_model: int = setting(512, "width of the Transformer", minimum=8)
+    n_heads: int = setting(8, "attention heads", minimum=1)
+    n_layers: int = setting(6, "Transformer layers (of the encoder, and of the decoder of an encoder-decoder)",
+                            minimum=1)
+    d_ff: int = setting(2048, "width of the feed-forward layers", minimum=8)
+    dropout: float = setting(0.1, "dropout probability", minimum=0)
+    max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8)
+    arch: str = "naus"  # a key of naus.architectures.ARCHITECTURES
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainConfig:
+    """The paper's recipe by default (AdamW, inverse-square-root decay, 4,096-token batches)."""
+
+    max_steps: int = setting(100_000, "optimizer steps", minimum=1)
+    max_tokens: int = setting(4096, "source tokens (padding included) per batch", minimum=16)
+    lr: float = setting(5e-4, "peak learning rate", above=0)
+    warmup: int = setting(10_000, "steps of linear warm-up, then 1/sqrt(step) decay", minimum=0)
+    weight_decay: float = setting(0.01, "AdamW weight decay", minimum=0)
+    clip: float = setting(2.0, "gradient-norm clipping", above=0)
+    smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0)
+    seed: int = setting(0, "seed of the initialisation, dropout and batch order")
+    checkpoint_every: int = setting(2000, "steps between checkpoints (last.pt)", minimum=1)
+    eval_every: int = setting(2000, "steps between dev evaluations (best.pt) and progress lines", minimum=1)
+    device: str | None = setting(None, "cpu, cuda, cuda:1, ... (default: cuda when available)")

@@ -27,6 +27,8 @@ $(VENV)/.perl-rouge: | $(STAMP)
 
 demo: setup
 	snakemake --cores all --configfile config/$(PROFILE).yaml
+	@echo "Results: results/$(PROFILE)/README.md (tables in results/$(PROFILE)/tables/, figures in results/$(PROFILE)/figures/)"
+	@echo "HTML report with captions: snakemake --report results/$(PROFILE)/report.html --configfile config/$(PROFILE).yaml"
 
 test: setup
 	$(VENV)/bin/python -m pytest -q

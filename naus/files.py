@@ -88,13 +88,14 @@ def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
     return columns
 
 
-def check_file(path: str | os.PathLike, what: str = "file") -> Path:
-    """A readable input is an existing file: say which of the two it is not (`what`: what it should hold)."""
+def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> Path:
+    """A readable input is an existing file: say which of the two it is not (`what` it should hold,
+    and a `hint` on where it comes from)."""
     path = Path(path)
     if path.is_dir():
         raise NausError(f"{path}: is a directory, expected a file")
     if not path.is_file():
-        raise NausError(f"{path}: {what} not found")
+        raise NausError(f"{path}: {what} not found" + (f" ({hint})" if hint else ""))
     return path
 
 

@@ -62,7 +62,7 @@ class LanguageModel:
     def __init__(self, path: str | Path):
         import kenlm
 
-        path = check_file(path, "language model (run the lm step first)")
+        path = check_file(path, "language model", "run the lm step first")
         try:
             self.model = kenlm.Model(str(path))
         except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8

@@ -228,7 +228,7 @@ class StaticEmbedder:
     """idf-weighted means of per-word MiniLM vectors; unknown words get no weight."""
 
     def __init__(self, path: str | Path):
-        path = check_file(path, "static embedding table (run the embed step first)")
+        path = check_file(path, "static embedding table", "run the embed step first")
         try:
             data = np.load(path)
             words, self.vectors, idf = data["words"], data["vectors"], data["idf"]

@@ -127,6 +127,16 @@ def metric_files() -> list[str]:
     ]
 
 
+def timing_files() -> list[str]:
+    """The times the report shows: each decoding's, each student's training, each search shard's."""
+    searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
+    searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
+    return ([f"{BUILD}/{s}.timing.json" for s in systems() + duc_systems() if s.startswith("decode/")]
+            + [f"{BUILD}/timing/train/{model}.json" for model in students()]
+            + [f"{BUILD}/timing/search/{split}/L{n}/part{i}.json" for split, n in dict.fromkeys(searched)
+               for i in range(config["search"]["shards"])])
+
+
 def all_targets() -> list[str]:
     return [f"{DATA}/stats.json", f"{RESULTS}/README.md"] + metric_files()
 

@@ -4,6 +4,7 @@ rule report:
         metrics=metric_files(),
         stats=f"{DATA}/stats.json",
         histories=[f"{BUILD}/train/{model}/history.json" for model in students()],
+        timings=timing_files(),
     output:
         readme=f"{RESULTS}/README.md",
         metrics=f"{RESULTS}/metrics.json",

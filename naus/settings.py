@@ -96,4 +96,6 @@ class TrainConfig:
     seed: int = setting(0, "seed of the initialisation, dropout and batch order")
     checkpoint_every: int = setting(2000, "steps between checkpoints (last.pt)", minimum=1)
     eval_every: int = setting(2000, "steps between dev evaluations (best.pt) and progress lines", minimum=1)
+    patience: int = setting(0, "stop after this many dev evaluations without a lower dev loss (0: train to "
+                               "max_steps)", minimum=0)
     device: str | None = setting(None, "cpu, cuda, cuda:1, ... (default: cuda when available)")

@@ -36,7 +36,7 @@ FORMAT = "naus-ctc-1"
 
 
 # What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
-RESUMABLE_CHANGES = ("max_steps", "checkpoint_every", "eval_every", "device")
+RESUMABLE_CHANGES = ("max_steps", "patience", "checkpoint_every", "eval_every", "device")
 
 
 @dataclass
@@ -196,7 +196,7 @@ def train(
         model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
     )
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
-    state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0}
+    state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0, "stale": 0}
     made_of = provenance(pairs, dev, vocab, model_config, config)
     last = out_dir / "last.pt"
     if resume and last.is_file():
@@ -229,9 +229,14 @@ def train(
     model.train()
     started, tokens_seen, window_loss, window_steps = time.perf_counter(), 0, 0.0, 0
     first_step = state["step"]
-    while state["step"] < config.max_steps:
+
+    def go_on() -> bool:
+        """Below the budget, and (with patience) the dev loss fell within the last `patience` evaluations."""
+        return state["step"] < config.max_steps and not (config.patience and state.get("stale", 0) >= config.patience)
+
+    while go_on():
         batches = make_batches(lengths, config.max_tokens, config.seed, state["epoch"])
-        while state["position"] < len(batches) and state["step"] < config.max_steps:
+        while state["position"] < len(batches) and go_on():
             tokens, src_lengths, targets = collate(pairs, batches[state["position"]], vocab.pad, device)
             with autocast:
                 loss, used, skipped = model.loss(tokens, src_lengths, targets, vocab.blank, config.smoothing)
@@ -253,8 +258,9 @@ def train(
                          "lr": optimizer.param_groups[0]["lr"]}
                 if dev is not None:
                     entry["dev_loss"] = round(dev_loss(model, dev, vocab, config.max_tokens, device), 5)
+                    state["stale"] = state.get("stale", 0) + 1
                     if entry["dev_loss"] < state["best_dev"]:
-                        state["best_dev"] = entry["dev_loss"]
+                        state["best_dev"], state["stale"] = entry["dev_loss"], 0
                         save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
                 state["history"].append(entry)
                 elapsed = time.perf_counter() - started
@@ -266,11 +272,14 @@ def train(
                     tokens_seen / elapsed, f"{eta / 60:.1f} min", state["skipped"],
                 )
                 window_loss, window_steps = 0.0, 0
-            if step % config.checkpoint_every == 0 or step == config.max_steps:
+            if step % config.checkpoint_every == 0 or not go_on():
                 save_checkpoint(last, payload())
         if state["position"] >= len(batches):
             state["epoch"] += 1
             state["position"] = 0
+    if config.patience and state.get("stale", 0) >= config.patience:
+        log.info("stopped early at step %d: no lower dev loss in %d evaluations (best %.4f)", state["step"],
+                 config.patience, state["best_dev"])
     if dev is None:
         save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
     write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"]})

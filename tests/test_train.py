@@ -134,3 +134,22 @@ def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_a
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     longer = TrainConfig(**{**config.__dict__, "max_steps": 6, "eval_every": 3})  # a longer budget may resume
     assert train(pairs, None, vocab, model_config, longer, tmp_path, resume=True)["step"] == 6
+
+
+def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_path, monkeypatch):
+    import naus.train as training
+
+    dev = [2.0, 2.5, 2.4, 2.6, 1.0, 3.0, 3.0, 3.0, 3.0]  # the dev loss at each evaluation
+    losses = iter(dev)
+    monkeypatch.setattr(training, "dev_loss", lambda *args: next(losses))
+    vocab, pairs, model_config = tiny(tmp_path)
+    config = TrainConfig(max_steps=40, max_tokens=64, warmup=2, checkpoint_every=100, eval_every=2, patience=2,
+                         device="cpu")
+    state = train(pairs, pairs, vocab, model_config, config, tmp_path)
+    assert state["step"] == 6 and [e["dev_loss"] for e in state["history"]] == [2.0, 2.5, 2.4]
+    assert load_checkpoint(tmp_path / "last.pt")["state"]["step"] == 6  # saved where it stopped
+    assert train(pairs, pairs, vocab, model_config, config, tmp_path, resume=True)["step"] == 6
+    patient = TrainConfig(**{**config.__dict__, "patience": 4})  # more patience resumes the run
+    state = train(pairs, pairs, vocab, model_config, patient, tmp_path, resume=True)
+    assert [e["dev_loss"] for e in state["history"]] == dev  # four evaluations past the best at step 10
+    assert state["step"] == 18 and state["best_dev"] == 1.0

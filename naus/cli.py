@@ -61,20 +61,17 @@ def _output_file(value: str) -> str:
     return value
 
 
-def _add_settings(parser: argparse.ArgumentParser, settings: type, skip: tuple[str, ...] = ()) -> list[str]:
-    """One option per field of a settings dataclass (`naus.setting`): name, type, default, range
-    and help come from the field, so a new hyperparameter is one line there. Returns the names."""
+def _add_settings(parser: argparse.ArgumentParser, settings: type) -> None:
+    """One option per field of a settings dataclass (`naus.settings.setting`): name, type, default,
+    range and help come from the field, so a new hyperparameter is one line there."""
     hints = typing.get_type_hints(settings)
-    names = []
     for spec in dataclasses.fields(settings):
-        if spec.name in skip or "help" not in spec.metadata:
+        if "help" not in spec.metadata:
             continue
         kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
         meta = spec.metadata
         parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"]),
                             default=spec.default, choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
-        names.append(spec.name)
-    return names
 
 
 def _ranged(kind: type, minimum: float | None, above: float | None):

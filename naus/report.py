@@ -100,9 +100,8 @@ def search_section(build: Path) -> str | None:
         records = read_records(path)
         words = [len(r["summary"].split()) for r in records]
         empty = sum(1 for w in words if w == 0)
-        timing = search_timing(build, path.parent.name, int(path.stem[1:]))
-        per_sentence = teacher_seconds(build, path.parent.name, int(path.stem[1:]))
-        seconds = timing[1] if timing else None
+        sentences, seconds = search_timing(build, path.parent.name, int(path.stem[1:])) or (0, None)
+        per_sentence = seconds / sentences if sentences else None
         lines.append(f"| {path.parent.name} | {path.stem[1:]} | {len(records):,} | {empty} | "
                      f"{sum(words) / max(len(words), 1):.2f} | {'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
                      f"{'–' if seconds is None else f'{seconds / 3600:.2f}'} |")
@@ -418,8 +417,7 @@ def build_report(
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
         _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
-    with atomic_open(out / "README.md") as handle:
-        handle.write("\n".join(sections))
+    _write(out / "README.md", "\n".join(sections))
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS).items() if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
     with atomic_open(out / "metrics.json") as handle:

@@ -123,7 +123,7 @@ def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, .
     for key in sorted(set(old_flat) | set(new_flat)):
         if key not in ignore and old_flat.get(key) != new_flat.get(key):
             raise NausError(f"{what}: made with {key} = {old_flat.get(key)!r}, now {key} = {new_flat.get(key)!r}; "
-                            f"{remedy}")
+                            + remedy)
 
 
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:

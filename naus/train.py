@@ -44,14 +44,14 @@ class Pairs:
     sources: list[list[int]]
     targets: list[list[int]]
 
-    def fingerprint(self) -> str:
-        return hashlib.sha256(json.dumps([self.sources, self.targets]).encode()).hexdigest()[:16]
+def _digest(value: object) -> str:
+    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:16]
 
 
 def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
     """Everything that decides the weights a run reaches, step for step."""
-    return {"pairs": pairs.fingerprint(), "dev": dev.fingerprint() if dev else None,
-            "vocab": hashlib.sha256("\n".join(vocab.tokens).encode()).hexdigest()[:16], "model": model_config.to_dict(),
+    return {"pairs": _digest([pairs.sources, pairs.targets]), "dev": _digest([dev.sources, dev.targets]) if dev else None,
+            "vocab": _digest(vocab.tokens), "model": model_config.to_dict(),
             "train": {k: v for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES}}
 
 
@@ -232,7 +232,7 @@ def train(
 
     def go_on() -> bool:
         """Below the budget, and (with patience) the dev loss fell within the last `patience` evaluations."""
-        return state["step"] < config.max_steps and not (config.patience and state.get("stale", 0) >= config.patience)
+        return state["step"] < config.max_steps and not (config.patience and state["stale"] >= config.patience)
 
     while go_on():
         batches = make_batches(lengths, config.max_tokens, config.seed, state["epoch"])
@@ -258,7 +258,7 @@ def train(
                          "lr": optimizer.param_groups[0]["lr"]}
                 if dev is not None:
                     entry["dev_loss"] = round(dev_loss(model, dev, vocab, config.max_tokens, device), 5)
-                    state["stale"] = state.get("stale", 0) + 1
+                    state["stale"] += 1
                     if entry["dev_loss"] < state["best_dev"]:
                         state["best_dev"], state["stale"] = entry["dev_loss"], 0
                         save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
@@ -277,7 +277,7 @@ def train(
         if state["position"] >= len(batches):
             state["epoch"] += 1
             state["position"] = 0
-    if config.patience and state.get("stale", 0) >= config.patience:
+    if config.patience and state["stale"] >= config.patience:
         log.info("stopped early at step %d: no lower dev loss in %d evaluations (best %.4f)", state["step"],
                  config.patience, state["best_dev"])
     if dev is None:

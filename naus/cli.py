@@ -266,6 +266,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
     from naus.files import atomic_open, decode_lines, read_lines, write_json
     from naus.summarizer import Summarizer
+    from naus.train import device_label
 
     tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
@@ -288,7 +289,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
         timing = summarizer.last_timing
         report = {
             "method": args.method, "beam_size": args.beam_size, "batch_size": args.batch_size,
-            "device": str(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
+            "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
             "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
         }

@@ -173,6 +173,11 @@ def pick_device(name: str | None) -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def device_label(device: torch.device) -> str:
+    """`cpu`, or `cuda` with the card's name: timings say which GPU made them."""
+    return f"{device.type} ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else str(device)
+
+
 def train(
     pairs: Pairs,
     dev: Pairs | None,
@@ -286,5 +291,5 @@ def train(
     if timing:
         write_json(timing, {"steps": state["step"] - first_step, "seconds": round(time.perf_counter() - started, 1),
                             "tokens_per_second": round(tokens_seen / (time.perf_counter() - started)),
-                            "device": str(device), "threads": torch.get_num_threads()})
+                            "device": device_label(device), "threads": torch.get_num_threads()})
     return state

@@ -6,7 +6,7 @@
 #
 #   scripts/gpu-students.sh pack          # here: .dev/inputs.tar.gz (search output, test sources) and .dev/wheels
 #   scripts/gpu-students.sh run OUT       # there: train, decode, write OUT/gpu-run.tar.gz and OUT/gpu.txt
-#   scripts/gpu-students.sh finish TAR    # here: its histories, timings and decodings into build/, then
+#   scripts/gpu-students.sh finish TAR... # here: its histories, timings and decodings into build/, then
 #                                         # ROUGE, tables, figures and report by the pipeline
 #
 # `run` trains all students at once (one CPU thread each: the GPU does the work), plus the dev-loss sweep
@@ -28,13 +28,14 @@ case ${1:-} in
 pack)
     mkdir -p .dev/wheels
     tar czf .dev/inputs.tar.gz "$build"/search/{pool,dev,duc}/*.txt "$build"/data/test/article.txt
-    # snakemake and what it needs, less what the GPU image has: wheels for its Python 3.12
+    # snakemake and nltk (naus.text tokenizes with it) and what they need, less what the GPU image has:
+    # wheels for its Python 3.12
     python - > .dev/needed.txt <<'PY'
 import importlib.metadata as md
 from packaging.requirements import Requirement
 on_image = set("absl-py attrs certifi charset-normalizer click cloudpickle colorama idna jinja2 joblib markupsafe "
                "numpy packaging psutil pyyaml regex requests six tabulate tqdm urllib3 wrapt".split())
-seen, todo = {}, ["snakemake"]
+seen, todo = {}, ["snakemake", "nltk"]
 while todo:
     requirement = Requirement(todo.pop())
     name = requirement.name.lower().replace("_", "-")
@@ -90,7 +91,7 @@ finish)
     # the GPU run's students replace this machine's; their checkpoints stayed there, so the rules that
     # would make them (train, decode, decode_beam) are left out and their outputs count as given
     rm -rf "$build/train" "$build/decode" "$build/timing/train" build/sweep-*
-    tar xzf "$2"
+    for archive in "${@:2}"; do tar xzf "$archive"; done   # in order: a later run's files replace an earlier's
     rules=$(python -m snakemake --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE 'train|decode|decode_beam')
     snake all "${config[@]}" --allowed-rules $rules
     python benchmarks/dev_sweep.py --profile "$profile"

@@ -26,7 +26,7 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     config = config.replace("shards: 512", "shards: 3")
     paper = write(tmp_path / "paper.yaml", config)
     result = subprocess.run(
-        ["snakemake", "--profile", "workflow/profiles/slurm", "-n", "--configfile", str(paper)],
+        ["snakemake", "--workflow-profile", "workflow/profiles/slurm", "-n", "--configfile", str(paper)],
         capture_output=True, text=True, env={**env, "NAUS_DATA": ""}, cwd=ROOT,
     )
     out = result.stdout + result.stderr
@@ -34,8 +34,8 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     blocks = job_blocks(out)
     gpu_jobs = [(rule, text) for rule, text in blocks if "gpu=1" in text]
     assert {rule for rule, _ in gpu_jobs} == GPU_RULES
-    for _, text in gpu_jobs:
-        assert "gres=gpu:1" in text and "slurm_partition=gpu" in text
+    for _, text in gpu_jobs:  # one GPU, asked once: the rule's gpu resource (sbatch --gpus=1), no gres beside it
+        assert "slurm_partition=gpu" in text and "gres" not in text
     shards = [text for rule, text in blocks if rule == "search_shard"]
     assert len(shards) == (3 * 3 + 1) * 3  # (pool, dev, test x L 8, 10, 13; DUC2004 x L 13) x shards
     for text in shards:
@@ -51,4 +51,5 @@ def test_every_gpu_rule_has_gpu_settings_in_the_slurm_profile():
                 declared.add(rule)
     assert declared == GPU_RULES
     for rule in declared:
-        assert profile["set-resources"][rule]["gres"] == "gpu:1", rule
+        settings = profile["set-resources"][rule]
+        assert settings["slurm_partition"] == "gpu" and "gres" not in settings, rule

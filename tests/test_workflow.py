@@ -11,10 +11,11 @@ def snakemake(args, env, cwd=ROOT):
     return result.returncode, result.stdout + result.stderr
 
 
-def test_demo_dag_dry_run(env):
+def test_demo_dag_dry_run_with_the_default_profile(env):
     code, out = snakemake(["-n", "--forceall"], env)
     assert code == 0, out
     assert "data_demo" in out
+    assert "Using workflow specific profile profiles/default" in out  # a plain `snakemake` finds it
 
 
 def test_out_of_range_config_value_names_the_key(tmp_path, env):

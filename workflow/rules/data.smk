@@ -22,8 +22,10 @@ if config["data"]["source"] == "demo":
             f"logs/{PROFILE}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
+        threads: workflow.cores  # sentence splitting in parallel; nothing else can run before the data
         shell:
-            "python -m naus data demo --out {params.out} --cache {params.cache} {params.flags} > {log} 2>&1 "
+            "python -m naus --threads {threads} data demo --out {params.out} --cache {params.cache} {params.flags} "
+            "> {log} 2>&1 "
             "&& tail -n 1 {log}"
 
 else:

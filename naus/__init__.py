@@ -7,7 +7,6 @@ class NausError(Exception):
     """A user-facing error: the command line prints its message on one line and exits 2."""
 
 
-
 def __getattr__(name: str):
     """`naus.Summarizer` without importing torch for every `naus` subcommand."""
     if name == "Summarizer":

@@ -27,7 +27,6 @@ from naus.settings import SearchConfig
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
 
-
 def fluency_score(kind: str, log_prob: np.ndarray, slor: np.ndarray, length: int) -> np.ndarray:
     """The fluency term in log space: SLOR, or ln(1/perplexity) = ln P / (L + 1) as in the paper."""
     return slor if kind == "slor" else log_prob / (length + 1)

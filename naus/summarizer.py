@@ -20,7 +20,6 @@ from naus.text import normalize
 from naus.train import load_checkpoint, model_from_checkpoint, pick_device
 
 
-
 @dataclass
 class Result:
     summary: str

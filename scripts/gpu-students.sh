@@ -9,7 +9,7 @@
 #   scripts/gpu-students.sh finish TAR... # here: its histories, timings and decodings into build/, then
 #                                         # ROUGE, tables, figures and report by the pipeline
 #
-# `run` trains all students at once (one CPU thread each: the GPU does the work), plus the dev-loss sweep
+# `run` trains all students at once (the train rule's one CPU thread each: the GPU does the work), plus the dev-loss sweep
 # of SWEEP (learning rate and batch size at L=10, one variant profile each, ';'-separated), then decodes DECODE_JOBS
 # at a time. PROFILE (default gigaword-sample) picks the profile; EXTRA_CONFIG names a YAML file
 # merged over it (a smoke run here: fewer steps); TRAIN_LIMIT and DECODE_LIMIT (seconds, 0: none) cut
@@ -73,16 +73,15 @@ run)
         printf 'profile: sweep-%s\ntrain: %s\n' "$name" "${variant#*:}" > "/tmp/sweep-$name.yaml"
         timeout "${TRAIN_LIMIT:-0}" python -m snakemake --cores 1 --rerun-triggers mtime --nolock \
             "build/sweep-$name/train/L$sweep_length/best.pt" "${config[@]}" "/tmp/sweep-$name.yaml" \
-            --allowed-rules train --set-threads train=1 > "$logdir/sweep-$name.log" 2>&1 &
+            --allowed-rules train > "$logdir/sweep-$name.log" 2>&1 &
         pids+=($!)
     done
     TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train \
-        --set-threads train=1 --resources gpu=100 > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
+        > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
     TIMEOUT=${DECODE_LIMIT:-0} snake stage_decode "${config[@]}" --allowed-rules decode decode_beam stage_decode \
-        --set-threads decode=1 decode_beam=1 --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 \
-        || echo "decoding: some jobs failed"
+        --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
     echo "trained and decoded in $(( $(date +%s) - start )) s"
     tar czf "$out/gpu-run.tar.gz" --ignore-failed-read build/*/train/*/history.json build/*/timing/train \
         "$build/decode" logs/

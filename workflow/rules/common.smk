@@ -63,7 +63,6 @@ if DUC_LENGTH and not config["data"].get("duc_dir"):
     raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
 
 
-
 wildcard_constraints:
     model=rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?",
 

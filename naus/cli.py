@@ -185,24 +185,24 @@ def cmd_search(args: argparse.Namespace) -> None:
         "lm_bytes": Path(args.lm).stat().st_size if Path(args.lm).is_file() else None, "embedder": str(args.onnx or "torch"), "static": str(args.static),
         "search": dataclasses.asdict(config),
     }
-    output = ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart)
-    todo = output.remaining
-    if output.done:
-        log.info("resuming %s after %d finished sentences", output.partial, output.done)
-    teacher = Teacher(
-        language_model,
-        config,
-        static=StaticEmbedder(args.static) if args.static else None,
-        contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
-    )
-    progress = Progress(f"search {args.input} shard {args.shard[0]}/{args.shard[1]}", len(todo), "sentences", log)
-    empty = 0
-    for start in range(0, len(todo), args.batch):
-        batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
-        empty += sum(1 for _, source in batch if not source)
-        output.append(summary.record() for summary in teacher.summarize(batch))
-        progress.update(len(batch))
-    output.finish()
+    with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
+        todo = output.remaining
+        if output.done:
+            log.info("resuming %s after %d finished sentences", output.partial, output.done)
+        teacher = Teacher(
+            language_model,
+            config,
+            static=StaticEmbedder(args.static) if args.static else None,
+            contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
+        )
+        progress = Progress(f"search {args.input} shard {args.shard[0]}/{args.shard[1]}", len(todo), "sentences", log)
+        empty = 0
+        for start in range(0, len(todo), args.batch):
+            batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
+            empty += sum(1 for _, source in batch if not source)
+            output.append(summary.record() for summary in teacher.summarize(batch))
+            progress.update(len(batch))
+        output.finish()
     if args.timing:  # its own file: the records stay byte-identical from run to run
         write_json(args.timing, {"sentences": len(todo), "seconds": round(progress.elapsed, 3)})
     log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)

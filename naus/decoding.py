@@ -50,6 +50,11 @@ def reduce_path(path: list[int], blank: int = 0, merge_repeats: bool = True) -> 
     return out
 
 
+def word_slots(path: list[int], blank: int = 0) -> list[int]:
+    """The slot where each word of Γ(path) starts (its first slot after ε or another token)."""
+    return [s for s, token in enumerate(path) if token != blank and (s == 0 or path[s - 1] != token)]
+
+
 def _path_score(log_probs: torch.Tensor, path: list[int]) -> float:
     if not path:
         return 0.0

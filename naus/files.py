@@ -41,6 +41,54 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         raise
 
 
+class OutputLock:
+    """One writer per resumable output: an exclusive `flock` on `<path>.lock`, which holds the
+    writer's process id and host so that a second writer can name it.
+
+    The kernel drops the lock when its holder exits or is killed, so a stale file never blocks
+    anyone; the file is removed on `release` while still locked, and a writer that locked a file
+    removed under it (a race with that release) tries again.
+    """
+
+    def __init__(self, path: str | os.PathLike):
+        import fcntl
+        import socket
+
+        self.path = Path(f"{path}.lock")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+                os.close(fd)
+                raise NausError(f"{path}: being written by {holder} (its lock: {self.path}); "
+                                "wait for it to end or stop it, then run again") from None
+            try:
+                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        self.fd: int | None = fd
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> "OutputLock":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
 def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> int:
     """Write one item per line atomically; returns the number of lines."""
     count = 0

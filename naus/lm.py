@@ -123,7 +123,8 @@ class NgramTable:
             else:
                 model.NullContextWrite(start)
             extend((0,) * zeros, start, -1, n - 1 - zeros)
-        self.flat = table.reshape(-1) * LN10
+        table *= LN10  # in place: the table is the search's largest allocation
+        self.flat = table.reshape(-1)
         self.strides = size ** np.arange(n - 1, -1, -1)
         self.unigram = np.array([lm.unigram(w) for w in words])
 

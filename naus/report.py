@@ -374,6 +374,7 @@ def build_report(
         if len(frame):
             body = write_table(frame, out / "tables", name, caption)
             sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}\n")
+    written = [name for name, frame, _ in tables if len(frame)]
     search = search_section(build)
     if search:
         sections.append(search)
@@ -418,10 +419,54 @@ def build_report(
         _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
     _write(out / "README.md", "\n".join(sections))
+    _write(out / "report.rst", landing_page(profile, build, tables[0][1], written, figures))
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS).items() if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
     with atomic_open(out / "metrics.json") as handle:
         json.dump(flat, handle, indent=1, sort_keys=True)
+
+
+HEADLINE_SYSTEMS = ("Search teacher", "NAUS truncate", "NAUS length control")
+
+
+def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
+                 figures: list[tuple[str, str]]) -> str:
+    """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
+    profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
+    paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
+    stats = build / "data" / "stats.json"
+    counts = read_json(stats) if stats.is_file() else {}
+    length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
+    rows = table2[table2["L"] == length].set_index("System")
+    title = f"naus: the {profile} profile"
+    lines = [title, "=" * len(title), "",
+             "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
+             "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
+             "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
+             f"length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
+                                                f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
+             f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
+             "teacher's; † quoted from the paper):", ""]
+    grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]
+    for system in HEADLINE_SYSTEMS:
+        ours, paper = (rows.loc[name] if name in rows.index else None for name in (f"{system} (ours)", f"{system} †"))
+        grid.append((system, *_scores(ours), *_scores(paper)))
+    widths = [max(len(row[k]) for row in grid) for k in range(len(grid[0]))]
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    for k, row in enumerate(grid):
+        lines += [rule.replace("-", "=") if k == 1 else rule, "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"]
+    lines += [rule, "", "Tables: " + ", ".join(f"`{name}.md`_" for name in tables) + "."]
+    if figures:
+        lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures) + ".")
+    lines += ["", f"Every number comes from the pipeline's own run (``results/{profile}/README.md`` says how it was "
+              "run and timed)."]
+    return "\n".join(lines) + "\n"
+
+
+def _scores(row) -> tuple[str, str]:
+    if row is None:
+        return "–", "–"
+    return f"{row['R-1']:.2f} / {row['R-2']:.2f} / {row['R-L']:.2f}", f"{row['ΔR']:+.2f}"
 
 
 def _decode_device(build: Path, lengths: list[int]) -> str:

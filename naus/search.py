@@ -15,6 +15,7 @@ that this estimate ranks best are encoded on their own for the exact choice (0: 
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from dataclasses import dataclass
 
@@ -25,6 +26,8 @@ from naus import NausError
 from naus.lm import LanguageModel
 from naus.settings import SearchConfig
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
+
+log = logging.getLogger(__name__)
 
 
 def fluency_score(kind: str, log_prob: np.ndarray, slor: np.ndarray, length: int) -> np.ndarray:
@@ -81,7 +84,19 @@ class HillClimber:
 
         return score
 
+    def searchable(self, index: int, words: list[str]) -> list[str]:
+        """The source words the search reads: at most `max_source_words`, and no more than fit a
+        dense n-gram table ((S + 2)^order float64 values) within `max_memory_mb`."""
+        fits = int((self.config.max_memory_mb * 2**20 / 8) ** (1 / self.lm.order) + 1e-9) - 2
+        limit = min(self.config.max_source_words, fits)
+        if len(words) > limit:
+            log.warning("sentence %d: %d words, searched on its first %d (search.max_source_words %d; a %d-gram "
+                        "table within search.max_memory_mb %d)", index + 1, len(words), limit,
+                        self.config.max_source_words, self.lm.order, self.config.max_memory_mb)
+        return words[:limit]
+
     def search(self, index: int, words: list[str], keep: int = 1) -> Candidates:
+        words = self.searchable(index, words)
         source_length = len(words)
         length = self.config.target_length(source_length)
         if source_length <= length:  # nothing to choose: the source is its own summary
@@ -93,6 +108,12 @@ class HillClimber:
             objective, log_prob, slor, sim = self._scorer(words, source_length)(positions, masks)
             return Candidates(words, positions, objective, log_prob, slor, sim, 0)
         steps, restarts = self.config.budget(source_length, length)
+        state_bytes = 8 * (length + (source_length + 63) // 64 + 4)  # positions, bit key, four scores
+        if (steps + 1) * restarts * state_bytes > self.config.max_memory_mb * 2**20:
+            raise NausError(f"sentence {index + 1}: the hill-climbing budget for {source_length} words at L = {length} "
+                            f"({steps} steps x {restarts} restarts) keeps more states than search.max_memory_mb "
+                            f"{self.config.max_memory_mb} allows; lower the length, the budget coefficients or "
+                            "search.max_source_words")
         if math.comb(source_length, length) <= steps * restarts:
             return self._exhaustive(words, length, self._scorer(words, length), keep)
         if self.compiled:

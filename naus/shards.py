@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import atomic_open, read_json, read_lines, write_json
+from naus.files import OutputLock, atomic_open, read_json, read_lines, write_json
 
 
 def shard_range(total: int, shard: int, shards: int) -> range:
@@ -34,18 +34,35 @@ def provenance_path(out: str | Path) -> Path:
 
 
 class ResumableOutput:
+    """A shard's output, locked against a second writer from creation to `finish` or `close`
+    (use it as a context manager: leaving it unfinished keeps the partial file for a resume)."""
+
     def __init__(self, out: str | Path, total: int, shard: tuple[int, int], parameters: dict, restart: bool = False):
         self.out = Path(out)
         self.partial = self.out.with_name(self.out.name + ".partial")
         self.indices = shard_range(total, *shard)
-        self.out.parent.mkdir(parents=True, exist_ok=True)
-        provenance = {"parameters": parameters, "total": total, "shard": list(shard)}
-        if self.partial.exists() and restart:
-            self.partial.unlink()
-        if self.partial.exists():
-            check_same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
-        write_json(provenance_path(self.out), provenance)
-        self.done = self._recover()
+        self.lock = OutputLock(self.out)
+        try:
+            provenance = {"parameters": parameters, "total": total, "shard": list(shard)}
+            if self.partial.exists() and restart:
+                self.partial.unlink()
+            if self.partial.exists():
+                check_same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
+            write_json(provenance_path(self.out), provenance)
+            self.done = self._recover()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> "ResumableOutput":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Let another writer in; what was appended stays in the partial file."""
+        self.lock.release()
 
     def _recover(self) -> int:
         """Count the complete records already in the partial file and cut anything after them."""
@@ -90,6 +107,7 @@ class ResumableOutput:
         if not self.partial.exists():
             self.partial.touch()
         os.replace(self.partial, self.out)
+        self.close()
 
 
 def read_records(path: str | Path) -> list[dict]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 
 from naus import NausError
-from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate
+from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate, word_slots
 from naus.architectures import ARCHITECTURES
 from naus.text import normalize
 from naus.train import load_checkpoint, model_from_checkpoint, pick_device
@@ -57,7 +57,9 @@ class Summarizer:
         batch_size: int = 64,
         raw: bool = True,
     ) -> list[Result]:
-        """One summary per sentence; `raw=True` tokenises as the training data was."""
+        """One summary per sentence; `raw=True` tokenises as the training data was and gives each
+        `<unk>` back its source word (`restore_unknown`); without it (the Gigaword evaluation,
+        whose inputs and references are already tokenised) summaries keep `<unk>` as decoded."""
         arch = self.model.config.arch
         methods = ARCHITECTURES[arch].methods
         method = method or methods[0]
@@ -92,7 +94,10 @@ class Summarizer:
                 generated = self.model.generate(tokens, lengths, targets, width, self.vocab.blank, banned)
                 hyps = [Hypothesis(words, words, log_prob) for words, log_prob in generated]
             for i, hyp in zip(batch, hyps):
-                results[i] = Result(self.vocab.decode(hyp.tokens), len(hyp.tokens), hyp.log_prob)
+                words = [self.vocab.tokens[t] for t in hyp.tokens]
+                if raw:
+                    words = restore_unknown(words, hyp, texts[i].split()[:max_len], self.vocab, ARCHITECTURES[arch].aligned)
+                results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
         total = time.perf_counter() - started
         self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order)}
         return [r if r is not None else Result("", 0, 0.0) for r in results]
@@ -119,3 +124,16 @@ class Summarizer:
         if method == "truncate":
             hyps = [truncate(h, t) for h, t in zip(hyps, targets)]
         return hyps
+
+
+def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:
+    """`<unk>` in a summary of raw text is a source word the vocabulary lacks: for a student whose
+    slot i reads source word i (`aligned`), the word under the slot that emitted it; otherwise the
+    next out-of-vocabulary source word in order (an `<unk>` stays only when none is left)."""
+    if vocab.tokens[vocab.unk] not in words:
+        return words
+    if aligned:
+        slots = word_slots(hyp.path, vocab.blank)
+        return [source[slot] if token == vocab.unk else word for word, token, slot in zip(words, hyp.tokens, slots)]
+    unknown = iter([w for w in source if w not in vocab.index])
+    return [next(unknown, word) if token == vocab.unk else word for word, token in zip(words, hyp.tokens)]

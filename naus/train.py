@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from naus import NausError
-from naus.files import atomic_open, check_file, read_parallel, write_json
+from naus.files import OutputLock, atomic_open, check_file, read_parallel, write_json
 from naus.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.shards import check_same_provenance
@@ -37,6 +37,7 @@ FORMAT = "naus-ctc-1"
 
 # What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
 RESUMABLE_CHANGES = ("max_steps", "patience", "checkpoint_every", "eval_every", "device")
+RESUME = ("optimizer", "scheduler", "state", "rng")  # what last.pt holds beyond the weights
 
 
 @dataclass
@@ -107,7 +108,10 @@ def inverse_sqrt(step: int, warmup: int) -> float:
 
 
 def _rng_state() -> dict:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """Every generator's state in types `torch.load(weights_only=True)` reads (NumPy's key as a list)."""
+    name, key, position, has_gauss, gauss = np.random.get_state()
+    state = {"python": random.getstate(), "numpy": (name, key.tolist(), position, has_gauss, gauss),
+             "torch": torch.get_rng_state()}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -115,7 +119,8 @@ def _rng_state() -> dict:
 
 def _set_rng_state(state: dict) -> None:
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    name, key, position, has_gauss, gauss = state["numpy"]
+    np.random.set_state((name, np.array(key, dtype=np.uint32), position, has_gauss, gauss))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
@@ -126,14 +131,21 @@ def save_checkpoint(path: str | Path, payload: dict) -> None:
         torch.save(payload, handle)
 
 
-def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu") -> dict:
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", needs: tuple[str, ...] = ()) -> dict:
+    """A checkpoint read as data only (`weights_only`: tensors and plain Python types, never code a
+    crafted pickle could run), with the entries every use needs and the `needs` of this one."""
     path = check_file(path, "checkpoint")
     try:
-        payload = torch.load(path, map_location=map_location, weights_only=False)
-    except Exception as err:  # torch raises many types for a damaged file
-        raise NausError(f"{path}: not a readable checkpoint ({type(err).__name__})") from None
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as err:  # torch raises many types for a damaged or foreign file
+        raise NausError(f"{path}: not a readable checkpoint ({type(err).__name__}: "
+                        f"{str(err).strip().splitlines()[-1][:200] if str(err).strip() else 'no detail'})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise NausError(f"{path}: not a naus checkpoint (expected format {FORMAT})")
+    for key in ("vocab", "model_config", "model", *needs):
+        if key not in payload:
+            raise NausError(f"{path}: checkpoint has no {key!r}" + (" (a weights-only checkpoint: train without "
+                                                                   "--resume to start over)" if key in RESUME else ""))
     return payload
 
 
@@ -189,8 +201,14 @@ def train(
     timing: str | Path | None = None,
 ) -> dict:
     """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`
-    (and this run's time to `timing`: apart, so the same run writes the same bytes)."""
-    out_dir = Path(out_dir)
+    (and this run's time to `timing`: apart, so the same run writes the same bytes); a second
+    run into the same directory meanwhile is refused."""
+    with OutputLock(out_dir):
+        return _train(pairs, dev, vocab, model_config, config, Path(out_dir), resume, timing)
+
+
+def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig,
+           out_dir: Path, resume: bool, timing: str | Path | None) -> dict:
     device = pick_device(config.device)
     torch.manual_seed(config.seed)
     random.seed(config.seed)
@@ -205,7 +223,7 @@ def train(
     made_of = provenance(pairs, dev, vocab, model_config, config)
     last = out_dir / "last.pt"
     if resume and last.is_file():
-        payload = load_checkpoint(last, device)
+        payload = load_checkpoint(last, device, RESUME)
         check_same_provenance(last, payload.get("provenance", {}), made_of,
                               remedy="train without --resume (or into another directory) to start over")
         model.load_state_dict(payload["model"])

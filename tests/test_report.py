@@ -48,6 +48,33 @@ def test_table2_and_figures_from_fixture_metrics(tmp_path):
         assert (tmp_path / f"out/figures/{name}.pdf").is_file()
     readme = (tmp_path / "out/README.md").read_text()
     assert "figures/loss-L10.png" in readme and "| L10 | 3 | 0.667 |" in readme
+    landing = (tmp_path / "out/report.rst").read_text()
+    assert "| NAUS length control | 27.00 / 8.00 / 23.00 | +3.00   | 28.55 / 9.97 / 25.78    | +1.83" in landing
+    assert "| Search teacher      | 25.00 / 8.00 / 22.00 | +0.00 " in landing
+
+
+def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
+    """The landing page is valid reStructuredText once Snakemake adds a link target per result."""
+    from docutils.core import publish_parts
+
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    write(m / "baseline/test/lead-8.json", metrics(20.0, 5.0, 18.0, 8.0))
+    write(m / "search/test/L8.json", metrics(25.0, 8.0, 22.0, 8.0))
+    search_output(b, "test", 8, 2, 0.4)
+    write(m / "decode/test/L8/length-control-8.json", metrics(26.0, 8.0, 22.0, 8.0))
+    write(b / "decode/test/L8/length-control-8.timing.json", json.dumps({"seconds_per_sample": 0.01}))
+    write(b / "train/L8/history.json", json.dumps({"history": [{"step": 1, "train_loss": 3.0, "lr": 1e-3}]}))
+    write(b / "data/stats.json", json.dumps({"pool_pairs": 1234, "test_pairs": 56}))
+
+    build_report(m, b, [8], tmp_path / "out", "fixture")
+
+    landing = (tmp_path / "out/report.rst").read_text()
+    assert "L = 8" in landing and "1,234 pool sentences" in landing  # no L = 10 here: the first length
+    assert "| NAUS truncate       | –" in landing  # not decoded: a dash, not an error
+    targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "loss-L8.png"))
+    html = publish_parts(landing + targets, writer="html",
+                         settings_overrides={"halt_level": 2, "report_level": 2})["html_body"]
+    assert "27.94 / 9.24 / 25.51" in html and 'href="#"' in html
 
 
 def test_table4_compares_architectures_on_the_same_search_output(tmp_path):

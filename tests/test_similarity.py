@@ -67,6 +67,7 @@ def test_in_context_estimate_is_the_mean_of_the_chosen_words_token_states(contex
     for mask, value in zip(masks, estimate):
         kept = [t for t, w in enumerate(word_of_token) if w is None or mask[w]]
         pooled = states[0, kept].mean(axis=0)
+        # The same float64 states summed in another order: rounding of ~1e-15, far below 1e-9.
         assert value == pytest.approx(pooled @ context.vector / np.linalg.norm(pooled), abs=1e-9)
 
 
@@ -181,8 +182,11 @@ def test_estimate_choosing_the_states_to_encode(lm, contextual):
 
     few = Teacher(lm, SearchConfig(length=6, rerank_k=12, rerank_exact=3), contextual=Counting()).summarize(items)
     assert encoded == [3, 3, 3] and all(len(r.summary.split()) == 6 for r in few)
+    # A subset of the states cannot score higher, up to rounding: the same summary encoded in a group
+    # of 3 instead of 12 pads differently, and float32 kernels (which differ between CPUs and BLAS
+    # builds) then round its cosine differently, by ~1e-7; rerank_gamma * log() of it moves by ~1e-5.
     best = [r.score for r in plain]
-    assert all(r.score <= b + 1e-9 for r, b in zip(few, best))  # a subset of the states cannot score higher
+    assert all(r.score <= b + 1e-4 for r, b in zip(few, best))
 
 
 def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):

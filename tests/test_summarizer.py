@@ -67,3 +67,38 @@ def test_summarize_command_line(checkpoint, tmp_path, env):
     missing = subprocess.run(["naus", "summarize", "--checkpoint", str(tmp_path / "x.pt")], input="a\n",
                              capture_output=True, text=True, env=env, cwd=ROOT)
     assert missing.returncode == 2 and "checkpoint not found" in missing.stderr
+
+
+class Copier(torch.nn.Module):
+    """A stand-in student that copies each slot's source token (its <unk> too): the case where
+    a summary of raw text would carry <unk> for every word the vocabulary lacks."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    def forward(self, tokens, lengths):
+        return (10.0 * torch.nn.functional.one_hot(tokens, self.config.vocab_size).float()).log_softmax(-1)
+
+
+@pytest.mark.parametrize("method", ["greedy", "truncate", "beam", "length-control"])
+def test_unknown_words_of_raw_text_come_back_from_the_source(checkpoint, method):
+    summarizer = Summarizer.from_checkpoint(checkpoint)
+    summarizer.model = Copier(summarizer.model.config)
+    raw = "Police arrested five anti-nuclear protesters Thursday in Cherbourg."
+    summary = summarizer.summarize([raw], length=7, method=method)[0].summary
+    assert "<unk>" not in summary
+    assert summary.split()[:7] == "police arrested five anti-nuclear protesters thursday in".split()
+    tokenised = summarizer.summarize(["police arrested five anti-nuclear protesters"], length=5, method=method, raw=False)
+    assert tokenised[0].summary == "police arrested five <unk> protesters"  # the evaluation path keeps <unk>
+
+
+def test_unknown_words_without_slot_alignment_take_the_source_order():
+    from naus.decoding import Hypothesis
+    from naus.summarizer import restore_unknown
+
+    vocab = Vocab.build(["police arrested protesters in"])
+    source = "police arrested anti-nuclear protesters in cherbourg".split()
+    words = ["<unk>", "police", "<unk>", "<unk>"]
+    hyp = Hypothesis([vocab.index.get(w, vocab.unk) for w in words])
+    assert restore_unknown(words, hyp, source, vocab, aligned=False) == ["anti-nuclear", "police", "cherbourg", "<unk>"]

@@ -153,3 +153,13 @@ def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_pa
     state = train(pairs, pairs, vocab, model_config, patient, tmp_path, resume=True)
     assert [e["dev_loss"] for e in state["history"]] == dev  # four evaluations past the best at step 10
     assert state["step"] == 18 and state["best_dev"] == 1.0
+
+
+def test_a_second_training_into_one_directory_is_refused(tmp_path):
+    from naus.files import OutputLock
+
+    vocab, pairs, model_config = tiny(tmp_path)
+    with OutputLock(tmp_path / "run"):
+        with pytest.raises(NausError, match="run: being written by process"):
+            train(pairs, None, vocab, model_config, TrainConfig(max_steps=2, device="cpu"), tmp_path / "run")
+    assert not (tmp_path / "run").exists()

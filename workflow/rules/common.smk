@@ -1,9 +1,11 @@
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
+from snakemake_interface_executor_plugins.settings import DeploymentMethod
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -28,7 +30,11 @@ localrules:
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
-shell.prefix(f"set -euo pipefail; export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
+# Without --use-conda, `python` (and KenLM's lmplz beside it) is the one running Snakemake, so
+# `.venv/bin/snakemake` works without activating the venv.
+USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
+RUNNING_PYTHON = "" if USES_CONDA else f"export PATH={shlex.quote(os.path.dirname(sys.executable))}:$PATH; "
+shell.prefix(f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
 
 PROFILE = config["profile"]
 BUILD = f"build/{PROFILE}"

@@ -1,3 +1,7 @@
+# The HTML report opens on this page (written by `naus report`): the profile's headline numbers beside the paper's.
+report: os.path.abspath(f"{RESULTS}/report.rst")
+
+
 rule report:
     """Every table and figure the metrics allow, results/{profile}/README.md, and the captions of the HTML report."""
     input:
@@ -7,6 +11,7 @@ rule report:
         timings=timing_files(),
     output:
         readme=f"{RESULTS}/README.md",
+        landing=f"{RESULTS}/report.rst",
         metrics=f"{RESULTS}/metrics.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption=os.path.abspath(f"{RESULTS}/tables/table2.rst"), category="Tables"),
         table3=[report(f"{RESULTS}/tables/table3.md", caption=os.path.abspath(f"{RESULTS}/tables/table3.rst"), category="Tables")]

@@ -3,7 +3,8 @@ SEARCH_CFG = config["search"]
 # What a shard's output depends on (not the list of lengths or the shard count).
 SEARCH_PARAMS = {
     k: SEARCH_CFG[k]
-    for k in ("fluency", "gamma", "rerank_k", "rerank_exact", "rerank_gamma", "steps_coef", "restarts_coef", "seed")
+    for k in ("fluency", "gamma", "rerank_k", "rerank_exact", "rerank_gamma", "steps_coef", "restarts_coef", "seed",
+              "max_source_words", "max_memory_mb")
 }
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
 ONNX_MODEL = f"{BUILD}/similarity/minilm-int8.onnx"

@@ -12,19 +12,18 @@ CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
 class Architecture:
     name: str  # the `--arch` value; a Table 4 student's model directory is `{name}-L{length}`
     label: str  # its name in Table 4
-    ctc: bool  # trained with CTC (one output slot per source token, ε)
-    aligned: bool  # output slot i reads source word i, so an <unk> emitted there stands for that word
+    ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     methods: tuple[str, ...]  # the decoding methods it supports, the default first
     table4: tuple[tuple[str, str], ...]  # (method, row label) of each of its rows in Table 4
 
 
 ARCHITECTURES = {a.name: a for a in (
-    Architecture("naus", "Encoder-only NAUS (CTC)", True, True, CTC_METHODS,
+    Architecture("naus", "Encoder-only NAUS (CTC)", True, CTC_METHODS,
                  (("truncate", "truncate"), ("length-control", "length control"))),
-    Architecture("ar", "AR encoder-decoder", False, False, ("beam", "greedy"),
+    Architecture("ar", "AR encoder-decoder", False, ("beam", "greedy"),
                  (("greedy", "greedy"), ("beam", "beam search"))),
-    Architecture("nar", "NAR encoder-decoder", False, False, ("greedy",), (("greedy", "vanilla (L slots)"),)),
-    Architecture("nar-ctc", "NAR encoder-decoder + CTC", True, False, CTC_METHODS,
+    Architecture("nar", "NAR encoder-decoder", False, ("greedy",), (("greedy", "vanilla (L slots)"),)),
+    Architecture("nar-ctc", "NAR encoder-decoder + CTC", True, CTC_METHODS,
                  (("truncate", "truncate"), ("length-control", "length control"))),
 )}
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import signal
 import sys
 import time
 import typing
@@ -70,12 +71,12 @@ def _add_settings(parser: argparse.ArgumentParser, settings: type) -> None:
             continue
         kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
         meta = spec.metadata
-        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"]),
+        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"], meta["below"]),
                             default=spec.default, choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
 
 
-def _ranged(kind: type, minimum: float | None, above: float | None):
-    """An argparse type: `kind`, refused below `minimum` or at or below `above`."""
+def _ranged(kind: type, minimum: float | None, above: float | None, below: float | None):
+    """An argparse type: `kind`, refused below `minimum`, at or below `above`, or at or above `below`."""
     def convert(value: str):
         try:
             number = kind(value)
@@ -85,6 +86,8 @@ def _ranged(kind: type, minimum: float | None, above: float | None):
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
         if above is not None and not number > above:
             raise argparse.ArgumentTypeError(f"must be greater than {above}, got {value}")
+        if below is not None and not number < below:
+            raise argparse.ArgumentTypeError(f"must be less than {below}, got {value}")
         return number
 
     convert.__name__ = kind.__name__
@@ -166,10 +169,9 @@ def _shard(value: str) -> tuple[int, int]:
 
 
 def cmd_search(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, write_json
+    from naus.files import check_file, read_lines, sha256sum, write_json
     from naus.lm import LanguageModel
     from naus.progress import Progress
-    from naus.data import sha256sum
     from naus.search import Teacher
     from naus.settings import SearchConfig
     from naus.shards import ResumableOutput
@@ -180,10 +182,13 @@ def cmd_search(args: argparse.Namespace) -> None:
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
-    parameters = {
+    parameters = {  # files by content: a model rebuilt in place at the same size is another teacher
         "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
-        "lm_bytes": Path(args.lm).stat().st_size if Path(args.lm).is_file() else None, "embedder": str(args.onnx or "torch"), "static": str(args.static),
-        "search": dataclasses.asdict(config),
+        "lm_sha256": sha256sum(args.lm), "embedder": str(args.onnx or "torch"),
+        "embedder_sha256": sha256sum(check_file(args.onnx, "ONNX model", "run `naus export-onnx` first"))
+        if args.onnx and args.rerank_k > 0 else None, "static": str(args.static),
+        "static_sha256": sha256sum(check_file(args.static, "static embedding table", "run the embed step first"))
+        if args.static else None, "search": dataclasses.asdict(config),
     }
     with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
         todo = output.remaining
@@ -267,7 +272,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
 
     from naus.files import atomic_open, decode_lines, read_lines, write_json
     from naus.summarizer import Summarizer
-    from naus.train import device_label
+    from naus.device import device_label
 
     tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
@@ -313,7 +318,7 @@ def _read_index(path: str) -> list[int]:
         if len(lines) == 1 and lines[0].lstrip().startswith("["):
             return [int(x) for x in json.loads(lines[0])]
         return [int(x) for x in lines]
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: null or a list inside the JSON list
         raise NausError(f"{path}: expected one integer per line or a JSON list of integers") from None
 
 
@@ -376,8 +381,38 @@ def _command(sub, name: str, func, help: str, *options, settings: tuple[type, ..
             target.add_argument(*(flags if isinstance(flags, tuple) else (flags,)), **keywords)
     for dataclass_ in settings:
         _add_settings(parser, dataclass_)
-    parser.set_defaults(func=func, **defaults)
+    files = [a.dest for a in parser._actions if isinstance(a, argparse._StoreAction) and a.choices is None
+             and a.type in (None, _output_file)]  # the options that may name files
+    parser.set_defaults(func=func, outputs={a.dest for a in parser._actions if a.type is _output_file}, files=files,
+                        **defaults)
     return parser
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """No output may be one of the command's inputs, or another of its outputs: name both options."""
+    def paths(value) -> list[str]:
+        values = value if isinstance(value, (list, tuple)) else [value]
+        return [str(v) for v in values if isinstance(v, (str, Path)) and str(v) not in ("", "-")]
+
+    named = [(dest, path) for dest in args.files for path in paths(getattr(args, dest))]
+    for k, (dest, path) in enumerate(named):
+        for other, other_path in named[k + 1 :]:
+            if args.outputs & {dest, other} and _same_file(path, other_path):
+                raise NausError(f"{path}: given as {_option(dest)} and as {_option(other)}; an output may not "
+                                "overwrite an input or another output")
+
+
+def _option(dest: str) -> str:
+    return dest if dest == "parts" else "--" + dest.replace("_", "-")
+
+
+def _same_file(a: str, b: str) -> bool:
+    if Path(a).resolve() == Path(b).resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -436,7 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
              ("--dev-source", {}),
              ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
-             ("--fraction", {"type": float, "default": 1.0, "help": "train on the first fraction of the pairs"}),
+             ("--fraction", {"type": _ratio, "default": 1.0, "help": "train on the first fraction of the pairs, "
+                                                                      "0 < fraction <= 1"}),
              ("--min-count", {"type": _positive, "default": 1, "help": "words seen fewer times are <unk>"}),
              ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
              ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
@@ -491,16 +527,27 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
+    signal.signal(signal.SIGTERM, _interrupt)  # a scheduler's stop takes the same path as Ctrl-C
     try:
+        _check_paths(args)
         args.func(args)
     except NausError as err:
         message = str(err)
     except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
         message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
+    except KeyboardInterrupt as stop:
+        name = stop.args[0] if stop.args else "SIGINT"
+        print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
+              "the same command resumes", file=sys.stderr)
+        return 128 + int(getattr(signal, name))
     else:
         return 0
     print(f"naus: error: {message}", file=sys.stderr)
     return 2
+
+
+def _interrupt(signum: int, frame) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ test titles), optionally `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.j
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import logging
 import random
@@ -24,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError
-from naus.files import read_lines, read_parallel, write_json, write_lines
+from naus.files import read_lines, read_parallel, sha256sum, write_json, write_lines
 from naus.text import gigaword_line, normalize
 
 log = logging.getLogger(__name__)
@@ -58,14 +57,6 @@ class Corpus:
         counts.update(self.stats)
         write_json(out / "stats.json", counts)
         return counts
-
-
-def sha256sum(path: str | Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download(url: str, dest: str | Path, sha256: str) -> Path:

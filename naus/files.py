@@ -7,6 +7,7 @@ interrupted step never leaves a half-written artifact that a later step would tr
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import tempfile
@@ -145,6 +146,15 @@ def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> P
     if not path.is_file():
         raise NausError(f"{path}: {what} not found" + (f" ({hint})" if hint else ""))
     return path
+
+
+def sha256sum(path: str | os.PathLike) -> str:
+    """The SHA-256 of a file's content: what provenance records, so a file rebuilt in place is noticed."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def read_json(path: str | os.PathLike, required: tuple[str, ...] = ()) -> object:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import math
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import check_file, read_lines
+from naus.files import atomic_open, check_file, read_lines, sha256sum
 
 log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
@@ -53,7 +54,32 @@ def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%
         if result.returncode != 0:
             raise NausError(f"build_binary failed: {result.stderr.decode(errors='replace').strip()[-500:]}")
         binary.replace(out)
+    with atomic_open(checksum_path(out)) as handle:
+        handle.write(sha256sum(out) + "\n")
     log.info("trained a %d-gram LM on %s -> %s", order, corpus, out)
+
+
+def checksum_path(model: str | Path) -> Path:
+    """Where `train_lm` records the model's SHA-256: KenLM binaries carry no checksum of their own,
+    and a damaged one loads and answers garbage (or crashes the process)."""
+    return Path(f"{model}.sha256")
+
+
+def _check_integrity(path: Path) -> None:
+    """The recorded checksum when there is one; otherwise load the model once in a child process,
+    so that a file that crashes KenLM ends in one line instead of a segmentation fault."""
+    record = checksum_path(path)
+    if record.is_file():
+        if read_lines(record)[:1] != [sha256sum(path)]:
+            raise NausError(f"{path}: content differs from the SHA-256 recorded when it was built ({record}): "
+                            f"damaged, or replaced without its record; rebuild it (or delete {record.name} if the "
+                            "new file is meant)")
+        return
+    probe = "import kenlm, sys; kenlm.Model(sys.argv[1]).score('the news')"
+    result = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True)
+    if result.returncode < 0:
+        raise NausError(f"{path}: loading it as a KenLM model crashed ({signal.Signals(-result.returncode).name}): "
+                        "a damaged file?")
 
 
 class LanguageModel:
@@ -63,6 +89,8 @@ class LanguageModel:
         import kenlm
 
         path = check_file(path, "language model", "run the lm step first")
+        _check_integrity(path)
+        self.path = path
         try:
             self.model = kenlm.Model(str(path))
         except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8
@@ -124,6 +152,9 @@ class NgramTable:
                 model.NullContextWrite(start)
             extend((0,) * zeros, start, -1, n - 1 - zeros)
         table *= LN10  # in place: the table is the search's largest allocation
+        if not (table <= 0).all():  # NaN too: a damaged model that loaded
+            raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {table.max():.4g} "
+                            f"over the words of {' '.join(words[:8])!r}...); a damaged file?")
         self.flat = table.reshape(-1)
         self.strides = size ** np.arange(n - 1, -1, -1)
         self.unigram = np.array([lm.unigram(w) for w in words])

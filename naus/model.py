@@ -39,6 +39,10 @@ class Student(nn.Module):
         nn.init.normal_(self.embed.weight, std=self.config.d_model**-0.5)
         nn.init.normal_(self.positions.weight, std=0.02)
 
+    def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
+        """How many (source length, target) pairs this student can learn from (every one, for AR)."""
+        return len(targets)
+
     def _check(self, time: int) -> None:
         if time > self.config.max_len:
             raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
@@ -75,6 +79,9 @@ class NAUS(Student):
     def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
              smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         return ctc_loss(self(tokens, lengths), lengths, targets, blank, smoothing)
+
+    def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
+        return len(_alignable(torch.tensor(lengths), targets))
 
 
 def _alignable(lengths: Tensor, targets: list[list[int]]) -> list[int]:
@@ -255,6 +262,9 @@ class NARStudent(EncoderDecoder):
         queries = uniform_copy(self.embed(tokens) * self.scale, lengths, slots)
         return self.decode(queries, _padding(slots, queries.shape[1]), memory, padding)
 
+    def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
+        return sum(1 for t in targets if t)
+
     def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
              smoothing: float = 0.1) -> tuple[Tensor, int, int]:
         keep = [i for i, t in enumerate(targets) if t]
@@ -276,7 +286,7 @@ class NARCTCStudent(EncoderDecoder):
         memory, padding = self.encode(tokens, lengths)
         return self.decode(self.embed(tokens) * self.scale, padding, memory, padding)
 
-    loss = NAUS.loss  # CTC on the decoder's slots, exactly as NAUS on its encoder's
+    loss, usable = NAUS.loss, NAUS.usable  # CTC on the decoder's slots, exactly as NAUS on its encoder's
 
 
 MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent}  # one per ARCHITECTURES entry

@@ -7,7 +7,7 @@ import torch."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from naus import NausError
 
@@ -15,9 +15,27 @@ FLUENCIES = ("slor", "perplexity")
 PAPER_BUDGET = (0.1, 0.035)  # hill-climbing steps and restarts coefficients of Schumann et al. and the paper
 
 
-def setting(default, help: str, minimum: float | None = None, above: float | None = None, choices=None):
-    """A field with its default, the help of its command-line option and its range."""
-    return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "choices": choices})
+def setting(default, help: str, minimum: float | None = None, above: float | None = None, below: float | None = None,
+            choices=None):
+    """A field with its default, the help of its command-line option and its range
+    ([minimum, ...), (above, ...), [..., below))."""
+    return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "below": below,
+                                            "choices": choices})
+
+
+def check_ranges(settings) -> None:
+    """Every field of a settings dataclass inside its range, whoever built it (CLI, workflow or API)."""
+    for spec in fields(settings):
+        value, meta = getattr(settings, spec.name), spec.metadata
+        if "help" not in meta or not isinstance(value, (int, float)) or isinstance(value, bool):
+            continue
+        if ((meta["minimum"] is not None and not value >= meta["minimum"])
+                or (meta["above"] is not None and not value > meta["above"])
+                or (meta["below"] is not None and not value < meta["below"])):
+            bounds = [f">= {meta['minimum']}" if meta["minimum"] is not None else "",
+                      f"> {meta['above']}" if meta["above"] is not None else "",
+                      f"< {meta['below']}" if meta["below"] is not None else ""]
+            raise NausError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
 
 
 @dataclass(frozen=True)
@@ -45,6 +63,7 @@ class SearchConfig:
                                        "a budget whose states would not fit is refused", minimum=16)
 
     def __post_init__(self) -> None:
+        check_ranges(self)
         if (self.length is None) == (self.ratio is None):
             raise NausError("give exactly one of a target length and a ratio")
         if self.length is not None and self.length <= 0:
@@ -53,10 +72,6 @@ class SearchConfig:
             raise NausError(f"ratio must be in (0, 1], got {self.ratio}")
         if self.fluency not in FLUENCIES:
             raise NausError(f"fluency must be one of {FLUENCIES}, got {self.fluency!r}")
-        if self.steps_coef <= 0 or self.restarts_coef <= 0:
-            raise NausError("steps and restarts coefficients must be positive")
-        if self.rerank_k < 0 or self.rerank_exact < 0:
-            raise NausError(f"rerank K and rerank exact must be zero or more, got {self.rerank_k}, {self.rerank_exact}")
 
     def target_length(self, source_length: int) -> int:
         if self.length is not None:
@@ -79,9 +94,15 @@ class ModelConfig:
     n_layers: int = setting(6, "Transformer layers (of the encoder, and of the decoder of an encoder-decoder)",
                             minimum=1)
     d_ff: int = setting(2048, "width of the feed-forward layers", minimum=8)
-    dropout: float = setting(0.1, "dropout probability", minimum=0)
+    dropout: float = setting(0.1, "dropout probability", minimum=0, below=1)
     max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8)
     arch: str = "naus"  # a key of naus.architectures.ARCHITECTURES
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+        if self.d_model % self.n_heads:
+            raise NausError(f"d_model {self.d_model} is not a multiple of n_heads {self.n_heads} (each head gets "
+                            "d_model / n_heads dimensions)")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,10 +118,13 @@ class TrainConfig:
     warmup: int = setting(10_000, "steps of linear warm-up, then 1/sqrt(step) decay", minimum=0)
     weight_decay: float = setting(0.01, "AdamW weight decay", minimum=0)
     clip: float = setting(2.0, "gradient-norm clipping", above=0)
-    smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0)
+    smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0, below=1)
     seed: int = setting(0, "seed of the initialisation, dropout and batch order")
     checkpoint_every: int = setting(2000, "steps between checkpoints (last.pt)", minimum=1)
     eval_every: int = setting(2000, "steps between dev evaluations (best.pt) and progress lines", minimum=1)
     patience: int = setting(0, "stop after this many dev evaluations without a lower dev loss (0: train to "
                                "max_steps)", minimum=0)
     device: str | None = setting(None, "cpu, cuda, cuda:1, ... (default: cuda when available)")
+
+    def __post_init__(self) -> None:
+        check_ranges(self)

@@ -75,12 +75,12 @@ class ResumableOutput:
                     break
                 try:
                     record = json.loads(raw)
-                except json.JSONDecodeError:
+                except ValueError:  # a torn or damaged line (bytes that are not UTF-8 too): resume from here
                     break
                 expected = self.indices.start + count
-                if record.get("index") != expected:
+                if not isinstance(record, dict) or record.get("index") != expected:
                     raise NausError(
-                        f"{self.partial}: line {count + 1} has index {record.get('index')}, expected {expected}; "
+                        f"{self.partial}: line {count + 1} is not the record of index {expected}; "
                         "delete the file to start the shard again"
                     )
                 good_bytes += len(raw)
@@ -162,6 +162,8 @@ def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str |
         for number, record in enumerate(read_records(part), 1):
             if not isinstance(record, dict) or not isinstance(record.get("index"), int) or field not in record:
                 raise NausError(f"{part}: line {number}: a record needs an integer 'index' and {field!r}")
+            if not isinstance(record[field], str) or "\n" in record[field] or "\r" in record[field]:
+                raise NausError(f"{part}: line {number}: {field!r} must be one line of text, got {record[field]!r:.60}")
             records.append(record)
     records.sort(key=lambda r: r["index"])
     if len(records) != provenances[0]["total"]:

@@ -42,12 +42,6 @@ def model_dir() -> Path:
     return path
 
 
-def default_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
-
-
 @dataclass
 class SourceContext:
     """One forward pass over a source: its sentence vector and, per word, the sum of its token states.
@@ -84,7 +78,9 @@ class ContextualEmbedder:
         if onnx is None:
             from transformers import AutoModel
 
-            self.device = device or default_device()
+            from naus.device import pick_device
+
+            self.device = pick_device(device)
             self.model, self.session = AutoModel.from_pretrained(str(path)).eval().to(self.device), None
         else:
             if device not in (None, "cpu"):

@@ -17,7 +17,8 @@ from naus import NausError
 from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate, word_slots
 from naus.architectures import ARCHITECTURES
 from naus.text import normalize
-from naus.train import load_checkpoint, model_from_checkpoint, pick_device
+from naus.device import pick_device
+from naus.train import load_checkpoint, model_from_checkpoint
 
 
 @dataclass
@@ -78,6 +79,9 @@ class Summarizer:
             for row, i in enumerate(batch):
                 tokens[row, : lengths[row]] = torch.tensor(encoded[i])
             targets = [self.target_length(int(n), length, ratio, min_length) for n in lengths]
+            if not ARCHITECTURES[arch].ctc and max(targets) > max_len:
+                raise NausError(f"a summary of {max(targets)} words is longer than this {arch} student's max_len "
+                                f"{max_len} allows")
             tokens, lengths = tokens.to(self.device), lengths.to(self.device)
             if ARCHITECTURES[arch].ctc:
                 tick = time.perf_counter()
@@ -96,7 +100,7 @@ class Summarizer:
             for i, hyp in zip(batch, hyps):
                 words = [self.vocab.tokens[t] for t in hyp.tokens]
                 if raw:
-                    words = restore_unknown(words, hyp, texts[i].split()[:max_len], self.vocab, ARCHITECTURES[arch].aligned)
+                    words = restore_unknown(words, hyp, texts[i].split()[:max_len], self.vocab, ARCHITECTURES[arch].ctc)
                 results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
         total = time.perf_counter() - started
         self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order)}
@@ -127,9 +131,9 @@ class Summarizer:
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:
-    """`<unk>` in a summary of raw text is a source word the vocabulary lacks: for a student whose
-    slot i reads source word i (`aligned`), the word under the slot that emitted it; otherwise the
-    next out-of-vocabulary source word in order (an `<unk>` stays only when none is left)."""
+    """`<unk>` in a summary of raw text is a source word the vocabulary lacks: for a CTC student,
+    whose slot i reads source word i (`aligned`), the word under the slot that emitted it; otherwise
+    the next out-of-vocabulary source word in order (an `<unk>` stays only when none is left)."""
     if vocab.tokens[vocab.unk] not in words:
         return words
     if aligned:

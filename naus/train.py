@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from naus import NausError
+from naus.device import device_label, pick_device
 from naus.files import OutputLock, atomic_open, check_file, read_parallel, write_json
 from naus.model import build_model
 from naus.settings import ModelConfig, TrainConfig
@@ -127,8 +128,13 @@ def _set_rng_state(state: dict) -> None:
 
 
 def save_checkpoint(path: str | Path, payload: dict) -> None:
-    with atomic_open(path, "wb") as handle:
-        torch.save(payload, handle)
+    """Written whole or not at all (a full disk leaves the previous checkpoint in place)."""
+    try:
+        with atomic_open(path, "wb") as handle:
+            torch.save(payload, handle)
+    except RuntimeError as err:  # torch's zip writer reports a failed write (ENOSPC, EIO) this way
+        raise NausError(f"{path}: could not write the checkpoint ({str(err).splitlines()[0]}); the previous one "
+                        "is kept") from None
 
 
 def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", needs: tuple[str, ...] = ()) -> dict:
@@ -179,15 +185,10 @@ def dev_loss(model: torch.nn.Module, pairs: Pairs, vocab: Vocab, max_tokens: int
     return total / max(count, 1)
 
 
-def pick_device(name: str | None) -> torch.device:
-    if name:
-        return torch.device(name)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def device_label(device: torch.device) -> str:
-    """`cpu`, or `cuda` with the card's name: timings say which GPU made them."""
-    return f"{device.type} ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else str(device)
+def _diverged(what: str, step: int, last: Path) -> None:
+    """Stop a run that went non-finite, before it writes anything more."""
+    kept = f"{last} holds the last finite state" if last.is_file() else "no checkpoint was written"
+    raise NausError(f"training diverged at step {step} ({what}): stopped; {kept}. Lower --lr (or raise --warmup)")
 
 
 def train(
@@ -215,6 +216,11 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
     np.random.seed(config.seed)
     model = build_model(model_config).to(device)
     log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in model.parameters()), device)
+    lengths = [len(s) for s in pairs.sources]
+    if not model.usable(lengths, pairs.targets):
+        raise NausError(f"none of the {len(lengths)} training pairs can be learnt by a {model_config.arch} student "
+                        "(with CTC a target must fit its source's slots: are the training source and target "
+                        "swapped?)")
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
     )
@@ -248,7 +254,6 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
     autocast = (
         torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     )
-    lengths = [len(s) for s in pairs.sources]
     model.train()
     started, tokens_seen, window_loss, window_steps = time.perf_counter(), 0, 0.0, 0
     first_step = state["step"]
@@ -264,6 +269,8 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
             with autocast:
                 loss, used, skipped = model.loss(tokens, src_lengths, targets, vocab.blank, config.smoothing)
             state["skipped"] += skipped
+            if used and not torch.isfinite(loss):
+                _diverged(f"loss {float(loss)}", state["step"] + 1, last)
             optimizer.zero_grad(set_to_none=True)
             if used:
                 loss.backward()
@@ -281,6 +288,8 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
                          "lr": optimizer.param_groups[0]["lr"]}
                 if dev is not None:
                     entry["dev_loss"] = round(dev_loss(model, dev, vocab, config.max_tokens, device), 5)
+                    if not math.isfinite(entry["dev_loss"]):
+                        _diverged(f"dev loss {entry['dev_loss']}", step, last)
                     state["stale"] += 1
                     if entry["dev_loss"] < state["best_dev"]:
                         state["best_dev"], state["stale"] = entry["dev_loss"], 0
@@ -296,6 +305,8 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
                 )
                 window_loss, window_steps = 0.0, 0
             if step % config.checkpoint_every == 0 or not go_on():
+                if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+                    _diverged("weights that are not finite", step, last)
                 save_checkpoint(last, payload())
         if state["position"] >= len(batches):
             state["epoch"] += 1

@@ -20,6 +20,9 @@ class Vocab:
     def __init__(self, tokens: list[str]):
         if tuple(tokens[: len(SPECIALS)]) != SPECIALS:
             raise NausError(f"a vocabulary must start with {SPECIALS}")
+        bad = next((t for t in tokens if not isinstance(t, str) or not t or len(t.split()) != 1 or t != t.strip()), None)
+        if bad is not None:
+            raise NausError(f"a vocabulary entry must be one word without spaces, got {bad!r}")
         self.tokens = tokens
         self.index = {t: i for i, t in enumerate(tokens)}
         self.blank, self.pad, self.unk = (self.index[t] for t in SPECIALS)

@@ -103,7 +103,7 @@ def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     """The paper profile's download path, on a file:// archive of the fixture (nothing leaves the machine)."""
     import zipfile
 
-    from naus.data import sha256sum
+    from naus.files import sha256sum
 
     workdir, config = micro
     data = workdir / "data"

@@ -64,6 +64,17 @@ if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
         f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
         f"so it must be one of search.lengths {config['search']['lengths']}"
     )
+TRANSFER_FROM = sorted({model for model, _ in config["decode"].get("transfer", [])} - set(config["search"]["lengths"]))
+if TRANSFER_FROM:
+    raise WorkflowError(
+        f"config key decode.transfer: models of lengths {TRANSFER_FROM} have no search output to learn from; "
+        f"each model length must be one of search.lengths {config['search']['lengths']}"
+    )
+if config["model"]["d_model"] % config["model"]["n_heads"]:
+    raise WorkflowError(
+        f"config keys model.d_model {config['model']['d_model']} and model.n_heads {config['model']['n_heads']}: "
+        "the width must be a multiple of the number of heads"
+    )
 DUC_LENGTH = config.get("duc", {}).get("length")
 if DUC_LENGTH and not config["data"].get("duc_dir"):
     raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
@@ -104,7 +115,7 @@ def systems() -> list[str]:
     ]
     systems += [
         f"decode/test/L{model}/{method}-{target}"
-        for model, target in decode.get("transfer", []) if model in lengths for method in ("truncate", "length-control")
+        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
     ]
     systems += [
         f"decode/test/{model_dir(arch, n)}/{method}-{n}"

@@ -398,7 +398,8 @@ def _check_paths(args: argparse.Namespace) -> None:
     for k, (dest, path) in enumerate(named):
         for other, other_path in named[k + 1 :]:
             if args.outputs & {dest, other} and _same_file(path, other_path):
-                raise NausError(f"{path}: given as {_option(dest)} and as {_option(other)}; an output may not "
+                first, second = (dest, other) if dest in args.outputs else (other, dest)
+                raise NausError(f"{path}: given as {_option(first)} and as {_option(second)}; an output may not "
                                 "overwrite an input or another output")
 
 

@@ -242,14 +242,15 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
             log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", state["best_dev"])
             state["best_dev"] = math.inf
 
-    vocab.save(out_dir / "vocab.txt")
-
-    def payload(weights_only: bool = False) -> dict:
+    def checkpoint(path: Path, weights_only: bool = False) -> None:
+        """A checkpoint (with vocab.txt beside the first one, for readers without torch)."""
+        if not (out_dir / "vocab.txt").is_file():
+            vocab.save(out_dir / "vocab.txt")
         out = {"format": FORMAT, "vocab": vocab.tokens, "model_config": model_config.to_dict(),
                "train_config": asdict(config), "provenance": made_of, "model": model.state_dict(), "state": state}
         if not weights_only:
             out.update(optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(), rng=_rng_state())
-        return out
+        save_checkpoint(path, out)
 
     autocast = (
         torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
@@ -270,7 +271,7 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
                 loss, used, skipped = model.loss(tokens, src_lengths, targets, vocab.blank, config.smoothing)
             state["skipped"] += skipped
             if used and not torch.isfinite(loss):
-                _diverged(f"loss {float(loss)}", state["step"] + 1, last)
+                _diverged(f"loss {float(loss.detach())}", state["step"] + 1, last)
             optimizer.zero_grad(set_to_none=True)
             if used:
                 loss.backward()
@@ -293,7 +294,7 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
                     state["stale"] += 1
                     if entry["dev_loss"] < state["best_dev"]:
                         state["best_dev"], state["stale"] = entry["dev_loss"], 0
-                        save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
+                        checkpoint(out_dir / "best.pt", weights_only=True)
                 state["history"].append(entry)
                 elapsed = time.perf_counter() - started
                 eta = elapsed / max(step - first_step, 1) * (config.max_steps - step)
@@ -307,7 +308,7 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
             if step % config.checkpoint_every == 0 or not go_on():
                 if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
                     _diverged("weights that are not finite", step, last)
-                save_checkpoint(last, payload())
+                checkpoint(last)
         if state["position"] >= len(batches):
             state["epoch"] += 1
             state["position"] = 0
@@ -315,7 +316,7 @@ def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelCon
         log.info("stopped early at step %d: no lower dev loss in %d evaluations (best %.4f)", state["step"],
                  config.patience, state["best_dev"])
     if dev is None:
-        save_checkpoint(out_dir / "best.pt", payload(weights_only=True))
+        checkpoint(out_dir / "best.pt", weights_only=True)
     write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"]})
     if timing:
         write_json(timing, {"steps": state["step"] - first_step, "seconds": round(time.perf_counter() - started, 1),

@@ -4,6 +4,7 @@ that are not UTF-8, and an output path that is a directory. Each ends in a one-l
 
 from __future__ import annotations
 
+import json
 import io
 import sys
 from pathlib import Path
@@ -174,3 +175,246 @@ def test_report_names_what_is_missing_from_its_config_or_a_metrics_file(tmp_path
                          "--out", tmp_path / "out"], capsys)
     assert code == 2 and err.strip().splitlines()[-1] == f"naus: error: {tmp_path}/m/search/test/L10.json: missing key 'rouge2'"
     assert not (tmp_path / "out").exists()
+
+
+# Round two: hostile and careless input. Each case names what it spoils; each ends in a one-line
+# `naus: error:` (exit 2) that contains `expected`, with nothing written under out/.
+
+@pytest.fixture(scope="module")
+def hostile(good, tmp_path_factory):
+    """An LM (with its checksum record), search shards, a damaged partial shard and odd checkpoints."""
+    from naus.lm import train_lm
+    from naus.shards import ResumableOutput
+    from tests.lmfixture import headline_corpus
+
+    root = tmp_path_factory.mktemp("hostile")
+    lm = root / "lm.bin"
+    train_lm(write(root / "headlines.txt", headline_corpus()), lm, order=2)
+    damaged = root / "damaged/lm.bin"
+    damaged.parent.mkdir()
+    data = bytearray(lm.read_bytes())
+    data[len(data) // 2 :: 97] = bytes(len(data[len(data) // 2 :: 97]))  # many bytes zeroed
+    damaged.write_bytes(bytes(data))
+    (root / "damaged/lm.bin.sha256").write_bytes((root / "lm.bin.sha256").read_bytes())
+    parts = []
+    for shard in range(2):
+        with ResumableOutput(root / f"part{shard}.jsonl", 2, (shard, 2), {"p": 1}) as output:
+            output.append([{"index": shard, "summary": "police arrest" if shard else "two\nlines", "score": 1.5}])
+            output.finish()
+        parts.append(root / f"part{shard}.jsonl")
+    payload = torch.load(good["checkpoint"], weights_only=True)
+    save_checkpoint(root / "no-vocab.pt", {k: v for k, v in payload.items() if k != "vocab"})
+    (root / "weights-only").mkdir()
+    save_checkpoint(root / "weights-only/last.pt", {**payload, "provenance": {}})
+    config = ModelConfig(**{**payload["model_config"], "arch": "ar"})
+    from naus.model import ARStudent
+    save_checkpoint(root / "ar.pt", {**payload, "model_config": config.to_dict(), "model": ARStudent(config).state_dict()})
+    return {**good, "lm": lm, "damaged": damaged, "parts": parts, "root": root}
+
+
+TRAIN = ["train", "--n-layers", "1", "--d-model", "16", "--n-heads", "2", "--d-ff", "32", "--max-steps", "3",
+         "--max-tokens", "64"]
+HOSTILE = {  # name: (argv with {text}, {lm}, ... and {out}/NAME for outputs, the expected message)
+    "search --out is its --input": (["search", "--input", "{out}/in.txt", "--lm", "{lm}", "--length", "2",
+                                     "--rerank-k", "0", "--out", "{out}/in.txt"], "given as --out and as --input"),
+    "evaluate --out is its --hyp": (["evaluate", "--hyp", "{out}/in.txt", "--ref", "{text}", "--out", "{out}/in.txt"],
+                                    "given as --out and as --hyp"),
+    "merge --out onto a shard": (["merge", "{part0}", "{part1}", "--out", "{part1}", "--text", "{out}/m.txt"],
+                                 "given as --out and as parts"),
+    "search --timing is its --out": (["search", "--input", "{text}", "--lm", "{lm}", "--length", "2", "--rerank-k", "0",
+                                      "--out", "{out}/s.jsonl", "--timing", "{out}/s.jsonl"],
+                                     "given as --out and as --timing"),
+    "a damaged LM": (["search", "--input", "{text}", "--lm", "{damaged}", "--length", "2", "--rerank-k", "0",
+                      "--out", "{out}/s.jsonl"], "content differs from the SHA-256 recorded when it was built"),
+    "merge --field score": (["merge", "{part0}", "{part1}", "--field", "score", "--out", "{out}/m.jsonl", "--text", "{out}/m.txt"],
+                            "'score' must be one line of text"),
+    "a summary with a line break": (["merge", "{part0}", "{part1}", "--out", "{out}/m.jsonl", "--text", "{out}/m.txt"],
+                                    "'summary' must be one line of text"),
+    "source and target swapped": ([*TRAIN, "--train-source", "{short}", "--train-target", "{text}", "--out", "{out}/t"],
+                                  "none of the 2 training pairs can be learnt"),
+    "a diverging run": ([*TRAIN, "--train-source", "{text}", "--train-target", "{short}", "--lr", "1e6",
+                         "--warmup", "0", "--out", "{out}/t"], "training diverged at step"),
+    "fraction -1": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "-1",
+                     "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got -1"),
+    "fraction 0": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "0",
+                    "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got 0"),
+    "fraction nan": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "nan",
+                      "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got nan"),
+    "smoothing 5": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--smoothing", "5",
+                     "--out", "{out}/t"], "argument --smoothing: must be less than 1, got 5"),
+    "dropout 1.5": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--dropout", "1.5",
+                     "--out", "{out}/t"], "argument --dropout: must be less than 1, got 1.5"),
+    "heads not dividing the width": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--n-heads", "3",
+                                      "--out", "{out}/t"], "d_model 16 is not a multiple of n_heads 3"),
+    "--resume on a last.pt without optimizer state": ([*TRAIN, "--train-source", "{text}", "--train-target", "{short}",
+                                                       "--resume", "--out", "{root}/weights-only"],
+                                                      "checkpoint has no 'optimizer' (a weights-only checkpoint"),
+    "a checkpoint without a vocabulary": (["decode", "--checkpoint", "{root}/no-vocab.pt", "--input", "{text}",
+                                           "--out", "{out}/d.txt"], "checkpoint has no 'vocab'"),
+    "an AR student asked for more words than max_len": (["decode", "--checkpoint", "{root}/ar.pt", "--input", "{text}",
+                                                         "--length", "40", "--out", "{out}/d.txt"],
+                                                        "a summary of 40 words is longer than this ar student's max_len 32"),
+    "--device cuda without CUDA": (["decode", "--checkpoint", "{ckpt}", "--input", "{text}", "--device", "cuda",
+                                    "--out", "{out}/d.txt"], "--device cuda: CUDA is not available on this machine"),
+    "--device foo": (["decode", "--checkpoint", "{ckpt}", "--input", "{text}", "--device", "foo",
+                      "--out", "{out}/d.txt"], "--device foo: not a device"),
+    "reorder with a null index": (["reorder", "--input", "{text}", "--index", "{null}", "--out", "{out}/r.txt"],
+                                  "expected one integer per line or a JSON list of integers"),
+}
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the CUDA case needs a machine without CUDA")
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_and_careless_input_ends_in_one_line(name, hostile, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    given = {"{out}/in.txt": write(out / "in.txt", "police arrest five protesters\n"),
+             "{short}": write(tmp_path / "short.txt", "police arrest\nstocks\n"),
+             "{null}": write(tmp_path / "null.txt", "[1, null]\n")}
+    values = {"{text}": hostile["text"], "{lm}": hostile["lm"], "{damaged}": hostile["damaged"],
+              "{ckpt}": hostile["checkpoint"], "{part0}": hostile["parts"][0], "{part1}": hostile["parts"][1]}
+    argv, expected = HOSTILE[name]
+    before = {p: p.read_bytes() for p in hostile["root"].rglob("*") if p.is_file()}
+    argv = [str(given.get(a) or values.get(a) or a.replace("{out}", str(out)).replace("{root}", str(hostile["root"])))
+            for a in argv]
+    code, err = run_cli(argv, capsys)
+    assert code == 2 and "Traceback" not in err, f"{name}: {err}"
+    assert expected in err.strip().splitlines()[-1], f"{name}: {err}"
+    assert sorted(p.name for p in out.iterdir()) == ["in.txt"] and (out / "in.txt").read_text() == "police arrest five protesters\n"
+    assert {p: p.read_bytes() for p in hostile["root"].rglob("*") if p.is_file()} == before, f"{name} changed its inputs"
+
+
+def test_a_crafted_checkpoint_runs_nothing(tmp_path, capsys):
+    """A checkpoint is read as data only: a pickle that would run a command is refused unopened."""
+    import os
+
+    witness = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return os.system, (f"touch {witness}",)
+
+    torch.save({"format": FORMAT, "vocab": ["<blank>"], "model_config": {}, "model": Payload()}, tmp_path / "evil.pt")
+    code, err = run_cli(["decode", "--checkpoint", tmp_path / "evil.pt", "--input", "-", "--out", tmp_path / "d.txt"],
+                        capsys)
+    assert code == 2 and "evil.pt: not a readable checkpoint (UnpicklingError" in err.strip().splitlines()[-1]
+    assert not witness.exists() and not (tmp_path / "d.txt").exists()
+
+
+def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, env):
+    """A 1,000-word line and a 5-gram LM, under a 4 GB address-space limit: the dense n-gram table
+    would need (1,002)^5 floats; the search reads the words that fit search.max_memory_mb instead."""
+    import random
+    import resource
+    import subprocess
+
+    from naus.lm import train_lm
+    from tests.conftest import ROOT
+    from tests.lmfixture import headline_corpus
+
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=5)
+    rng = random.Random(0)
+    words = [rng.choice(headline_corpus(50).split()) for _ in range(1000)]
+    source = write(tmp_path / "long.txt", " ".join(words) + "\npolice arrest five protesters in paris\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    result = subprocess.run(["naus", "search", "--input", source, "--lm", tmp_path / "lm.bin", "--length", "6",
+                             "--rerank-k", "0", "--out", tmp_path / "out.jsonl"], capture_output=True, text=True,
+                            env=env, cwd=ROOT, preexec_fn=limit, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "sentence 1: 1000 words, searched on its first 46" in result.stderr
+    first, second = (json.loads(line)["summary"].split() for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    assert len(first) == 6 and set(first) <= set(words[:46]) and len(second) == 6
+
+
+def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, env):
+    """Provenance records the LM by content: rebuilt at the same path and size, it is another teacher."""
+    import subprocess
+
+    from naus.lm import checksum_path, train_lm
+    from naus.files import sha256sum
+    from tests.conftest import ROOT
+    from tests.lmfixture import headline_corpus
+
+    lm = tmp_path / "lm.bin"
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), lm, order=3)
+    source = write(tmp_path / "source.txt", "police arrest five protesters in paris on monday\n" * 4)
+    command = ["naus", "search", "--input", source, "--lm", lm, "--length", "4", "--rerank-k", "0",
+               "--out", tmp_path / "out.jsonl"]
+    assert subprocess.run(command, capture_output=True, env=env, cwd=ROOT).returncode == 0
+    records = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)
+    write(tmp_path / "out.jsonl.partial", "".join(records[:2]))  # as an interrupted run leaves it
+    (tmp_path / "out.jsonl").unlink()
+    data = bytearray(lm.read_bytes())
+    data[-1] ^= 1  # one byte: same size, other content
+    lm.write_bytes(bytes(data))
+    write(checksum_path(lm), sha256sum(lm) + "\n")  # as a rebuild records it
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    assert result.returncode == 2, result.stderr
+    assert "out.jsonl.partial: made with parameters.lm_sha256 = " in result.stderr.strip().splitlines()[-1]
+    assert (tmp_path / "out.jsonl.partial").read_text() == "".join(records[:2])
+
+
+def test_a_damaged_partial_line_is_searched_again(tmp_path):
+    from naus.shards import ResumableOutput, read_records
+
+    with ResumableOutput(tmp_path / "part.jsonl", 4, (0, 1), {"p": 1}) as output:
+        output.append({"index": i, "summary": "s"} for i in range(2))
+    with open(tmp_path / "part.jsonl.partial", "ab") as handle:
+        handle.write(b'{"index": 2, "summary": "\xff\xfe"}\n{"index": 3, "summary": "s"}\n')
+    with ResumableOutput(tmp_path / "part.jsonl", 4, (0, 1), {"p": 1}) as output:
+        assert list(output.remaining) == [2, 3]
+        output.append({"index": i, "summary": "s"} for i in output.remaining)
+        output.finish()
+    assert [r["index"] for r in read_records(tmp_path / "part.jsonl")] == [0, 1, 2, 3]
+
+
+def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one(tmp_path, monkeypatch):
+    from naus import NausError
+    from naus.train import load_checkpoint
+
+    path = tmp_path / "last.pt"
+    save_checkpoint(path, {"format": FORMAT, "vocab": ["<blank>", "<pad>", "<unk>"], "model_config": {}, "model": {}})
+    before = path.read_bytes()
+
+    def full(*args, **kwargs):
+        raise RuntimeError("[enforce fail at inline_container.cc:664] . PytorchStreamWriter failed writing file")
+
+    monkeypatch.setattr(torch, "save", full)
+    with pytest.raises(NausError, match="last.pt: could not write the checkpoint .*; the previous one is kept"):
+        save_checkpoint(path, {"format": FORMAT})
+    assert path.read_bytes() == before and [p.name for p in tmp_path.iterdir()] == ["last.pt"]
+    assert load_checkpoint(path)["format"] == FORMAT
+
+
+@pytest.mark.parametrize("name, code", [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env):
+    import signal
+    import subprocess
+    import time
+
+    from naus.lm import train_lm
+    from tests.conftest import ROOT
+    from tests.lmfixture import headline_corpus
+
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=3)
+    source = write(tmp_path / "source.txt", "".join(f"police arrest {k} protesters in paris on monday after talks\n"
+                                                    for k in range(3000)))
+    command = ["naus", "search", "--input", source, "--lm", tmp_path / "lm.bin", "--length", "4", "--rerank-k", "0",
+               "--batch", "8", "--out", tmp_path / "out.jsonl"]
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    partial = tmp_path / "out.jsonl.partial"
+    while not (partial.is_file() and partial.stat().st_size) and running.poll() is None:
+        time.sleep(0.01)
+    running.send_signal(getattr(signal, name))
+    _, err = running.communicate(timeout=120)
+    assert running.returncode == code, err[-2000:]
+    assert err.strip().splitlines()[-1].startswith(f"naus: error: stopped by {name}; finished work is kept")
+    assert "Traceback" not in err and not (tmp_path / "out.jsonl.lock").exists()
+    kept = len(partial.read_text().splitlines())
+    assert 0 < kept < 3000
+    again = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    assert again.returncode == 0 and f"after {kept} finished sentences" in again.stderr
+    assert [json.loads(x)["index"] for x in (tmp_path / "out.jsonl").read_text().splitlines()] == list(range(3000))

@@ -43,6 +43,19 @@ def test_table_lengths_without_search_output_name_the_key(tmp_path, env):
     duc = write(tmp_path / "duc.yaml", text + "duc:\n  length: 13\n")
     code, out = snakemake(["-n", "--configfile", str(duc)], env)
     assert code != 0 and "duc.length 13: Table 3 needs data.duc_dir" in out
+    transfer = write(tmp_path / "transfer.yaml", text.replace('transfer: [[8, "10"]', 'transfer: [[13, "10"], [8, "10"]'))
+    code, out = snakemake(["-n", "--configfile", str(transfer)], env)
+    assert code != 0 and "decode.transfer: models of lengths [13] have no search output" in out, out[-2000:]
+
+
+def test_heads_that_do_not_divide_the_width_stop_the_workflow(tmp_path, env):
+    text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: check")
+    bad = write(tmp_path / "heads.yaml", text.replace("n_heads: 4", "n_heads: 3"))
+    code, out = snakemake(["-n", "--configfile", str(bad)], env)
+    assert code != 0 and "model.d_model 128 and model.n_heads 3" in out, out[-2000:]
+    dropout = write(tmp_path / "dropout.yaml", text.replace("model:", "model:\n  dropout: 1.0", 1))
+    code, out = snakemake(["-n", "--configfile", str(dropout)], env)
+    assert code != 0 and "dropout" in out and "exclusiveMaximum" in out, out[-2000:]
 
 
 def test_a_misspelt_config_key_stops_the_workflow_naming_it(tmp_path, env):

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import yaml
 
+from naus import layout
 from naus.files import read_json, write_json
 
 
 def summary(build: Path, model: str) -> dict:
-    history = read_json(build / "train" / model / "history.json", ("history",))["history"]
-    timing = read_json(build / "timing/train" / f"{model}.json", ("seconds", "device"))
+    history = read_json(build / layout.student_dir(model) / "history.json", ("history",))["history"]
+    timing = read_json(build / layout.train_timing(model), ("seconds", "device"))
     evaluated = [e for e in history if "dev_loss" in e]
     best = min(evaluated, key=lambda e: e["dev_loss"])
     return {"best_dev_loss": round(best["dev_loss"], 4), "best_step": best["step"], "last_step": history[-1]["step"],
@@ -34,7 +35,7 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=10)
     parser.add_argument("--out", default="results/benchmarks/dev_sweep.json")
     args = parser.parse_args()
-    model = f"L{args.length}"
+    model = layout.model(args.length)
     train = yaml.safe_load(Path(f"config/{args.profile}.yaml").read_text())["train"]
     runs = {f"profile (lr {train['lr']}, {train['max_tokens']} tokens)": summary(Path("build") / args.profile, model)}
     for build in sorted(Path("build").glob("sweep-*")):

@@ -22,6 +22,7 @@ import argparse
 import tempfile
 from pathlib import Path
 
+from naus import layout
 from naus.cli import main as naus
 from naus.evaluate import evaluate_files
 from naus.files import read_json, write_json
@@ -42,7 +43,7 @@ def main() -> None:
 
     build, train_dir = Path(args.build), Path(args.train_dir)
     reference = str(build / "data/test/title.txt")
-    teacher = evaluate_files(str(build / f"search/test/L{args.length}.txt"), [reference], "f1", None, "python")
+    teacher = evaluate_files(str(build / f"{layout.search('test', args.length)}.txt"), [reference], "f1", None, "python")
     state = load_checkpoint(train_dir / "best.pt")["state"]
     report = {"train_dir": str(train_dir), "length": args.length, "best_step": state["step"],
               "best_dev_loss": state["best_dev"], "history": read_json(train_dir / "history.json")["history"],

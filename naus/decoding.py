@@ -30,7 +30,10 @@ import numba
 import numpy as np
 import torch
 
+from naus.settings import DecodeConfig
+
 NEG_INF = float("-inf")
+BEAM = DecodeConfig.beam_size
 
 
 @dataclass
@@ -113,7 +116,7 @@ def _align_kernel(lattice, labels, blank):
     return path
 
 
-def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0) -> Hypothesis:
+def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = BEAM, blank: int = 0) -> Hypothesis:
     """Prefix beam search summing over alignments; each slot considers its `beam_size` best words.
 
     Returns the prefix with the highest total probability; `.path` is its best alignment. The
@@ -274,7 +277,7 @@ def _logaddexp(a: float, b: float) -> float:
 def length_control(
     log_probs: torch.Tensor,
     length: int,
-    beam_size: int = 6,
+    beam_size: int = BEAM,
     blank: int = 0,
     merge_repeats: bool = True,
     force_length: bool = True,
@@ -290,7 +293,7 @@ def length_control(
     )[0]
 
 
-def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets: list[int], beam_size: int = 6,
+def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets: list[int], beam_size: int = BEAM,
                          blank: int = 0, merge_repeats: bool = True, force_length: bool = True) -> list[Hypothesis]:
     """`length_control` for [N, T, V] log-probabilities with valid slots `lengths` and per-sample targets.
 

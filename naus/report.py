@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from naus.architectures import ARCHITECTURES, model_dir
+from naus import layout
+from naus.architectures import ARCHITECTURES
 from naus.files import atomic_open, read_json
 from naus.shards import read_records
 
@@ -32,7 +33,7 @@ PAPER_GIGAWORD = {
         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
     ],
 }
-# DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3 (as DESIGN.md quotes it).
+# DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
 PAPER_DUC = [
     ("Search teacher †", None, 26.14, 8.03, 22.88, None),
     ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
@@ -65,7 +66,7 @@ def _decoded_row(name: str, metrics: Path, build: Path, stem: str) -> dict | Non
 def _teacher_row(metrics: Path, build: Path, split: str, length: int, name: str = "Search teacher (ours)") -> dict:
     """The search teacher on a split: one sentence at a time, so its batch-1 time is its time."""
     seconds = teacher_seconds(build, split, length)
-    return _metric_row(name, metrics / f"search/{split}/L{length}.json", seconds, seconds)
+    return _metric_row(name, metrics / f"{layout.search(split, length)}.json", seconds, seconds)
 
 
 def _total(row: dict) -> float:
@@ -82,7 +83,7 @@ def _finish(rows: list[dict], teacher: dict | None) -> list[dict]:
 
 def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
     """Sentences searched and their seconds (one CPU core per shard), summed over the shards' timing files."""
-    parts = [read_json(p, ("sentences", "seconds")) for p in sorted(build.glob(f"timing/search/{split}/L{length}/part*.json"))]
+    parts = [read_json(p, ("sentences", "seconds")) for p in sorted(build.glob(layout.search_timings(split, length)))]
     return (sum(p["sentences"] for p in parts), sum(p["seconds"] for p in parts)) if parts else None
 
 
@@ -96,13 +97,13 @@ def search_section(build: Path) -> str | None:
     """How much each split was searched, and at what cost, from the merged search records."""
     lines = ["| split | L | sentences | empty sources | mean summary words | s per sentence (one core) | core-hours |",
              "|---|---|---|---|---|---|---|"]
-    for path in sorted(build.glob("search/*/L*.jsonl"), key=lambda p: (p.parent.name, int(p.stem[1:]))):
+    for split, length, path in layout.searches(build):
         records = read_records(path)
         words = [len(r["summary"].split()) for r in records]
         empty = sum(1 for w in words if w == 0)
-        sentences, seconds = search_timing(build, path.parent.name, int(path.stem[1:])) or (0, None)
+        sentences, seconds = search_timing(build, split, length) or (0, None)
         per_sentence = seconds / sentences if sentences else None
-        lines.append(f"| {path.parent.name} | {path.stem[1:]} | {len(records):,} | {empty} | "
+        lines.append(f"| {split} | {length} | {len(records):,} | {empty} | "
                      f"{sum(words) / max(len(words), 1):.2f} | {'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
                      f"{'–' if seconds is None else f'{seconds / 3600:.2f}'} |")
     if len(lines) == 2:
@@ -117,9 +118,9 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     frames = []
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
-        ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"baseline/test/lead-{length}.json", None), teacher]
+        ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"{layout.lead('test', length)}.json", None), teacher]
         for name, method in OUR_SYSTEMS:
-            row = _decoded_row(f"{name} (ours)", metrics, build, f"decode/test/L{length}/{method}-{length}")
+            row = _decoded_row(f"{name} (ours)", metrics, build, layout.decoded("test", layout.model(length), method, length))
             ours += [row] if row else []
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
@@ -138,12 +139,12 @@ def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
     """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
     duc = metrics / "duc2004"
     teacher = _teacher_row(duc, build, "duc", length, f"Search teacher, L={length} (ours)")
-    rows = [_metric_row("Lead, 75 bytes (ours)", duc / "baseline/duc/lead-all.json", None), teacher]
+    rows = [_metric_row("Lead, 75 bytes (ours)", duc / f"{layout.lead('duc', 'all')}.json", None), teacher]
     for name, method in OUR_SYSTEMS:
-        row = _decoded_row(f"{name} (ours)", duc, build, f"decode/duc/L{length}/{method}-{length}")
+        row = _decoded_row(f"{name} (ours)", duc, build, layout.decoded("duc", layout.model(length), method, length))
         rows += [row] if row else []
     rows = _finish(rows, teacher)
-    for path in sorted((duc / "published/duc").glob("HC_*.json")):
+    for path in sorted((duc / layout.published("duc")).glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
     paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in PAPER_DUC]
     rows += _finish(paper, paper[0])
@@ -238,11 +239,11 @@ def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFra
     """Table 6: a model trained for i words decoded for j words (or a ratio of the source length)."""
     rows = []
     for model, target in transfer:
-        label = f"{model} → {int(float(target[1:]) * 100)}%" if target.startswith("r") else f"{model} → {target}"
-        teacher_file = metrics / f"search/test/L{target}.json"
+        label = f"{model} → {layout.target_label(target)}"
+        teacher_file = metrics / f"{layout.search('test', target)}.json"
         teacher = _metric_row("", teacher_file, None) if teacher_file.is_file() else None
         for name, method in (("truncate", "truncate"), ("length control", "length-control")):
-            path = metrics / f"decode/test/L{model}/{method}-{target}.json"
+            path = metrics / f"{layout.decoded('test', layout.model(model), method, target)}.json"
             if path.is_file():
                 row = _metric_row(f"{label}, {name}", path, None)
                 rows += _finish([row], teacher)
@@ -258,7 +259,7 @@ def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.Dat
         for arch in ARCHITECTURES.values():
             for method, label in arch.table4:
                 row = _decoded_row(f"{arch.label}, {label}", metrics, build,
-                                   f"decode/test/{model_dir(arch.name, length)}/{method}-{length}")
+                                   layout.decoded("test", layout.model(length, arch.name), method, length))
                 rows += [row] if row else []
         frame = pd.DataFrame(_finish(rows, teacher), columns=COLUMNS)
         frame.insert(0, "L", length)
@@ -274,15 +275,15 @@ def _delta(metrics_file: Path, teacher: dict) -> float | None:
 
 def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Path) -> bool:
     """Figure 3: training-set size vs ΔR, for truncation and length control."""
-    teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
+    teacher = _metric_row("", metrics / f"{layout.search('test', length)}.json", None)
     points = sorted(fractions) + [1.0]
     fig, ax = _axes()
     drawn = False
     for name, method in (("truncate", "truncate"), ("length control", "length-control")):
         xs, ys = [], []
         for f in points:
-            model = f"L{length}" if f == 1.0 else f"L{length}-f{f}"
-            delta = _delta(metrics / f"decode/test/{model}/{method}-{length}.json", teacher)
+            stem = layout.decoded("test", layout.model(length, fraction=f), method, length)
+            delta = _delta(metrics / f"{stem}.json", teacher)
             if delta is not None:
                 xs.append(100 * f)
                 ys.append(delta)
@@ -301,13 +302,13 @@ def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Pat
 
 def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: Path) -> bool:
     """Figure 4: beam size vs ΔR and vs time per sample, for length control and CTC beam search."""
-    teacher = _metric_row("", metrics / f"search/test/L{length}.json", None)
+    teacher = _metric_row("", metrics / f"{layout.search('test', length)}.json", None)
     fig, (left, right) = _axes(2)
     drawn = False
     for name, method in (("length control", "length-control"), ("CTC beam search", "beam")):
         xs, deltas, times = [], [], []
         for b in sorted(beams):
-            stem = f"decode/test/L{length}/beams/{method}-{length}-b{b}"
+            stem = layout.decoded("test", layout.model(length), method, length, beam=b)
             delta = _delta(metrics / f"{stem}.json", teacher)
             if delta is not None:
                 xs.append(b)
@@ -341,7 +342,7 @@ def build_report(
     duc_length: int | None = None,
 ) -> None:
     """Every table and figure the metrics allow, and results/{profile}/README.md linking them."""
-    published = {p.stem: p for p in sorted((metrics / "published").glob("HC_*.json"))}
+    published = {p.stem: p for p in sorted((metrics / layout.published("")).glob("HC_*.json"))}
     device = _decode_device(build, lengths)
     sections = [f"# Results: {profile} profile\n",
                 "Generated by `snakemake --cores all` from the committed code. ROUGE: rouge-score with stemming "
@@ -378,13 +379,13 @@ def build_report(
     search = search_section(build)
     if search:
         sections.append(search)
-    trained = sorted(build.glob("train/*/history.json"))
+    trained = sorted(build.glob(f"{layout.student_dir('*')}/history.json"))
     if trained:
         lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
                  "|---|---|---|---|---|---|"]
         for path in trained:
             info = read_json(path, ("history",))
-            timing_file = build / "timing/train" / f"{path.parent.name}.json"
+            timing_file = build / layout.train_timing(path.parent.name)
             timing = read_json(timing_file, ("seconds", "device")) if timing_file.is_file() else {}
             history = info["history"]
             best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
@@ -404,14 +405,15 @@ def build_report(
     if beams and beam_figure(metrics, build, first, list(beams), out / "figures" / "beam-size"):
         figures.append(("beam-size", f"Figure 4: beam size vs ΔR and time (L={first})."))
     for length in lengths:
-        history = build / f"train/L{length}/history.json"
+        history = build / layout.student_dir(layout.model(length)) / "history.json"
         if history.is_file():
-            name = f"loss-L{length}"
+            name = layout.figure("loss", length)
             loss_curve(history, out / "figures" / name, f"NAUS L={length}: training curve")
             figures.append((name, f"Training and dev loss of the L={length} student."))
-        runs = {m: build / f"decode/test/L{length}/{m}-{length}.txt" for m in ("truncate", "length-control")}
+        runs = {m: build / f"{layout.decoded('test', layout.model(length), m, length)}.txt"
+                for m in ("truncate", "length-control")}
         if all(p.is_file() for p in runs.values()):
-            name = f"lengths-L{length}"
+            name = layout.figure("lengths", length)
             length_histogram(runs, out / "figures" / name, f"Summary lengths, L={length}")
             figures.append((name, f"Summary lengths on the test set: truncation vs length control (L={length})."))
     if figures:
@@ -471,7 +473,7 @@ def _scores(row) -> tuple[str, str]:
 
 def _decode_device(build: Path, lengths: list[int]) -> str:
     for length in lengths:
-        for path in sorted((build / f"decode/test/L{length}").glob("*.timing.json")):
+        for path in sorted((build / layout.decoded("test", layout.model(length), "*", "*")).parent.glob("*.timing.json")):
             timing = read_json(path)
             threads = f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing else ""
             return timing.get("device", "cpu") + threads

@@ -38,6 +38,16 @@ def check_ranges(settings) -> None:
             raise NausError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
 
 
+def target_length(source_length: int, length: int | None, ratio: float | None, min_length: int = 1) -> int:
+    """A summary's length: `length` words, or ⌊ratio × source length⌋ and at least `min_length`
+    (the same rule for the search and for decoding)."""
+    if ratio is not None:
+        return max(min_length, math.floor(ratio * source_length))
+    if length is None or length <= 0:
+        raise NausError("give a positive --length or a --ratio")
+    return length
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """The search teacher. Defaults from results/benchmarks/teacher.json (dev split, L = 10 and 8):
@@ -74,9 +84,7 @@ class SearchConfig:
             raise NausError(f"fluency must be one of {FLUENCIES}, got {self.fluency!r}")
 
     def target_length(self, source_length: int) -> int:
-        if self.length is not None:
-            return self.length
-        return max(self.min_length, math.floor(self.ratio * source_length))
+        return target_length(source_length, self.length, self.ratio, self.min_length)
 
     def budget(self, source_length: int, length: int) -> tuple[int, int]:
         """(steps, restarts) = (⌊a·S·L²⌋, ⌊b·S·L²⌋), each at least 1."""
@@ -120,6 +128,7 @@ class TrainConfig:
     clip: float = setting(2.0, "gradient-norm clipping", above=0)
     smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0, below=1)
     seed: int = setting(0, "seed of the initialisation, dropout and batch order")
+    min_count: int = setting(1, "words seen fewer times in the training sources are <unk>", minimum=1)
     checkpoint_every: int = setting(2000, "steps between checkpoints (last.pt)", minimum=1)
     eval_every: int = setting(2000, "steps between dev evaluations (best.pt) and progress lines", minimum=1)
     patience: int = setting(0, "stop after this many dev evaluations without a lower dev loss (0: train to "
@@ -128,3 +137,38 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_ranges(self)
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """How a corpus is split into pool, dev (and, for the demo, test) pairs, and which the demo keeps."""
+
+    dev_size: int = setting(500, "pool pairs held out as the dev split", minimum=1)
+    seed: int = setting(0, "seed of the dev (and test) split")
+    test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1)
+    max_article_words: int = setting(60, "demo: lead sentences longer than this are left out (0 keeps every "
+                                         "length)", minimum=0)
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+
+
+@dataclass(frozen=True)
+class LMConfig:
+    """The KenLM fluency model."""
+
+    order: int = setting(3, "n-gram order", minimum=1)
+    memory: str = setting("20%", "lmplz -S: memory for sorting")
+
+
+@dataclass(frozen=True)
+class DecodeConfig:
+    """How a student decodes (the summarizer's defaults too)."""
+
+    length: int = 10  # summary words (the command line's --length, exclusive with --ratio)
+    min_length: int = setting(1, "with --ratio, at least this many words", minimum=1)
+    beam_size: int = setting(6, "beam of length control and CTC beam search", minimum=1)
+    batch_size: int = setting(64, "sentences per forward pass", minimum=1)
+    batch1_samples: int = setting(0, "with --timing, also time the first N sentences decoded one at a time",
+                                  minimum=0)
+

@@ -6,7 +6,6 @@ slots at once (`greedy`); the AR student generates left to right (`greedy` or `b
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_cont
 from naus.architectures import ARCHITECTURES
 from naus.text import normalize
 from naus.device import pick_device
+from naus.settings import DecodeConfig, target_length
 from naus.train import load_checkpoint, model_from_checkpoint
 
 
@@ -39,23 +39,16 @@ class Summarizer:
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
         return cls(model, vocab, device)
 
-    def target_length(self, source_length: int, length: int | None, ratio: float | None, min_length: int) -> int:
-        if ratio is not None:
-            return max(min_length, math.floor(ratio * source_length))
-        if length is None or length <= 0:
-            raise NausError("give a positive --length or a --ratio")
-        return length
-
     @torch.no_grad()
     def summarize(
         self,
         sentences: list[str],
-        length: int | None = 10,
+        length: int | None = DecodeConfig.length,
         method: str | None = None,
         ratio: float | None = None,
-        min_length: int = 1,
-        beam_size: int = 6,
-        batch_size: int = 64,
+        min_length: int = DecodeConfig.min_length,
+        beam_size: int = DecodeConfig.beam_size,
+        batch_size: int = DecodeConfig.batch_size,
         raw: bool = True,
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was and gives each
@@ -78,7 +71,7 @@ class Summarizer:
             tokens = torch.full((len(batch), int(lengths.max())), self.vocab.pad, dtype=torch.long)
             for row, i in enumerate(batch):
                 tokens[row, : lengths[row]] = torch.tensor(encoded[i])
-            targets = [self.target_length(int(n), length, ratio, min_length) for n in lengths]
+            targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
             if not ARCHITECTURES[arch].ctc and max(targets) > max_len:
                 raise NausError(f"a summary of {max(targets)} words is longer than this {arch} student's max_len "
                                 f"{max_len} allows")

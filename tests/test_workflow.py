@@ -75,15 +75,16 @@ def test_the_schema_defaults_are_the_settings_dataclasses_defaults():
     """Each default is written in naus/settings.py; the schema repeats it for the workflow, checked here."""
     import dataclasses
 
-    from naus.settings import ModelConfig, SearchConfig, TrainConfig
+    from naus.settings import DataConfig, DecodeConfig, LMConfig, ModelConfig, SearchConfig, TrainConfig
 
     defaults = schema_defaults()
-    for section, settings in (("model", ModelConfig), ("train", TrainConfig), ("search", SearchConfig)):
+    for section, settings in (("model", ModelConfig), ("train", TrainConfig), ("search", SearchConfig),
+                              ("data", DataConfig), ("lm", LMConfig), ("decode", DecodeConfig)):
         fields = {f.name: f.default for f in dataclasses.fields(settings) if "help" in f.metadata}
         shared = set(fields) & set(defaults[section])
         assert shared, section
         assert {k: defaults[section][k] for k in shared} == {k: fields[k] for k in shared}, section
-        missing = set(fields) - set(defaults[section]) - {"device"}
+        missing = set(fields) - set(defaults[section]) - {"device", "min_length"}  # command-line only
         assert not missing, f"{section}: {missing} have no schema entry"
 
 
@@ -103,23 +104,3 @@ def test_lint_is_clean(env):
     for profile in ("demo", "gigaword-sample", "paper"):
         code, out = snakemake(["--lint", "--configfile", f"config/{profile}.yaml"], {**env, "NAUS_DATA": "/nonexistent"})
         assert code == 0 and "Congratulations, your workflow is in a good condition" in out, out[-3000:]
-
-
-def test_the_schema_defaults_are_the_command_lines_defaults():
-    """Defaults of the options the rules pass from the config, which the schema repeats: checked, not copied."""
-    from naus.cli import build_parser
-
-    parser = build_parser()
-    commands = {name: sub for action in parser._subparsers._group_actions for name, sub in action.choices.items()}
-    gigaword = commands["data"]._subparsers._group_actions[0].choices["gigaword"]
-
-    def default(command, option):
-        return next(a.default for a in command._actions if option in a.option_strings)
-
-    defaults = schema_defaults()
-    pairs = [(gigaword, "data", "dev_size"), (gigaword, "data", "seed"), (commands["train-lm"], "lm", "order"),
-             (commands["train-lm"], "lm", "memory"), (commands["train"], "train", "min_count"),
-             (commands["decode"], "decode", "beam_size"), (commands["decode"], "decode", "batch_size"),
-             (commands["decode"], "decode", "batch1_samples")]
-    for command, section, key in pairs:
-        assert default(command, "--" + key.replace("_", "-")) == defaults[section][key], (section, key)

@@ -11,7 +11,8 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
-from naus.architectures import ARCHITECTURES, ENCODER_DECODERS, model_dir
+from naus import layout
+from naus.architectures import ARCHITECTURES, ENCODER_DECODERS
 
 
 if not config:  # no --configfile: the demo profile
@@ -81,7 +82,7 @@ if DUC_LENGTH and not config["data"].get("duc_dir"):
 
 
 wildcard_constraints:
-    model=rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?",
+    model=layout.MODEL_PATTERN,
 
 
 def flags(settings: dict) -> str:
@@ -90,11 +91,11 @@ def flags(settings: dict) -> str:
 
 
 def students() -> list[str]:
-    """Every student's directory under train/: one per length (DUC2004's too), the Figure 3 sweep, Table 4's."""
+    """Every student's name: one per length (DUC2004's too), the Figure 3 sweep, Table 4's."""
     lengths = config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])
-    models = [model_dir("naus", n) for n in lengths]
-    models += [f"L{config['search']['lengths'][0]}-f{f}" for f in config["train"]["fractions"]]
-    models += [model_dir(arch, n) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS]
+    models = [layout.model(n) for n in lengths]
+    models += [layout.model(config["search"]["lengths"][0], fraction=f) for f in config["train"]["fractions"]]
+    models += [layout.model(n, arch) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS]
     return list(dict.fromkeys(models))
 
 
@@ -102,23 +103,23 @@ def systems() -> list[str]:
     """Every evaluated output, as a path under build/{profile}/ without `.txt`."""
     lengths, decode = config["search"]["lengths"], config["decode"]
     first = lengths[0]
-    systems = [f"baseline/test/lead-{n}" for n in lengths] + [f"search/test/L{n}" for n in lengths]
-    systems += [f"decode/test/L{n}/{method}-{n}" for n in lengths for method in decode["methods"]]
-    systems += [f"published/{label}" for label in PUBLISHED_LABELS]
+    systems = [layout.lead("test", n) for n in lengths] + [layout.search("test", n) for n in lengths]
+    systems += [layout.decoded("test", layout.model(n), method, n) for n in lengths for method in decode["methods"]]
+    systems += [layout.published(label) for label in PUBLISHED_LABELS]
     systems += [
-        f"decode/test/L{first}-f{f}/{method}-{first}"
+        layout.decoded("test", layout.model(first, fraction=f), method, first)
         for f in config["train"]["fractions"] for method in ("truncate", "length-control")
     ]
     systems += [
-        f"decode/test/L{first}/beams/{method}-{first}-b{b}"
+        layout.decoded("test", layout.model(first), method, first, beam=b)
         for b in decode.get("beam_sweep", []) for method in ("length-control", "beam")
     ]
     systems += [
-        f"decode/test/L{model}/{method}-{target}"
+        layout.decoded("test", layout.model(model), method, target)
         for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
     ]
     systems += [
-        f"decode/test/{model_dir(arch, n)}/{method}-{n}"
+        layout.decoded("test", layout.model(n, arch), method, n)
         for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for method, _ in ARCHITECTURES[arch].table4
     ]
     return list(dict.fromkeys(systems))
@@ -129,10 +130,10 @@ def duc_systems() -> list[str]:
     if not DUC_LENGTH:
         return []
     n = DUC_LENGTH
-    systems = ["baseline/duc/lead-all", f"search/duc/L{n}"]
-    systems += [f"decode/duc/L{n}/{method}-{n}" for method in config["decode"]["methods"]]
+    systems = [layout.lead("duc", "all"), layout.search("duc", n)]
+    systems += [layout.decoded("duc", layout.model(n), method, n) for method in config["decode"]["methods"]]
     if config["data"].get("published_dir") and n == 13:
-        systems += [f"published/duc/HC_13_{kind}" for kind in ("truncating", "length_control")]
+        systems += [layout.published(f"duc/HC_13_{kind}") for kind in ("truncating", "length_control")]
     return systems
 
 
@@ -148,8 +149,8 @@ def timing_files() -> list[str]:
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
     return ([f"{BUILD}/{s}.timing.json" for s in systems() + duc_systems() if s.startswith("decode/")]
-            + [f"{BUILD}/timing/train/{model}.json" for model in students()]
-            + [f"{BUILD}/timing/search/{split}/L{n}/part{i}.json" for split, n in dict.fromkeys(searched)
+            + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
+            + [f"{BUILD}/{layout.search_timing(split, n, i)}" for split, n in dict.fromkeys(searched)
                for i in range(config["search"]["shards"])])
 
 
@@ -170,7 +171,8 @@ def external(key: str) -> str:
 
 def target_option(target: str) -> str:
     """`10` → a fixed length; `r0.5` → a ratio of the source length."""
-    return f"--ratio {target[1:]}" if target.startswith("r") else f"--length {target}"
+    length, ratio = layout.parse_target(target)
+    return f"--ratio {ratio}" if ratio else f"--length {length}"
 
 
 # The authors' released outputs, per collection: (directory, file mapping their lines to input lines).
@@ -182,10 +184,3 @@ def published_file(w, which: int) -> str:
     collection, label = ("duc/", w.label[4:]) if w.label.startswith("duc/") else ("", w.label)
     directory, index = PUBLISHED[collection]
     return str(data_dir() / config["data"]["published_dir"] / directory / (f"{label}.txt", index)[which])
-
-
-def student(model: str) -> dict:
-    """What a model directory name says: `L10` (NAUS), `L10-f0.25` (on a fraction of the pool), `ar-L10` (Table 4)."""
-    arch, _, rest = model.rpartition("L")
-    length, _, fraction = rest.partition("-f")
-    return {"arch": arch.rstrip("-") or "naus", "length": length, "fraction": fraction or "1.0"}

@@ -15,7 +15,7 @@ DECODE_COMMAND = (
 )
 # The sentences each split decodes: the Gigaword test set, or DUC2004 with digits masked as in training.
 DECODE_SOURCE = {"test": f"{DATA}/test/article.txt", "duc": f"{SEARCH}/duc/source.txt"}
-DECODE_INPUT = dict(checkpoint=f"{BUILD}/train/{{model}}/best.pt", source=lambda w: DECODE_SOURCE[w.split])
+DECODE_INPUT = dict(checkpoint=f"{BUILD}/{layout.student_dir('{model}')}/best.pt", source=lambda w: DECODE_SOURCE[w.split])
 
 
 rule decode:
@@ -26,8 +26,8 @@ rule decode:
     input:
         **DECODE_INPUT,
     output:
-        summaries=f"{BUILD}/decode/{{split}}/{{model}}/{{method}}-{{target}}.txt",
-        timing=f"{BUILD}/decode/{{split}}/{{model}}/{{method}}-{{target}}.timing.json",
+        summaries=f"{BUILD}/{layout.decoded('{split}', '{model}', '{method}', '{target}')}.txt",
+        timing=f"{BUILD}/{layout.decoded('{split}', '{model}', '{method}', '{target}')}.timing.json",
     params:
         target=lambda w: target_option(w.target),
         beam=DECODE_CFG["beam_size"],
@@ -51,8 +51,8 @@ rule decode_beam:
         checkpoint=DECODE_INPUT["checkpoint"],
         source=DECODE_SOURCE["test"],
     output:
-        summaries=f"{BUILD}/decode/test/{{model}}/beams/{{method}}-{{target}}-b{{beam}}.txt",
-        timing=f"{BUILD}/decode/test/{{model}}/beams/{{method}}-{{target}}-b{{beam}}.timing.json",
+        summaries=f"{BUILD}/{layout.decoded('test', '{model}', '{method}', '{target}', '{beam}')}.txt",
+        timing=f"{BUILD}/{layout.decoded('test', '{model}', '{method}', '{target}', '{beam}')}.timing.json",
     params:
         target=lambda w: target_option(w.target),
         beam=lambda w: w.beam,

@@ -7,7 +7,7 @@ rule report:
     input:
         metrics=metric_files(),
         stats=f"{DATA}/stats.json",
-        histories=[f"{BUILD}/train/{model}/history.json" for model in students()],
+        histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in students()],
         timings=timing_files(),
     output:
         readme=f"{RESULTS}/README.md",
@@ -22,7 +22,7 @@ rule report:
         if config["decode"].get("transfer") else [],
         figures=[
             report(path, caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"), category="Figures")
-            for path in expand(f"{RESULTS}/figures/{{kind}}-L{{n}}.png", kind=["loss", "lengths"], n=config["search"]["lengths"])
+            for path in [f"{RESULTS}/figures/{layout.figure(kind, n)}.png" for kind in ("loss", "lengths") for n in config["search"]["lengths"]]
             + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
             + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else [])
         ],

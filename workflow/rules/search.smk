@@ -92,8 +92,8 @@ rule search_shard:
         static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
         onnx=[ONNX_MODEL] if USE_ONNX else [],
     output:
-        records=f"{SEARCH}/{{split}}/L{{length}}/part{{shard}}.jsonl",
-        timing=f"{BUILD}/timing/search/{{split}}/L{{length}}/part{{shard}}.json",
+        records=f"{BUILD}/{layout.search_part('{split}', '{length}', '{shard}')}.jsonl",
+        timing=f"{BUILD}/{layout.search_timing('{split}', '{length}', '{shard}')}",
     params:
         flags=flags(SEARCH_PARAMS),
         shards=SEARCH_CFG["shards"],
@@ -114,10 +114,10 @@ rule search_shard:
 
 rule search_merge:
     input:
-        expand(f"{SEARCH}/{{{{split}}}}/L{{{{length}}}}/part{{shard}}.jsonl", shard=range(SEARCH_CFG["shards"])),
+        [f"{BUILD}/{layout.search_part('{split}', '{length}', shard)}.jsonl" for shard in range(SEARCH_CFG["shards"])],
     output:
-        jsonl=f"{SEARCH}/{{split}}/L{{length}}.jsonl",
-        text=f"{SEARCH}/{{split}}/L{{length}}.txt",
+        jsonl=f"{BUILD}/{layout.search('{split}', '{length}')}.jsonl",
+        text=f"{BUILD}/{layout.search('{split}', '{length}')}.txt",
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
     conda:
@@ -129,5 +129,5 @@ rule search_merge:
 rule stage_search:
     """Every search output the later steps need (a target for `dvc repro`)."""
     input:
-        expand(f"{SEARCH}/{{split}}/L{{n}}.jsonl", split=["pool", "dev", "test"], n=SEARCH_CFG["lengths"]),
-        expand(f"{SEARCH}/{{split}}/L{{n}}.jsonl", split=["pool", "dev", "duc"], n=[DUC_LENGTH] if DUC_LENGTH else []),
+        [f"{BUILD}/{layout.search(split, n)}.jsonl" for split in ("pool", "dev", "test") for n in SEARCH_CFG["lengths"]],
+        [f"{BUILD}/{layout.search(split, DUC_LENGTH)}.jsonl" for split in ("pool", "dev", "duc") if DUC_LENGTH],

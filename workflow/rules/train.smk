@@ -8,17 +8,17 @@ rule train:
     (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
     input:
         source=f"{SEARCH}/pool/source.txt",
-        target=lambda w: f"{SEARCH}/pool/L{student(w.model)['length']}.txt",
+        target=lambda w: f"{BUILD}/{layout.search('pool', layout.parse_model(w.model).length)}.txt",
         dev_source=f"{SEARCH}/dev/source.txt",
-        dev_target=lambda w: f"{SEARCH}/dev/L{student(w.model)['length']}.txt",
+        dev_target=lambda w: f"{BUILD}/{layout.search('dev', layout.parse_model(w.model).length)}.txt",
     output:
-        best=f"{BUILD}/train/{{model}}/best.pt",
-        history=f"{BUILD}/train/{{model}}/history.json",
-        timing=f"{BUILD}/timing/train/{{model}}.json",
+        best=f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
+        history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
+        timing=f"{BUILD}/{layout.train_timing('{model}')}",
     params:
         flags=TRAIN_FLAGS,
-        arch=lambda w: student(w.model)["arch"],
-        fraction=lambda w: student(w.model)["fraction"],
+        arch=lambda w: layout.parse_model(w.model).arch,
+        fraction=lambda w: layout.parse_model(w.model).fraction,
         out=lambda w, output: os.path.dirname(output.best),
     log:
         f"logs/{PROFILE}/train/{{model}}.log",
@@ -39,4 +39,4 @@ rule train:
 rule stage_train:
     """Every student: one per length, the training-size sweep and Table 4's (a target for `dvc repro`)."""
     input:
-        [f"{BUILD}/train/{model}/best.pt" for model in students()],
+        [f"{BUILD}/{layout.student_dir(model)}/best.pt" for model in students()],

@@ -1,0 +1,112 @@
+"""Every name the pipeline gives a student or a file, built and parsed here only.
+
+A student's name says what it is: `L10` (NAUS for 10 words), `L10-f0.25` (trained on the first
+quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder). Paths are relative to
+`build/{profile}/` (outputs) or `results/{profile}/metrics/` (their scores, the same stems with
+`.json`). Every function takes strings as well as numbers, so the rules pass their wildcards
+(`"{length}"`) and get Snakemake's patterns from the same definitions. Plain Python: the rules,
+the report, the command line and the tests import it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from naus.architectures import ENCODER_DECODERS
+
+Part = int | float | str
+
+MODEL_PATTERN = rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?"
+
+
+@dataclass(frozen=True)
+class Student:
+    arch: str  # a key of naus.architectures.ARCHITECTURES
+    length: int  # the search output's length it learns from
+    fraction: float  # of the pool's pairs it trains on
+
+
+def model(length: Part, arch: str = "naus", fraction: Part | None = None) -> str:
+    """A student's name (its directory under train/): the length it learns, its architecture, its share of the pool."""
+    name = f"L{length}" if arch == "naus" else f"{arch}-L{length}"
+    return name if fraction in (None, 1, 1.0) else f"{name}-f{fraction}"
+
+
+def parse_model(name: str) -> Student:
+    match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(ENCODER_DECODERS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?",
+                         name)
+    if match is None:
+        raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, ...)")
+    return Student(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0))
+
+
+def parse_target(target: str) -> tuple[int | None, float | None]:
+    """A decoding target as the config and the file names write it: `10` words, or `r0.5` of the source."""
+    return (None, float(target[1:])) if target.startswith("r") else (int(target), None)
+
+
+def target_label(target: str) -> str:
+    """How a table names a target: `10`, or `50%`."""
+    length, ratio = parse_target(target)
+    return f"{int(ratio * 100)}%" if ratio else str(length)
+
+
+def search(split: str, length: Part) -> str:
+    """A split's merged search output (`.jsonl` records, `.txt` summaries)."""
+    return f"search/{split}/L{length}"
+
+
+def searches(build: Path) -> list[tuple[str, int, Path]]:
+    """Every merged search output under `build` as (split, length, path), by split then length."""
+    found = []
+    for path in build.glob(f"{search('*', '*')}.jsonl"):
+        match = re.fullmatch(r"L(\d+)", path.stem)
+        if match:
+            found.append((path.parent.name, int(match[1]), path))
+    return sorted(found, key=lambda item: item[:2])
+
+
+def search_part(split: str, length: Part, shard: Part) -> str:
+    """One shard's search records (`.jsonl`)."""
+    return f"{search(split, length)}/part{shard}"
+
+
+def search_timing(split: str, length: Part, shard: Part) -> str:
+    return f"timing/{search_part(split, length, shard)}.json"
+
+
+def search_timings(split: str, length: Part) -> str:
+    """A glob of every shard's timing file of one search."""
+    return search_timing(split, length, "*")
+
+
+def student_dir(name: str) -> str:
+    return f"train/{name}"
+
+
+def train_timing(name: str) -> str:
+    return f"timing/train/{name}.json"
+
+
+def decoded(split: str, name: str, method: str, target: Part, beam: Part | None = None) -> str:
+    """A student's summaries of a split (`.txt`, timing in `.timing.json`); with `beam`, one point of
+    the beam-size sweep (Figure 4)."""
+    if beam is None:
+        return f"decode/{split}/{name}/{method}-{target}"
+    return f"decode/{split}/{name}/beams/{method}-{target}-b{beam}"
+
+
+def lead(split: str, length: Part) -> str:
+    """The Lead baseline's output (`all`: the whole input, DUC2004's)."""
+    return f"baseline/{split}/lead-{length}"
+
+
+def published(label: str) -> str:
+    return f"published/{label}"
+
+
+def figure(kind: str, length: Part) -> str:
+    """A per-length figure's name under figures/ (`loss`, `lengths`)."""
+    return f"{kind}-L{length}"

@@ -14,7 +14,7 @@ Two parts, one run, one machine:
 
 Writes results/benchmarks/decode.json.
 
-    NAUS_DATA=../shared/data python benchmarks/decode_speed.py \
+    NAUS_DATA=../shared/data python -m benchmarks.decode_speed \
         --checkpoint build/gigaword-sample/train/L10/best.pt --authors-repo /path/to/MANGA-UOFA+NAUS/repo
 """
 
@@ -36,6 +36,7 @@ import torch
 from naus import decoding, summarizer as summarizer_module
 from naus.files import read_lines, write_json
 from naus.summarizer import Summarizer
+from tests import reference
 
 AUTHORS_FILES = ("decoding_algorithms/ctc_decoder_base.py", "decoding_algorithms/ctc_scope_search_length_control.py")
 
@@ -87,10 +88,10 @@ def kernels(args) -> dict:
     ours = {
         "greedy + truncate": lambda lp: decoding.truncate(decoding.greedy(lp, blank), length),
         "length control, compiled": lambda lp: decoding.length_control(lp, length, beam, blank),
-        "length control, tensors (previous)": lambda lp: decoding.length_control_tensors(
+        "length control, tensors (previous)": lambda lp: reference.length_control_tensors(
             lp[None], one, [length], beam, blank)[0],
         "beam search, compiled": lambda lp: decoding.ctc_beam_search(lp, beam, blank),
-        "beam search, Python (previous)": lambda lp: decoding.ctc_beam_search_python(lp, beam, blank),
+        "beam search, Python (previous)": lambda lp: reference.ctc_beam_search_python(lp, beam, blank),
     }
     times = {name: per_sample(function, samples) for name, function in ours.items()}
     report = {"data": "16 seeded random log-softmax samples, T = 32, V = 30,000, one at a time, one thread",
@@ -116,8 +117,8 @@ def kernels(args) -> dict:
 def previous_decoders():
     """The summarizer with the previous tensor and dictionary decoders, for the reference rows."""
     saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search
-    summarizer_module.length_control_batch = decoding.length_control_tensors
-    summarizer_module.ctc_beam_search = decoding.ctc_beam_search_python
+    summarizer_module.length_control_batch = reference.length_control_tensors
+    summarizer_module.ctc_beam_search = reference.ctc_beam_search_python
     try:
         yield
     finally:

@@ -2,12 +2,12 @@
 
 All run the same objective (SLOR fluency, no similarity) at the paper's budget on the same
 Gigaword test sentences, on one core, in one process: the compiled walk (the default), the
-array version it replaced (`HillClimber(compiled=False)`, bit-identical states) and a plain
+array version it replaced (`tests/reference.py: climb_arrays`, the same states) and a plain
 one-candidate-at-a-time loop scoring with KenLM directly. The whole teacher (hill climbing plus
 re-ranking) is timed by teacher_throughput.py.
 Writes results/benchmarks/search.json.
 
-    NAUS_DATA=../shared/data python benchmarks/search_speed.py --lm build/gigaword-sample/lm/lm.bin
+    NAUS_DATA=../shared/data python -m benchmarks.search_speed --lm build/gigaword-sample/lm/lm.bin
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
 from naus.search import HillClimber
 from naus.settings import PAPER_BUDGET, SearchConfig
+from tests.reference import climb_arrays
 
 
 def plain_hill_climbing(lm: LanguageModel, words: list[str], length: int, config: SearchConfig, seed: int) -> float:
@@ -72,14 +73,14 @@ def main() -> None:
     }
     for length in (8, 10):
         config = SearchConfig(length=length, rerank_k=0, steps_coef=PAPER_BUDGET[0], restarts_coef=PAPER_BUDGET[1])
-        climber, arrays = HillClimber(lm, config), HillClimber(lm, config, compiled=False)
+        climber = HillClimber(lm, config)
         climber.search(0, sources[0].split())  # compiles, or loads the compiled code from the cache
         start = time.perf_counter()
         scorings = sum(climber.search(i, sources[i].split()).scorings for i in sample)
         compiled_s = (time.perf_counter() - start) / len(sample)
         start = time.perf_counter()
         for i in sample:
-            arrays.search(i, sources[i].split())
+            climb_arrays(climber, i, sources[i].split())
         arrays_s = (time.perf_counter() - start) / len(sample)
         plain = sample[: args.plain_sentences]
         start = time.perf_counter()

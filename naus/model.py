@@ -25,7 +25,7 @@ from naus.settings import ModelConfig
 class Student(nn.Module):
     """What every student shares: source embeddings (tied to the output layer), learned positions,
     dropout, and embedding a padded batch of sources. Subclasses build their layers, then call
-    `_init_embeddings` (so parameters are drawn in the same order as they always were)."""
+    `_init_embeddings` (so parameters are drawn in one fixed order: checkpoints and seeds stay comparable)."""
 
     def __init__(self, config: ModelConfig):
         super().__init__()

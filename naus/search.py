@@ -3,7 +3,7 @@
 Stage 1 is the hill climbing of Schumann et al. (ACL 2020) on cheap scores: each step proposes
 one swap (a selected position out, an unselected one in) per restart and keeps it when the score
 does not drop. The walk is compiled with numba (a step is ~10 tiny array operations otherwise,
-3x slower) and equals the array version to the bit (tested). Every state it scores is
+3x slower) and equals the array version in `tests/reference.py` (tested). Every state it scores is
 remembered, so stage 2 can re-rank the best K distinct ones with contextual sentence
 embeddings. K = 0 is the paper's one-stage search.
 
@@ -58,14 +58,11 @@ class HillClimber:
     """Stage 1 for one sentence at a time; deterministic given (seed, sentence index)."""
 
     def __init__(
-        self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None, trace: bool = False,
-        compiled: bool = True,
+        self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None,
     ):
         if config.gamma > 0 and static is None:
             raise NausError("a static similarity weight γ > 0 needs a static embedding table")
         self.lm, self.config, self.static = lm, config, static
-        self.trace: list[np.ndarray] | None = [] if trace else None  # per-step scores of every restart
-        self.compiled = compiled  # False: the array version, the reference the compiled walk is checked against
 
     def _scorer(self, words: list[str], length: int):
         table = self.lm.table(words)
@@ -116,9 +113,7 @@ class HillClimber:
                             "search.max_source_words")
         if math.comb(source_length, length) <= steps * restarts:
             return self._exhaustive(words, length, self._scorer(words, length), keep)
-        if self.compiled:
-            return self._climb(index, words, length, steps, restarts, keep)
-        return self._climb_arrays(index, words, length, steps, restarts, keep)
+        return self._climb(index, words, length, steps, restarts, keep)
 
     def _exhaustive(self, words, length, score, keep) -> Candidates:
         source_length = len(words)
@@ -144,12 +139,10 @@ class HillClimber:
             sim_parts = (sim.vx, sim.cx, sim.vc, sim.cc, sim.gram)
         else:
             sim_parts = (np.zeros(source_length), 0.0, np.zeros(source_length), 0.0, np.zeros((source_length,) * 2))
-        positions, keys, (objective, log_prob, slor, sim), history = _climb_kernel(
+        positions, keys, (objective, log_prob, slor, sim) = _climb_kernel(
             rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
             self.config.fluency == "slor", self.config.gamma, sim_parts, order,
         )
-        if self.trace is not None:
-            self.trace.extend(history)
         # best first, ties by the state's bit key; a state met again has the same scores, so
         # copies sit side by side and the first of each run is kept
         ranked = np.lexsort([keys[:, w] for w in reversed(range(keys.shape[1]))] + [-objective])
@@ -159,43 +152,6 @@ class HillClimber:
         return Candidates(
             words, positions[top], objective[top], log_prob[top], slor[top],
             sim[top] if self.config.gamma > 0 else None, len(positions),
-        )
-
-
-    def _climb_arrays(self, index, words, length, steps, restarts, keep) -> Candidates:
-        """The same walk with NumPy arrays, all restarts a step at a time (the previous
-        implementation, 3x slower): the reference for tests and benchmarks."""
-        score = self._scorer(words, length)
-        rng = np.random.default_rng([self.config.seed, index])
-        rows = np.arange(restarts)
-        masks = np.zeros((restarts, len(words)), dtype=bool)
-        np.put_along_axis(masks, rng.random((restarts, len(words))).argsort(axis=1)[:, :length], True, axis=1)
-        order = np.argsort(~masks, axis=1, kind="stable")
-        current, *extra = score(order[:, :length], masks)
-        seen_masks, seen = [masks.copy()], [(current, *extra)]
-        for _ in range(steps):
-            out = order[rows, rng.integers(0, length, restarts)]
-            into = order[rows, length + rng.integers(0, len(words) - length, restarts)]
-            proposal = masks.copy()
-            proposal[rows, out], proposal[rows, into] = False, True
-            proposal_order = np.argsort(~proposal, axis=1, kind="stable")
-            objective, *proposal_extra = score(proposal_order[:, :length], proposal)
-            seen_masks.append(proposal)
-            seen.append((objective, *proposal_extra))
-            accept = objective >= current
-            masks[accept], order[accept] = proposal[accept], proposal_order[accept]
-            current = np.where(accept, objective, current)
-            if self.trace is not None:
-                self.trace.append(current.copy())
-        all_masks = np.concatenate(seen_masks)
-        objective, log_prob, slor, sim = [None if c[0] is None else np.concatenate(c) for c in zip(*seen)]
-        keys = np.packbits(all_masks, axis=1)
-        keys = np.ascontiguousarray(keys).view(np.dtype((np.void, keys.shape[1]))).ravel()
-        _, first = np.unique(keys, return_index=True)
-        top = first[_top_k(objective[first], keep)]
-        return Candidates(
-            words, np.argsort(~all_masks[top], axis=1, kind="stable")[:, :length], objective[top], log_prob[top],
-            slor[top], None if sim is None else sim[top], len(all_masks),
         )
 
 
@@ -261,13 +217,13 @@ def _score(positions, table, unigram, slor_fluency, gamma, similarity, window, p
 
 @numba.njit(cache=True)
 def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, similarity, order):
-    """Every restart's walk, one swap per step: each scored state (positions, bit key, scores)
-    and each restart's score after each step.
+    """Every restart's walk, one swap per step: each scored state (positions, bit key, scores).
 
     Rows come step by step, restart by restart (the first `restarts` rows are the starting
     states); a proposal is kept when its objective does not drop. `order` holds each restart's
     selected positions, then the others, each part ascending. Random draws follow NumPy's
-    stream step by step (numba's Generator reproduces it), so results equal the array version.
+    stream step by step (numba's Generator reproduces it), so results equal the array version
+    (`tests/reference.py`).
     """
     restarts, source_length = order.shape
     rows = (steps + 1) * restarts
@@ -276,7 +232,6 @@ def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, simil
     scores = np.empty((4, rows))  # objective, ln P, SLOR, sim
     window, picked = np.empty(length + 1), np.empty(length)
     current = np.empty(restarts)
-    history = np.empty((steps, restarts))
     proposal = np.empty(source_length, dtype=np.int64)
     for row in range(rows):
         step, r = divmod(row, restarts)
@@ -296,9 +251,7 @@ def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, simil
         if step == 0 or scores[0, row] >= current[r]:
             current[r] = scores[0, row]
             order[r] = proposal
-        if step > 0:
-            history[step - 1, r] = current[r]
-    return positions, keys, scores, history
+    return positions, keys, scores
 
 
 @numba.njit(cache=True)

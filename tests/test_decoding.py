@@ -6,17 +6,16 @@ import torch
 
 from naus.decoding import (
     ctc_beam_search,
-    ctc_beam_search_python,
     forced_alignment,
     greedy,
     greedy_batch,
     length_control,
     length_control_batch,
-    length_control_tensors,
     reduce_path,
     top_k_slots,
     truncate,
 )
+from tests.reference import ctc_beam_search_python, length_control_tensors
 
 
 def random_log_probs(time, vocab, seed, peaked_blank=False):

@@ -12,6 +12,7 @@ from naus.similarity import StaticEmbedder
 from naus.shards import ResumableOutput, merge_shards, read_records, shard_range
 from tests.conftest import write
 from tests.lmfixture import headline_corpus
+from tests.reference import climb_arrays
 
 SOURCES = [
     "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship",
@@ -72,7 +73,7 @@ def test_exhaustive_mode_equals_brute_force(lm3, fluency):
 
 
 def test_output_is_an_l_word_subsequence_and_hill_climbing_never_lowers_a_score(lm3):
-    climber = HillClimber(lm3, SearchConfig(length=6, rerank_k=0), trace=True)
+    climber = HillClimber(lm3, SearchConfig(length=6, rerank_k=0))
     words = SOURCES[0].split()
     found = climber.search(3, words)
     positions = found.positions[0]
@@ -80,26 +81,24 @@ def test_output_is_an_l_word_subsequence_and_hill_climbing_never_lowers_a_score(
     steps, restarts = SearchConfig(length=6).budget(len(words), 6)
     assert (steps, restarts) == (54, 18)  # ⌊0.1·15·36⌋, ⌊0.035·15·36⌋
     assert found.scorings == (steps + 1) * restarts
-    trace = np.stack(climber.trace)
-    assert (np.diff(trace, axis=0) >= 0).all(), "an accepted step lowered a restart's score"
+    trace: list[np.ndarray] = []
+    climb_arrays(climber, 3, words, trace=trace)  # the walk the compiled one equals (next test)
+    assert len(trace) == steps and (np.diff(np.stack(trace), axis=0) >= 0).all(), "a step lowered a restart's score"
 
 
 @pytest.mark.parametrize("fluency", ["slor", "perplexity"])
 def test_compiled_climb_equals_the_array_version(lm3, fluency):
     config = SearchConfig(length=5, fluency=fluency, rerank_k=0)
-    compiled, arrays = HillClimber(lm3, config, trace=True), HillClimber(lm3, config, trace=True, compiled=False)
+    climber = HillClimber(lm3, config)
     long_source = " ".join([SOURCES[0], SOURCES[1], SOURCES[5], SOURCES[2]]).split()  # 66 words: two key words
     for index, words in enumerate([SOURCES[0].split(), SOURCES[5].split(), long_source, ["the"] * 12]):
-        found, expected = compiled.search(index, words, keep=30), arrays.search(index, words, keep=30)
+        found, expected = climber.search(index, words, keep=30), climb_arrays(climber, index, words, keep=30)
         np.testing.assert_array_equal(found.positions, expected.positions)
         # numba's loops and numpy's reductions may add in another order (and use other vector units
         # on other CPUs): the scores agree to float64 rounding, not necessarily to the bit.
         for field in ("scores", "log_probs", "slors"):
             np.testing.assert_allclose(getattr(found, field), getattr(expected, field), rtol=1e-12, atol=1e-12)
         assert found.scorings == expected.scorings
-    assert len(compiled.trace) == len(arrays.trace)
-    for got, expected in zip(compiled.trace, arrays.trace):
-        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
 def test_compiled_climb_with_static_similarity(lm3, tmp_path):
@@ -110,8 +109,8 @@ def test_compiled_climb_with_static_similarity(lm3, tmp_path):
              idf=rng.uniform(1, 3, len(vocab)))
     static = StaticEmbedder(tmp_path / "static.npz")
     config = SearchConfig(length=6, gamma=2.0, rerank_k=0)
-    found = HillClimber(lm3, config, static).search(1, words, keep=20)
-    expected = HillClimber(lm3, config, static, compiled=False).search(1, words, keep=20)
+    climber = HillClimber(lm3, config, static)
+    found, expected = climber.search(1, words, keep=20), climb_arrays(climber, 1, words, keep=20)
     np.testing.assert_array_equal(found.positions, expected.positions)
     np.testing.assert_allclose(found.scores, expected.scores, rtol=1e-12)
     np.testing.assert_allclose(found.static_sims, expected.static_sims, rtol=1e-12)

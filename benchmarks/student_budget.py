@@ -26,7 +26,7 @@ from naus import layout
 from naus.cli import main as naus
 from naus.evaluate import evaluate_files
 from naus.files import read_json, write_json
-from naus.train import load_checkpoint
+from naus.checkpoint import load_checkpoint
 
 
 def total(scores: dict) -> float:

@@ -445,7 +445,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
              "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
-             f"length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
+             "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
                                                 f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]

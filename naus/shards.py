@@ -19,6 +19,7 @@ from typing import Iterable
 
 from naus import NausError
 from naus.files import OutputLock, atomic_open, read_json, read_lines, write_json
+from naus.provenance import check_same_provenance
 
 
 def shard_range(total: int, shard: int, shards: int) -> range:
@@ -126,22 +127,6 @@ def _read_provenance(out: Path, what: Path) -> dict:
         raise NausError(f"{what}: no {path.name} beside it (written by an older naus or by hand); "
                         "search the shard again (--restart)")
     return read_json(path)
-
-
-def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, ...] = (),
-                          remedy: str = "pass --restart to start it over") -> None:
-    """Refuse, naming the first differing key with both values."""
-    def flat(tree: dict, prefix: str = "") -> dict:
-        out = {}
-        for key, value in tree.items():
-            out.update(flat(value, f"{prefix}{key}.") if isinstance(value, dict) else {f"{prefix}{key}": value})
-        return out
-
-    old_flat, new_flat = flat(old), flat(new)
-    for key in sorted(set(old_flat) | set(new_flat)):
-        if key not in ignore and old_flat.get(key) != new_flat.get(key):
-            raise NausError(f"{what}: made with {key} = {old_flat.get(key)!r}, now {key} = {new_flat.get(key)!r}; "
-                            + remedy)
 
 
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:

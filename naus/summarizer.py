@@ -18,7 +18,7 @@ from naus.architectures import ARCHITECTURES
 from naus.text import normalize
 from naus.device import pick_device
 from naus.settings import DecodeConfig, target_length
-from naus.train import load_checkpoint, model_from_checkpoint
+from naus.checkpoint import load_checkpoint, model_from_checkpoint
 
 
 @dataclass

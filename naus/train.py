@@ -12,8 +12,6 @@ refuses before it touches the directory. Only the budget and the reporting may c
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import json
 import logging
 import math
 import random
@@ -26,19 +24,20 @@ import torch
 
 from naus import NausError
 from naus.device import device_label, pick_device
-from naus.files import OutputLock, atomic_open, check_file, read_parallel, write_json
+from naus.files import OutputLock, read_parallel, write_json
 from naus.model import build_model
 from naus.settings import ModelConfig, TrainConfig
-from naus.shards import check_same_provenance
+from naus.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
+from naus.provenance import check_same_provenance, fingerprint
 from naus.vocab import Vocab
 
 log = logging.getLogger(__name__)
-FORMAT = "naus-ctc-1"
+
 
 
 # What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
 RESUMABLE_CHANGES = ("max_steps", "patience", "checkpoint_every", "eval_every", "device")
-RESUME = ("optimizer", "scheduler", "state", "rng")  # what last.pt holds beyond the weights
+
 
 
 @dataclass
@@ -46,14 +45,10 @@ class Pairs:
     sources: list[list[int]]
     targets: list[list[int]]
 
-def _digest(value: object) -> str:
-    return hashlib.sha256(json.dumps(value).encode()).hexdigest()[:16]
-
-
 def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
     """Everything that decides the weights a run reaches, step for step."""
-    return {"pairs": _digest([pairs.sources, pairs.targets]), "dev": _digest([dev.sources, dev.targets]) if dev else None,
-            "vocab": _digest(vocab.tokens), "model": model_config.to_dict(),
+    return {"pairs": fingerprint([pairs.sources, pairs.targets]), "dev": fingerprint([dev.sources, dev.targets]) if dev else None,
+            "vocab": fingerprint(vocab.tokens), "model": model_config.to_dict(),
             "train": {k: v for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES}}
 
 
@@ -127,50 +122,6 @@ def _set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def save_checkpoint(path: str | Path, payload: dict) -> None:
-    """Written whole or not at all (a full disk leaves the previous checkpoint in place)."""
-    try:
-        with atomic_open(path, "wb") as handle:
-            torch.save(payload, handle)
-    except RuntimeError as err:  # torch's zip writer reports a failed write (ENOSPC, EIO) this way
-        raise NausError(f"{path}: could not write the checkpoint ({str(err).splitlines()[0]}); the previous one "
-                        "is kept") from None
-
-
-def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", needs: tuple[str, ...] = ()) -> dict:
-    """A checkpoint read as data only (`weights_only`: tensors and plain Python types, never code a
-    crafted pickle could run), with the entries every use needs and the `needs` of this one."""
-    path = check_file(path, "checkpoint")
-    try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
-    except Exception as err:  # torch raises many types for a damaged or foreign file
-        raise NausError(f"{path}: not a readable checkpoint ({type(err).__name__}: "
-                        f"{str(err).strip().splitlines()[-1][:200] if str(err).strip() else 'no detail'})") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise NausError(f"{path}: not a naus checkpoint (expected format {FORMAT})")
-    for key in ("vocab", "model_config", "model", *needs):
-        if key not in payload:
-            raise NausError(f"{path}: checkpoint has no {key!r}" + (" (a weights-only checkpoint: train without "
-                                                                   "--resume to start over)" if key in RESUME else ""))
-    return payload
-
-
-def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
-    vocab = Vocab(payload["vocab"])
-    config = ModelConfig(**payload["model_config"])
-    if config.vocab_size != len(vocab):
-        raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
-    try:
-        model = build_model(config)
-    except ValueError as err:
-        raise NausError(f"{path}: {err}") from None
-    try:
-        model.load_state_dict(payload["model"])
-    except RuntimeError as err:
-        raise NausError(f"{path}: weights do not match the model configuration ({str(err).splitlines()[0]})") from None
-    return model, vocab
-
-
 @torch.no_grad()
 def dev_loss(model: torch.nn.Module, pairs: Pairs, vocab: Vocab, max_tokens: int, device: torch.device) -> float:
     """The model's loss on the dev split (no smoothing, no dropout): CTC per target word, or cross entropy per token."""
@@ -205,121 +156,148 @@ def train(
     (and this run's time to `timing`: apart, so the same run writes the same bytes); a second
     run into the same directory meanwhile is refused."""
     with OutputLock(out_dir):
-        return _train(pairs, dev, vocab, model_config, config, Path(out_dir), resume, timing)
+        run = _Run(pairs, dev, vocab, model_config, config, Path(out_dir))
+        if resume:
+            run.resume()
+        run.loop()
+        return run.finish(timing)
 
 
-def _train(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig,
-           out_dir: Path, resume: bool, timing: str | Path | None) -> dict:
-    device = pick_device(config.device)
-    torch.manual_seed(config.seed)
-    random.seed(config.seed)
-    np.random.seed(config.seed)
-    model = build_model(model_config).to(device)
-    log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in model.parameters()), device)
-    lengths = [len(s) for s in pairs.sources]
-    if not model.usable(lengths, pairs.targets):
-        raise NausError(f"none of the {len(lengths)} training pairs can be learnt by a {model_config.arch} student "
-                        "(with CTC a target must fit its source's slots: are the training source and target "
-                        "swapped?)")
-    optimizer = torch.optim.AdamW(
-        model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
-    )
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
-    state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0, "stale": 0}
-    made_of = provenance(pairs, dev, vocab, model_config, config)
-    last = out_dir / "last.pt"
-    if resume and last.is_file():
-        payload = load_checkpoint(last, device, RESUME)
-        check_same_provenance(last, payload.get("provenance", {}), made_of,
+class _Run:
+    """One training run in named steps: set up (seeded), resume, train, finish."""
+
+    def __init__(self, pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig,
+                 out_dir: Path):
+        self.pairs, self.dev, self.vocab, self.model_config, self.config = pairs, dev, vocab, model_config, config
+        self.out_dir, self.last = out_dir, out_dir / "last.pt"
+        self.device = pick_device(config.device)
+        torch.manual_seed(config.seed)
+        random.seed(config.seed)
+        np.random.seed(config.seed)
+        self.model = build_model(model_config).to(self.device)
+        log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in self.model.parameters()),
+                 self.device)
+        self.lengths = [len(s) for s in pairs.sources]
+        if not self.model.usable(self.lengths, pairs.targets):
+            raise NausError(f"none of the {len(self.lengths)} training pairs can be learnt by a {model_config.arch} "
+                            "student (with CTC a target must fit its source's slots: are the training source and "
+                            "target swapped?)")
+        self.optimizer = torch.optim.AdamW(
+            self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
+        )
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
+        self.state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0,
+                      "stale": 0}
+        self.made_of = provenance(pairs, dev, vocab, model_config, config)
+        self.started, self.first_step, self.tokens_seen = time.perf_counter(), 0, 0
+
+    def resume(self) -> None:
+        """Continue from last.pt, made with the same data and settings (only the budget may differ)."""
+        if not self.last.is_file():
+            return
+        payload = load_checkpoint(self.last, self.device, RESUME)
+        check_same_provenance(self.last, payload.get("provenance", {}), self.made_of,
                               remedy="train without --resume (or into another directory) to start over")
-        model.load_state_dict(payload["model"])
-        optimizer.load_state_dict(payload["optimizer"])
-        scheduler.load_state_dict(payload["scheduler"])
-        state = payload["state"]
+        self.model.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.scheduler.load_state_dict(payload["scheduler"])
+        self.state = payload["state"]
         _set_rng_state(payload["rng"])
-        log.info("resumed from %s at step %d", last, state["step"])
-        if not (out_dir / "best.pt").is_file() and state["best_dev"] < math.inf:
-            log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", state["best_dev"])
-            state["best_dev"] = math.inf
+        self.first_step = self.state["step"]
+        log.info("resumed from %s at step %d", self.last, self.state["step"])
+        if not (self.out_dir / "best.pt").is_file() and self.state["best_dev"] < math.inf:
+            log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", self.state["best_dev"])
+            self.state["best_dev"] = math.inf
 
-    def checkpoint(path: Path, weights_only: bool = False) -> None:
+    def checkpoint(self, path: Path, weights_only: bool = False) -> None:
         """A checkpoint (with vocab.txt beside the first one, for readers without torch)."""
-        if not (out_dir / "vocab.txt").is_file():
-            vocab.save(out_dir / "vocab.txt")
-        out = {"format": FORMAT, "vocab": vocab.tokens, "model_config": model_config.to_dict(),
-               "train_config": asdict(config), "provenance": made_of, "model": model.state_dict(), "state": state}
+        if not (self.out_dir / "vocab.txt").is_file():
+            self.vocab.save(self.out_dir / "vocab.txt")
+        out = {"format": FORMAT, "vocab": self.vocab.tokens, "model_config": self.model_config.to_dict(),
+               "train_config": asdict(self.config), "provenance": self.made_of, "model": self.model.state_dict(),
+               "state": self.state}
         if not weights_only:
-            out.update(optimizer=optimizer.state_dict(), scheduler=scheduler.state_dict(), rng=_rng_state())
+            out.update(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(), rng=_rng_state())
         save_checkpoint(path, out)
 
-    autocast = (
-        torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
-    )
-    model.train()
-    started, tokens_seen, window_loss, window_steps = time.perf_counter(), 0, 0.0, 0
-    first_step = state["step"]
-
-    def go_on() -> bool:
+    def go_on(self) -> bool:
         """Below the budget, and (with patience) the dev loss fell within the last `patience` evaluations."""
+        config, state = self.config, self.state
         return state["step"] < config.max_steps and not (config.patience and state["stale"] >= config.patience)
 
-    while go_on():
-        batches = make_batches(lengths, config.max_tokens, config.seed, state["epoch"])
-        while state["position"] < len(batches) and go_on():
-            tokens, src_lengths, targets = collate(pairs, batches[state["position"]], vocab.pad, device)
-            with autocast:
-                loss, used, skipped = model.loss(tokens, src_lengths, targets, vocab.blank, config.smoothing)
-            state["skipped"] += skipped
-            if used and not torch.isfinite(loss):
-                _diverged(f"loss {float(loss.detach())}", state["step"] + 1, last)
-            optimizer.zero_grad(set_to_none=True)
-            if used:
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-                optimizer.step()
-            scheduler.step()
-            state["step"] += 1
-            state["position"] += 1
-            tokens_seen += int(src_lengths.sum())
-            window_loss += float(loss.detach())
-            window_steps += 1
-            step = state["step"]
-            if step % config.eval_every == 0 or step == config.max_steps:
-                entry = {"step": step, "train_loss": round(window_loss / window_steps, 5),
-                         "lr": optimizer.param_groups[0]["lr"]}
-                if dev is not None:
-                    entry["dev_loss"] = round(dev_loss(model, dev, vocab, config.max_tokens, device), 5)
-                    if not math.isfinite(entry["dev_loss"]):
-                        _diverged(f"dev loss {entry['dev_loss']}", step, last)
-                    state["stale"] += 1
-                    if entry["dev_loss"] < state["best_dev"]:
-                        state["best_dev"], state["stale"] = entry["dev_loss"], 0
-                        checkpoint(out_dir / "best.pt", weights_only=True)
-                state["history"].append(entry)
-                elapsed = time.perf_counter() - started
-                eta = elapsed / max(step - first_step, 1) * (config.max_steps - step)
-                log.info(
-                    "step %d/%d loss %.4f%s lr %.2e %.0f tokens/s ETA %s, skipped pairs %d",
-                    step, config.max_steps, entry["train_loss"],
-                    f" dev {entry['dev_loss']:.4f}" if "dev_loss" in entry else "", entry["lr"],
-                    tokens_seen / elapsed, f"{eta / 60:.1f} min", state["skipped"],
-                )
-                window_loss, window_steps = 0.0, 0
-            if step % config.checkpoint_every == 0 or not go_on():
-                if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
-                    _diverged("weights that are not finite", step, last)
-                checkpoint(last)
-        if state["position"] >= len(batches):
-            state["epoch"] += 1
-            state["position"] = 0
-    if config.patience and state["stale"] >= config.patience:
-        log.info("stopped early at step %d: no lower dev loss in %d evaluations (best %.4f)", state["step"],
-                 config.patience, state["best_dev"])
-    if dev is None:
-        checkpoint(out_dir / "best.pt", weights_only=True)
-    write_json(out_dir / "history.json", {"history": state["history"], "skipped_pairs": state["skipped"]})
-    if timing:
-        write_json(timing, {"steps": state["step"] - first_step, "seconds": round(time.perf_counter() - started, 1),
-                            "tokens_per_second": round(tokens_seen / (time.perf_counter() - started)),
-                            "device": device_label(device), "threads": torch.get_num_threads()})
-    return state
+    def loop(self) -> None:
+        """Epochs of seeded batches until the budget or patience runs out; reports, evaluates and saves on the way."""
+        self.model.train()
+        self.started, window = time.perf_counter(), []
+        state, config = self.state, self.config
+        while self.go_on():
+            batches = make_batches(self.lengths, config.max_tokens, config.seed, state["epoch"])
+            while state["position"] < len(batches) and self.go_on():
+                window.append(self.step(batches[state["position"]]))
+                if state["step"] % config.eval_every == 0 or state["step"] == config.max_steps:
+                    self.evaluate(window)
+                    window = []
+                if state["step"] % config.checkpoint_every == 0 or not self.go_on():
+                    if not all(bool(torch.isfinite(p).all()) for p in self.model.parameters()):
+                        _diverged("weights that are not finite", state["step"], self.last)
+                    self.checkpoint(self.last)
+            if state["position"] >= len(batches):
+                state["epoch"] += 1
+                state["position"] = 0
+        if config.patience and state["stale"] >= config.patience:
+            log.info("stopped early at step %d: no lower dev loss in %d evaluations (best %.4f)", state["step"],
+                     config.patience, state["best_dev"])
+
+    def step(self, batch: list[int]) -> float:
+        """One optimizer step on one batch; its training loss."""
+        tokens, src_lengths, targets = collate(self.pairs, batch, self.vocab.pad, self.device)
+        autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if self.device.type == "cuda"
+                    else contextlib.nullcontext())
+        with autocast:
+            loss, used, skipped = self.model.loss(tokens, src_lengths, targets, self.vocab.blank, self.config.smoothing)
+        self.state["skipped"] += skipped
+        if used and not torch.isfinite(loss):
+            _diverged(f"loss {float(loss.detach())}", self.state["step"] + 1, self.last)
+        self.optimizer.zero_grad(set_to_none=True)
+        if used:
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.clip)
+            self.optimizer.step()
+        self.scheduler.step()
+        self.state["step"] += 1
+        self.state["position"] += 1
+        self.tokens_seen += int(src_lengths.sum())
+        return float(loss.detach())
+
+    def evaluate(self, window: list[float]) -> None:
+        """A history entry: the mean training loss since the last one, and the dev loss (best.pt when lowest)."""
+        state, config, step = self.state, self.config, self.state["step"]
+        entry = {"step": step, "train_loss": round(sum(window) / len(window), 5),
+                 "lr": self.optimizer.param_groups[0]["lr"]}
+        if self.dev is not None:
+            entry["dev_loss"] = round(dev_loss(self.model, self.dev, self.vocab, config.max_tokens, self.device), 5)
+            if not math.isfinite(entry["dev_loss"]):
+                _diverged(f"dev loss {entry['dev_loss']}", step, self.last)
+            state["stale"] += 1
+            if entry["dev_loss"] < state["best_dev"]:
+                state["best_dev"], state["stale"] = entry["dev_loss"], 0
+                self.checkpoint(self.out_dir / "best.pt", weights_only=True)
+        state["history"].append(entry)
+        elapsed = time.perf_counter() - self.started
+        eta = elapsed / max(step - self.first_step, 1) * (config.max_steps - step)
+        log.info("step %d/%d loss %.4f%s lr %.2e %.0f tokens/s ETA %s, skipped pairs %d", step, config.max_steps,
+                 entry["train_loss"], f" dev {entry['dev_loss']:.4f}" if "dev_loss" in entry else "", entry["lr"],
+                 self.tokens_seen / elapsed, f"{eta / 60:.1f} min", state["skipped"])
+
+    def finish(self, timing: str | Path | None) -> dict:
+        """best.pt (without a dev split: the last weights), history.json, and this run's time apart."""
+        if self.dev is None:
+            self.checkpoint(self.out_dir / "best.pt", weights_only=True)
+        write_json(self.out_dir / "history.json", {"history": self.state["history"],
+                                                   "skipped_pairs": self.state["skipped"]})
+        if timing:
+            seconds = time.perf_counter() - self.started
+            write_json(timing, {"steps": self.state["step"] - self.first_step, "seconds": round(seconds, 1),
+                                "tokens_per_second": round(self.tokens_seen / seconds),
+                                "device": device_label(self.device), "threads": torch.get_num_threads()})
+        return self.state

@@ -10,7 +10,8 @@ from naus.architectures import ARCHITECTURES, ENCODER_DECODERS
 from naus.model import build_model, uniform_copy
 from naus.summarizer import Summarizer
 from naus.settings import ModelConfig, TrainConfig
-from naus.train import Pairs, load_checkpoint, save_checkpoint, train
+from naus.checkpoint import load_checkpoint, save_checkpoint
+from naus.train import Pairs, train
 from naus.vocab import Vocab
 
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]

@@ -15,7 +15,7 @@ import torch
 from naus.cli import main
 from naus.model import NAUS
 from naus.settings import ModelConfig
-from naus.train import FORMAT, save_checkpoint
+from naus.checkpoint import FORMAT, save_checkpoint
 from naus.vocab import Vocab
 from tests.conftest import write
 
@@ -373,7 +373,7 @@ def test_a_damaged_partial_line_is_searched_again(tmp_path):
 
 def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one(tmp_path, monkeypatch):
     from naus import NausError
-    from naus.train import load_checkpoint
+    from naus.checkpoint import load_checkpoint
 
     path = tmp_path / "last.pt"
     save_checkpoint(path, {"format": FORMAT, "vocab": ["<blank>", "<pad>", "<unk>"], "model_config": {}, "model": {}})

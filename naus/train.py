@@ -45,6 +45,11 @@ class Pairs:
     sources: list[list[int]]
     targets: list[list[int]]
 
+    def head(self, fraction: float) -> "Pairs":
+        """The first `fraction` of the pairs, at least one (the training-size sweep of Figure 3)."""
+        keep = max(1, int(len(self.sources) * fraction))
+        return Pairs(self.sources[:keep], self.targets[:keep])
+
 def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
     """Everything that decides the weights a run reaches, step for step."""
     return {"pairs": fingerprint([pairs.sources, pairs.targets]), "dev": fingerprint([dev.sources, dev.targets]) if dev else None,

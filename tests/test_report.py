@@ -2,7 +2,7 @@ import json
 
 import pandas as pd
 
-from naus.report import build_report
+from naus.report import ReportSpec, build_report
 from tests.conftest import write
 
 
@@ -32,7 +32,7 @@ def test_table2_and_figures_from_fixture_metrics(tmp_path):
     history = [{"step": s, "train_loss": 3.0 / s, "lr": 1e-3, "dev_loss": 2.0 / s} for s in (1, 2, 3)]
     write(b / "train/L10/history.json", json.dumps({"history": history}))
 
-    build_report(m, b, [10], tmp_path / "out", "fixture")
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [10]))
 
     table = pd.read_csv(tmp_path / "out/tables/table2.csv")
     rows = table.set_index("System")
@@ -66,7 +66,7 @@ def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
     write(b / "train/L8/history.json", json.dumps({"history": [{"step": 1, "train_loss": 3.0, "lr": 1e-3}]}))
     write(b / "data/stats.json", json.dumps({"pool_pairs": 1234, "test_pairs": 56}))
 
-    build_report(m, b, [8], tmp_path / "out", "fixture")
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [8]))
 
     landing = (tmp_path / "out/report.rst").read_text()
     assert "L = 8" in landing and "1,234 pool sentences" in landing  # no L = 10 here: the first length
@@ -88,7 +88,7 @@ def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
         timing = {"seconds_per_sample": seconds, "device": "cpu"} | ({"batch1_seconds_per_sample": batch1} if batch1 else {})
         write(b / f"decode/test/{stem}-8.timing.json", json.dumps(timing))
 
-    build_report(m, b, [8], tmp_path / "out", "fixture", analysis=[8])
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [8], analysis=[8]))
 
     rows = pd.read_csv(tmp_path / "out/tables/table4.csv").set_index("System")
     assert list(rows.index) == ["Search teacher (ours)", "Encoder-only NAUS (CTC), length control",
@@ -114,7 +114,7 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
     write(b / "decode/duc/L13/length-control-13.timing.json", json.dumps({"seconds_per_sample": 0.005}))
     write(duc / "published/duc/HC_13_length_control.json", metrics(27.10, 8.11, 23.48))
 
-    build_report(m, b, [10], tmp_path / "out", "fixture", duc_length=13)
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [10], duc_length=13))
 
     rows = pd.read_csv(tmp_path / "out/tables/table3.csv").set_index("System")
     assert rows.loc["NAUS length control (ours)", "ΔR"] == 0.0  # (26.5+7.5+23) - (26+8+23)

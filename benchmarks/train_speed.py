@@ -8,7 +8,7 @@ with the vocabularies those profiles build. Compared:
   pairs on every step (`ctc_loss_copying` below), one student on both cores (the train rule
   used to take every core);
 - after: the loss copies only on a step that leaves a pair out (same values, same gradients:
-  tests/test_train.py), one student on one thread, and two students side by side on one
+  tests/unit/test_train.py), one student on one thread, and two students side by side on one
   thread each (what the train rule now does), counted together.
 Writes results/benchmarks/train.json.
 """

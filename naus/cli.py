@@ -528,11 +528,7 @@ def main(argv: list[str] | None = None) -> int:
         message = str(err)
     except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
         message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
-    except (KeyboardInterrupt, SystemError) as err:
-        # A signal that lands inside a compiled kernel comes back as a SystemError caused by the interrupt.
-        stop = err if isinstance(err, KeyboardInterrupt) else err.__cause__ or err.__context__
-        if not isinstance(stop, KeyboardInterrupt):
-            raise
+    except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.signals): this is a safe point
         name = stop.args[0] if stop.args else "SIGINT"
         print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
               "the same command resumes", file=sys.stderr)

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from naus.settings import DecodeConfig
+from naus.signals import held
 
 NEG_INF = float("-inf")
 BEAM = DecodeConfig.beam_size
@@ -84,7 +85,8 @@ def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0)
     if log_probs.shape[0] == 0:
         return []
     lattice = log_probs.detach()[:, labels].double().cpu().numpy()
-    return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank).tolist()
+    with held():
+        return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank).tolist()
 
 
 @numba.njit(cache=True)
@@ -132,7 +134,8 @@ def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = BEAM, blank: int =
                  else lp.topk(min(beam_size + 1, lp.shape[1]), dim=-1).indices)  # [T, K]
     columns = torch.cat([top_words.reshape(-1), torch.tensor([blank], device=lp.device)])
     table = lp[:, columns].double().cpu().numpy()  # [T, T·K + 1]: every word a prefix can end in, then ε
-    best = _beam_kernel(table, top_words.cpu().numpy(), beam_size, blank).tolist()
+    with held():
+        best = _beam_kernel(table, top_words.cpu().numpy(), beam_size, blank).tolist()
     path = forced_alignment(lp, best, blank)
     return Hypothesis(best, path, _path_score(lp, path))
 
@@ -273,9 +276,10 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
     results = []
     for i in range(n):
         valid = int(lengths[i])
-        path = _length_control_kernel(
-            valid, targets[i] + 1, beam, merge_repeats, blank, blank_lp[i], word_lp[i], word_id[i], rep_lp[i]
-        ).tolist()
+        with held():
+            path = _length_control_kernel(
+                valid, targets[i] + 1, beam, merge_repeats, blank, blank_lp[i], word_lp[i], word_id[i], rep_lp[i]
+            ).tolist()
         results.append(_finish(lp[i, :valid], path, targets[i], blank, merge_repeats, force_length))
     return results
 
@@ -316,7 +320,8 @@ def top_k_slots(lp: torch.Tensor, k: int, exclude: int = -1) -> tuple[torch.Tens
     groups = max(1, vocab // 64)
     whole = vocab // groups * groups
     maxima = rows[:, :whole].reshape(len(rows), whole // groups, groups).max(axis=1)
-    values, ids = _top_k_kernel(rows, maxima, min(k, vocab - (0 <= exclude < vocab)), exclude)
+    with held():
+        values, ids = _top_k_kernel(rows, maxima, min(k, vocab - (0 <= exclude < vocab)), exclude)
     return torch.from_numpy(values).reshape(*outer, -1), torch.from_numpy(ids).reshape(*outer, -1)
 
 

@@ -27,6 +27,7 @@ from naus.lm import LanguageModel
 from naus.progress import Progress
 from naus.settings import SearchConfig
 from naus.shards import ResumableOutput
+from naus.signals import held
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
 log = logging.getLogger(__name__)
@@ -141,10 +142,11 @@ class HillClimber:
             sim_parts = (sim.vx, sim.cx, sim.vc, sim.cc, sim.gram)
         else:
             sim_parts = (np.zeros(source_length), 0.0, np.zeros(source_length), 0.0, np.zeros((source_length,) * 2))
-        positions, keys, (objective, log_prob, slor, sim) = _climb_kernel(
-            rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
-            self.config.fluency == "slor", self.config.gamma, sim_parts, order,
-        )
+        with held():
+            positions, keys, (objective, log_prob, slor, sim) = _climb_kernel(
+                rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
+                self.config.fluency == "slor", self.config.gamma, sim_parts, order,
+            )
         # best first, ties by the state's bit key; a state met again has the same scores, so
         # copies sit side by side and the first of each run is kept
         ranked = np.lexsort([keys[:, w] for w in reversed(range(keys.shape[1]))] + [-objective])

@@ -131,7 +131,7 @@ def _read_provenance(out: Path, what: Path) -> dict:
 
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:
     """Concatenate shard records in index order, given one complete set of shards (by their
-    provenance files) whose indices run 0..N-1 without gaps."""
+    provenance files) whose indices run 0..N-1 without gaps; one shard in memory at a time."""
     parts = [Path(p) for p in parts]
     provenances = [_read_provenance(part, part) for part in parts]
     for part, provenance in zip(parts[1:], provenances[1:]):
@@ -142,24 +142,25 @@ def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str |
         missing = sorted(set(range(shards)) - set(found))
         raise NausError(f"merging {len(parts)} files: expected shards 0..{shards - 1} once each, "
                         f"{'missing ' + ', '.join(map(str, missing)) if missing else 'got ' + str(found)}")
-    records = []
-    for part in parts:
-        for number, record in enumerate(read_records(part), 1):
-            if not isinstance(record, dict) or not isinstance(record.get("index"), int) or field not in record:
-                raise NausError(f"{part}: line {number}: a record needs an integer 'index' and {field!r}")
-            if not isinstance(record[field], str) or "\n" in record[field] or "\r" in record[field]:
-                raise NausError(f"{part}: line {number}: {field!r} must be one line of text, got {record[field]!r:.60}")
-            records.append(record)
-    records.sort(key=lambda r: r["index"])
-    if len(records) != provenances[0]["total"]:
-        raise NausError(f"merging {len(parts)} shards: {len(records)} records, expected {provenances[0]['total']}")
-    for expected, record in enumerate(records):
-        if record["index"] != expected:
-            raise NausError(f"merging {len(parts)} shards: index {expected} is missing or duplicated")
-    with atomic_open(out_jsonl) as handle:
-        for record in records:
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-    with atomic_open(out_text) as handle:
-        for record in records:
-            handle.write(record[field] + "\n")
-    return len(records)
+    order = sorted(range(len(parts)), key=lambda k: provenances[k]["shard"][0])
+    expected = 0  # shards are contiguous blocks: in shard order the indices run 0..N-1, so nothing is held
+    with atomic_open(out_jsonl) as records_out, atomic_open(out_text) as text_out:
+        for part in (parts[k] for k in order):
+            for number, record in enumerate(read_records(part), 1):
+                _check_record(record, part, number, field)
+                if record["index"] != expected:
+                    raise NausError(f"{part}: line {number}: index {record['index']} where {expected} was expected "
+                                    "(a record missing or duplicated)")
+                records_out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                text_out.write(record[field] + "\n")
+                expected += 1
+        if expected != provenances[0]["total"]:
+            raise NausError(f"merging {len(parts)} shards: {expected} records, expected {provenances[0]['total']}")
+    return expected
+
+
+def _check_record(record: object, part: Path, number: int, field: str) -> None:
+    if not isinstance(record, dict) or not isinstance(record.get("index"), int) or field not in record:
+        raise NausError(f"{part}: line {number}: a record needs an integer 'index' and {field!r}")
+    if not isinstance(record[field], str) or "\n" in record[field] or "\r" in record[field]:
+        raise NausError(f"{part}: line {number}: {field!r} must be one line of text, got {record[field]!r:.60}")

@@ -1,11 +1,11 @@
+"""Fixtures every test directory uses: the subprocess environment and the shared real data."""
+
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
+from tests.helpers import BIN
 
 
 @pytest.fixture
@@ -22,13 +22,4 @@ def shared_data() -> Path:
     path = Path(value)
     if not (path / "gigaword").is_dir():
         pytest.skip(f"NAUS_DATA={value} has no gigaword/ directory")
-    return path
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
     return path

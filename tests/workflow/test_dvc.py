@@ -5,8 +5,7 @@ import subprocess
 
 import pytest
 
-from tests.conftest import ROOT
-from tests.test_pipeline import MICRO, micro  # noqa: F401  (the fixture data)
+from tests.helpers import ROOT
 
 
 def run(cmd, cwd, env):
@@ -26,9 +25,9 @@ def repo_copy(tmp_path, env):
     return copy
 
 
-def test_dvc_repro_then_clean_status_and_nothing_to_rerun(repo_copy, micro, env):  # noqa: F811
-    workdir, _ = micro
-    config = MICRO.format(data=workdir / "data").replace("profile: micro", "profile: demo")
+def test_dvc_repro_then_clean_status_and_nothing_to_rerun(repo_copy, micro, env):
+    _, config = micro
+    config = config.read_text().replace("profile: micro", "profile: demo")
     (repo_copy / "config/demo.yaml").write_text(config)
     code, out = run(["dvc", "repro"], repo_copy, env)
     assert code == 0, out[-3000:]

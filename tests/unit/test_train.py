@@ -11,7 +11,7 @@ from naus.settings import ModelConfig, TrainConfig
 from naus.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from naus.train import Pairs, collate, train
 from naus.vocab import Vocab
-from tests.conftest import write
+from tests.helpers import write
 
 
 def brute_force_ctc(lp, target):

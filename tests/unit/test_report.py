@@ -3,7 +3,7 @@ import json
 import pandas as pd
 
 from naus.report import ReportSpec, build_report
-from tests.conftest import write
+from tests.helpers import write
 
 
 def metrics(r1, r2, rl, words=10.0):

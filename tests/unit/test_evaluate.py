@@ -5,7 +5,7 @@ import pytest
 from naus import NausError
 from naus.evaluate import evaluate_files, lead, rouge, truncate_bytes
 from naus.files import read_lines
-from tests.conftest import write
+from tests.helpers import write
 
 
 def test_f1_on_a_hand_computed_case():

@@ -12,8 +12,8 @@ from naus.settings import SearchConfig
 from naus.similarity import (
     ContextualEmbedder, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
 )
-from tests.conftest import write
-from tests.lmfixture import headline_corpus
+from tests.helpers import write
+from tests.helpers import headline_corpus
 
 SOURCE = "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship"
 # Candidate summaries of SOURCE, some close to it and some far: the re-ranking's kind of input.
@@ -192,7 +192,7 @@ def test_estimate_choosing_the_states_to_encode(lm, contextual):
 def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):
     import subprocess
 
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     lm_path = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)

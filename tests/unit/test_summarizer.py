@@ -10,7 +10,7 @@ from naus.settings import ModelConfig
 from naus.summarizer import Summarizer
 from naus.checkpoint import FORMAT, save_checkpoint
 from naus.vocab import Vocab
-from tests.conftest import ROOT, write
+from tests.helpers import ROOT, write
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from naus.model import NAUS
 from naus.settings import ModelConfig
 from naus.checkpoint import FORMAT, save_checkpoint
 from naus.vocab import Vocab
-from tests.conftest import write
+from tests.helpers import write
 
 REPORT_CONFIG = ('{"profile": "p", "search": {"lengths": [10]}, "train": {"fractions": []}, '
                  '"decode": {"beam_sweep": [], "transfer": []}, "analysis": {"lengths": []}}')
@@ -185,7 +185,7 @@ def hostile(good, tmp_path_factory):
     """An LM (with its checksum record), search shards, a damaged partial shard and odd checkpoints."""
     from naus.lm import train_lm
     from naus.shards import ResumableOutput
-    from tests.lmfixture import headline_corpus
+    from tests.helpers import headline_corpus
 
     root = tmp_path_factory.mktemp("hostile")
     lm = root / "lm.bin"
@@ -234,16 +234,11 @@ HOSTILE = {  # name: (argv with {text}, {lm}, ... and {out}/NAME for outputs, th
                                   "none of the 2 training pairs can be learnt"),
     "a diverging run": ([*TRAIN, "--train-source", "{text}", "--train-target", "{short}", "--lr", "1e6",
                          "--warmup", "0", "--out", "{out}/t"], "training diverged at step"),
-    "fraction -1": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "-1",
-                     "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got -1"),
-    "fraction 0": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "0",
-                    "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got 0"),
-    "fraction nan": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--fraction", "nan",
-                      "--out", "{out}/t"], "argument --fraction: must be in (0, 1], got nan"),
-    "smoothing 5": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--smoothing", "5",
-                     "--out", "{out}/t"], "argument --smoothing: must be less than 1, got 5"),
-    "dropout 1.5": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--dropout", "1.5",
-                     "--out", "{out}/t"], "argument --dropout: must be less than 1, got 1.5"),
+    **{f"{option} {value}": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", f"--{option}", value,
+                              "--out", "{out}/t"], f"argument --{option}: must be {bound}, got {value}")
+       for option, value, bound in (("fraction", "-1", "in (0, 1]"), ("fraction", "0", "in (0, 1]"),
+                                    ("fraction", "nan", "in (0, 1]"), ("smoothing", "5", "less than 1"),
+                                    ("dropout", "1.5", "less than 1"))},
     "heads not dividing the width": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--n-heads", "3",
                                       "--out", "{out}/t"], "d_model 16 is not a multiple of n_heads 3"),
     "--resume on a last.pt without optimizer state": ([*TRAIN, "--train-source", "{text}", "--train-target", "{short}",
@@ -309,8 +304,8 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
     import subprocess
 
     from naus.lm import train_lm
-    from tests.conftest import ROOT
-    from tests.lmfixture import headline_corpus
+    from tests.helpers import ROOT
+    from tests.helpers import headline_corpus
 
     train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=5)
     rng = random.Random(0)
@@ -335,8 +330,8 @@ def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path
 
     from naus.lm import checksum_path, train_lm
     from naus.files import sha256sum
-    from tests.conftest import ROOT
-    from tests.lmfixture import headline_corpus
+    from tests.helpers import ROOT
+    from tests.helpers import headline_corpus
 
     lm = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm, order=3)
@@ -396,8 +391,8 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
     import time
 
     from naus.lm import train_lm
-    from tests.conftest import ROOT
-    from tests.lmfixture import headline_corpus
+    from tests.helpers import ROOT
+    from tests.helpers import headline_corpus
 
     train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=3)
     source = write(tmp_path / "source.txt", "".join(f"police arrest {k} protesters in paris on monday after talks\n"

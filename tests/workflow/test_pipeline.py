@@ -1,58 +1,9 @@
 """A micro end-to-end run of the whole workflow on fixture data the test writes (about a minute)."""
 
 import json
-import random
 import subprocess
 
-import pytest
-
-from tests.conftest import BIN, ROOT, write
-from tests.lmfixture import HEADLINES
-
-WORDS = "police government stocks president japan minister protesters schools talks trade earnings war".split()
-FILLER = "the a of on in said thursday monday as after for with".split()
-
-
-def sentence(rng, length):
-    return " ".join(rng.choice(WORDS if rng.random() < 0.5 else FILLER) for _ in range(length))
-
-
-MICRO = """
-profile: micro
-data: {{source: gigaword, data_dir: {data}, pool_article: pool/article.txt, pool_title: pool/title.txt,
-       test_article: test/input.txt, test_title: test/ref.txt, extra_headlines: [extra.txt], duc_dir: duc,
-       dev_size: 8, seed: 0}}
-lm: {{order: 2, memory: "5%"}}
-search: {{lengths: [4], shards: 2, pool_limit: 0, fluency: slor, gamma: 0.0, rerank_k: 6, rerank_exact: 2,
-         embedder: onnx-int8, rerank_gamma: 48.0, steps_coef: 0.02, restarts_coef: 0.02, seed: 0}}
-model: {{n_layers: 1, d_model: 16, n_heads: 2, d_ff: 32, dropout: 0.0, max_len: 32}}
-train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
-        min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0, fractions: [0.5]}}
-decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
-         transfer: [[4, "r0.5"], [4, "3"]], batch1_samples: 2}}
-analysis: {{lengths: [4]}}
-duc: {{length: 4}}
-"""
-
-
-@pytest.fixture(scope="module")
-def micro(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("micro")
-    rng = random.Random(0)
-    data = tmp / "data"
-    pool = [sentence(rng, rng.randint(6, 14)) for _ in range(40)]
-    test = [sentence(rng, rng.randint(6, 14)) for _ in range(6)]
-    write(data / "pool/article.txt", "".join(s + "\n" for s in pool))
-    write(data / "pool/title.txt", "".join(rng.choice(HEADLINES) + "\n" for _ in pool))
-    write(data / "test/input.txt", "".join(s + "\n" for s in test))
-    write(data / "test/ref.txt", "".join(rng.choice(HEADLINES) + "\n" for _ in test))
-    write(data / "extra.txt", "".join(h + "\n" for h in HEADLINES * 20))
-    duc = [sentence(rng, rng.randint(6, 14)) + f" in {1990 + i}" for i in range(5)]  # DUC2004 keeps digits
-    write(data / "duc/input.txt", "".join(s + "\n" for s in duc))
-    for i in range(4):
-        write(data / f"duc/task1_ref{i}.txt", "".join(rng.choice(HEADLINES) + f" {1990 + k}\n" for k in range(5)))
-    config = write(tmp / "micro.yaml", MICRO.format(data=data))
-    return tmp, config
+from tests.helpers import BIN, ROOT, write
 
 
 def snakemake(workdir, config, env, *extra):

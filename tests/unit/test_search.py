@@ -10,8 +10,8 @@ from naus.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.similarity import StaticEmbedder
 from naus.shards import ResumableOutput, merge_shards, read_records, shard_range
-from tests.conftest import write
-from tests.lmfixture import headline_corpus
+from tests.helpers import write
+from tests.helpers import headline_corpus
 from tests.reference import climb_arrays
 
 SOURCES = [
@@ -236,7 +236,7 @@ def test_bad_search_input(lm3, tmp_path):
 def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path, env):
     import subprocess
 
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
     out = tmp_path / "out.jsonl"
@@ -287,7 +287,7 @@ def test_one_writer_per_output(lm3_file, tmp_path, env):
     import subprocess
     import time
 
-    from tests.conftest import ROOT
+    from tests.helpers import ROOT
 
     source = write(tmp_path / "source.txt", "".join(f"{s} {k}\n" for k in range(60) for s in SOURCES[:3]))
     out = tmp_path / "out.jsonl"

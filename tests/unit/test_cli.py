@@ -1,6 +1,6 @@
 import subprocess
 
-from tests.conftest import ROOT, write
+from tests.helpers import ROOT, write
 
 
 def run(args, env):

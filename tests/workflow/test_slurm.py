@@ -17,8 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, write
-from tests.test_pipeline import micro  # noqa: F401  (the fixture: micro data and profile)
+from tests.helpers import ROOT, write
 
 PACKAGES = ("munge", "slurmctld", "slurmd", "slurm-client")
 CONF_DIR = Path("/etc/slurm")
@@ -121,7 +120,7 @@ def jobs() -> list[dict]:
     return [dict(field.split("=", 1) for field in line.split() if "=" in field) for line in out.splitlines()]
 
 
-def test_micro_pipeline_runs_through_the_slurm_profile(micro, slurm, env):  # noqa: F811
+def test_micro_pipeline_runs_through_the_slurm_profile(micro, slurm, env):
     workdir, config = micro
     work = workdir / "slurm"
     work.mkdir()

@@ -9,7 +9,7 @@ from naus import NausError
 from naus.data import DEMO_MEMBER, build_gigaword, download, read_demo_news, read_duc2004, read_rush, split_pairs
 from naus.files import sha256sum
 from naus.files import read_lines, write_lines
-from tests.conftest import write
+from tests.helpers import write
 
 
 def _rush(tmp_path, name, articles, titles):

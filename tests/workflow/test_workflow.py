@@ -5,7 +5,7 @@ import subprocess
 
 import yaml
 
-from tests.conftest import ROOT, write
+from tests.helpers import ROOT, write
 
 
 def snakemake(args, env, cwd=ROOT):

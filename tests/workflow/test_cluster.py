@@ -5,7 +5,7 @@ import subprocess
 
 import yaml
 
-from tests.conftest import ROOT, write
+from tests.helpers import ROOT, write
 
 PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
                "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt",

@@ -1,6 +1,12 @@
-"""A tiny headline corpus and the KenLM models trained on it, shared by the tests."""
+"""What the tests share besides fixtures: the repository's paths, a file writer, and a tiny headline
+corpus for the KenLM models the tests train."""
 
 import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
 
 HEADLINES = [
     "police arrest five protesters",
@@ -17,3 +23,12 @@ HEADLINES = [
 def headline_corpus(lines: int = 400, seed: int = 0) -> str:
     rng = random.Random(seed)
     return "".join(rng.choice(HEADLINES) + "\n" for _ in range(lines))
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path

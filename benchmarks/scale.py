@@ -1,0 +1,257 @@
+"""The paper profile at full size on one machine: its own steps on a synthetic Gigaword of at least
+3.8M distinct pairs, each step timed and its peak memory measured.
+
+The corpus. Copy k of each real pool pair (k = 0 is the pair itself) keeps the pair's length and
+word order, with each word replaced, with probability 0.2, by a word drawn from the pool's unigram
+distribution (articles from the articles', titles from the titles'); an article made twice is
+drawn again, so every line is distinct and the length distribution is the pool's. The real test
+set and DUC2004 stay as they are.
+
+The steps are the workflow's rules, run by Snakemake (`--allowed-rules`) on `config/paper.yaml`
+with the data directory pointed at the synthetic release, in a work directory, one stage at a
+time: data; lm; search (the profile's shard plan, `--searched` whole shards of the pool at L = 10
+run two at a time); merge (the profile's number of shard files, made full size from the searched
+ones, merged by the rule); vocab (the training sources' vocabulary alone, as `naus train` builds
+it); train (every pair loaded, `--steps` steps of the paper's 6 x 512 student on this CPU); decode
+(the 1,951 test sentences, length control, as the rule does). Peak memory is the largest resident
+set of the stage's processes (`wait4`: Snakemake, its jobs and their children), so a stage stays
+within a node's memory if that number does.
+
+Writes results/benchmarks/scale.json: the corpus, and per stage seconds, peak GB, output size and
+the projected cost of the whole paper run.
+
+    NAUS_DATA=../shared/data python -m benchmarks.scale --work /tmp/scale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+from naus import layout
+from naus.files import read_lines, write_json
+from naus.settings import SearchConfig, TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER = yaml.safe_load((ROOT / "config/paper.yaml").read_text())
+LENGTH = 10  # the length searched and trained here; the others are projected from gigaword-sample's rates
+# Search seconds per sentence per core at each length relative to L = 10, from the gigaword-sample pool run.
+LENGTH_COST = {8: 0.041 / 0.049, 10: 1.0, 13: 0.079 / 0.049}
+
+
+def synthesize(pool: Path, test: Path, duc: Path, out: Path, pairs: int, seed: int = 0) -> dict:
+    """The synthetic release under `out` (Rush layout, as config/paper.yaml names its files)."""
+    articles, titles = read_lines(pool / "article.txt"), read_lines(pool / "title.txt")
+    rng = np.random.default_rng(seed)
+    sides = []
+    for lines in (articles, titles):
+        words = sorted({w for line in lines for w in line.split()})
+        index = {w: i for i, w in enumerate(words)}
+        ids = [np.array([index[w] for w in line.split()], dtype=np.int64) for line in lines]
+        counts = np.bincount(np.concatenate(ids), minlength=len(words)).astype(np.float64)
+        sides.append((np.array(words, dtype=object), ids, np.cumsum(counts / counts.sum())))
+    train = out / PAPER["data"]["pool_article"]
+    train.parent.mkdir(parents=True, exist_ok=True)
+    seen: set[int] = set()
+    made = 0
+    with open(train, "w", encoding="utf-8") as article_out, \
+            open(out / PAPER["data"]["pool_title"], "w", encoding="utf-8") as title_out:
+        copy = 0
+        while made < pairs:
+            for i in range(len(articles)):
+                if made == pairs:
+                    break
+                while True:
+                    article = _variant(sides[0], i, rng, copy)
+                    if hash(article) not in seen:
+                        break
+                seen.add(hash(article))
+                article_out.write(article + "\n")
+                title_out.write(_variant(sides[1], i, rng, copy) + "\n")
+                made += 1
+            copy += 1
+    for key, source in (("test_article", test / "input.txt"), ("test_title", test / "task1_ref0.txt")):
+        (out / PAPER["data"][key]).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, out / PAPER["data"][key])
+    shutil.copytree(duc, out / PAPER["data"]["duc_dir"], dirs_exist_ok=True)
+    return {"pairs": made, "copies_of_each_pool_pair": copy, "pool_pairs": len(articles),
+            "article_words_mean": round(float(np.mean([len(x) for x in sides[0][1]])), 2),
+            "bytes": sum(p.stat().st_size for p in train.parent.iterdir())}
+
+
+def _variant(side, i: int, rng: np.random.Generator, copy: int) -> str:
+    words, ids, cumulative = side
+    line = ids[i]
+    if copy:
+        swap = rng.random(len(line)) < 0.2
+        line = np.where(swap, np.searchsorted(cumulative, rng.random(len(line))), line)
+    return " ".join(words[line])
+
+
+class Stages:
+    """The workflow's rules on the synthetic release, one measured stage at a time."""
+
+    def __init__(self, work: Path, config: Path, cores: int):
+        self.work, self.config, self.cores = work, config, cores
+        self.build = work / "build" / PAPER["profile"]
+        self.report: dict[str, dict] = {}
+
+    def snakemake(self, name: str, targets: list[str], rules: list[str], output: list[Path],
+                  *extra: str) -> dict:
+        command = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(self.work),
+                   "--configfile", str(self.config), "--cores", str(self.cores), *extra, "--allowed-rules", *rules,
+                   "--", *targets]
+        return self.measure(name, command, output)
+
+    def measure(self, name: str, command: list[str], output: list[Path]) -> dict:
+        """Run one stage; its seconds, the peak resident memory of all its processes, its output size."""
+        started = time.perf_counter()
+        with open(self.work / f"{name}.log", "w") as log:
+            child = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=self.work,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT)})
+            _, status, usage = os.wait4(child.pid, 0)
+        seconds = time.perf_counter() - started
+        if os.waitstatus_to_exitcode(status) != 0:
+            raise SystemExit(f"stage {name} failed: see {self.work / (name + '.log')}")
+        stage = {"seconds": round(seconds, 1), "peak_gb": round(usage.ru_maxrss / 2**20, 2),
+                 "output_bytes": sum(_size(p) for p in output)}
+        self.report[name] = stage
+        print(f"{name}: {stage}", flush=True)
+        return stage
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size if path.exists() else 0
+
+
+def fabricate_shards(build: Path, split: str, searched: list[int], shards: int, total: int) -> None:
+    """The profile's `shards` shard files of a full-size search, from the shards actually searched:
+    their records in turn, renumbered, with the provenance and timing files the rules leave."""
+    records, seconds, sentences = [], 0.0, 0
+    for shard in searched:
+        part = build / f"{layout.search_part(split, LENGTH, shard)}.jsonl"
+        records += [json.loads(line) for line in part.read_text(encoding="utf-8").splitlines()]
+        timing = json.loads((build / layout.search_timing(split, LENGTH, shard)).read_text())
+        seconds, sentences = seconds + timing["seconds"], sentences + timing["sentences"]
+    provenance = json.loads((build / f"{layout.search_part(split, LENGTH, searched[0])}.jsonl.provenance.json").read_text())
+    for shard in range(shards):
+        if shard in searched:
+            continue
+        indices = range(total * shard // shards, total * (shard + 1) // shards)
+        part = build / f"{layout.search_part(split, LENGTH, shard)}.jsonl"
+        with open(part, "w", encoding="utf-8") as handle:
+            for k, index in enumerate(indices):
+                handle.write(json.dumps({**records[k % len(records)], "index": index}, ensure_ascii=False) + "\n")
+        write_json(f"{part}.provenance.json", {**provenance, "shard": [shard, shards]})
+        write_json(build / layout.search_timing(split, LENGTH, shard),
+                   {"sentences": len(indices), "seconds": round(seconds / sentences * len(indices), 3)})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=os.environ.get("NAUS_DATA"), help="the shared data (default: $NAUS_DATA)")
+    parser.add_argument("--work", type=Path, required=True, help="a scratch directory (tens of GB)")
+    parser.add_argument("--pairs", type=int, default=3_800_000)
+    parser.add_argument("--searched", type=int, default=2, help="whole pool shards searched (two at a time)")
+    parser.add_argument("--steps", type=int, default=200, help="training steps of the paper's student")
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--out", default="results/benchmarks/scale.json")
+    args = parser.parse_args()
+    if not args.data:
+        raise SystemExit("give --data or set NAUS_DATA")
+    data = Path(args.data)
+    args.work.mkdir(parents=True, exist_ok=True)
+    release = args.work / "release"
+    started = time.perf_counter()
+    corpus = synthesize(data / "gigaword/pool", data / "gigaword/test", data / "duc2004", release, args.pairs)
+    corpus["seconds_to_make"] = round(time.perf_counter() - started, 1)
+    print("corpus:", corpus, flush=True)
+
+    config = {**PAPER, "data": {**PAPER["data"], "data_dir": str(release)},
+              "train": {**PAPER.get("train", {}), "max_steps": args.steps, "eval_every": args.steps,
+                        "checkpoint_every": args.steps}}
+    config_path = args.work / "paper-scale.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    stages = Stages(args.work, config_path, args.cores)
+    build, shards = stages.build, PAPER["search"]["shards"]
+
+    stages.snakemake("data", [f"{build}/data/stats.json"], ["data_gigaword"], [build / "data"])
+    counts = json.loads((build / "data/stats.json").read_text())
+    stages.snakemake("lm", [f"{build}/lm/lm.bin"], ["train_lm"], [build / "lm"])
+    searched = list(range(args.searched))
+    parts = [f"{build}/{layout.search_part('pool', LENGTH, shard)}.jsonl" for shard in searched]
+    stages.snakemake("search", parts, ["search_source", "export_onnx", "search_shard"],
+                     [Path(p) for p in parts])
+    fabricate_shards(build, "pool", searched, shards, counts["pool_pairs"])
+    merged = build / f"{layout.search('pool', LENGTH)}"
+    stages.snakemake("merge", [f"{merged}.jsonl"], ["search_merge"], [Path(f"{merged}.jsonl"), Path(f"{merged}.txt")])
+    _fake_dev_search(build, counts["dev_pairs"])
+    source = build / "search/pool/source.txt"
+    vocab_probe = ("import sys; from naus.files import read_lines; from naus.vocab import Vocab; "
+                   f"print(len(Vocab.build(read_lines(sys.argv[1]), {TrainConfig().min_count})))")
+    stages.measure("vocab", [sys.executable, "-c", vocab_probe, str(source)], [])
+    student = build / layout.student_dir(layout.model(LENGTH))
+    stages.snakemake("train", [f"{student}/best.pt"], ["search_source", "train"], [student],
+                     "--set-threads", f"train={args.cores}")
+    decoded = build / layout.decoded("test", layout.model(LENGTH), "length-control", LENGTH)
+    stages.snakemake("decode", [f"{decoded}.txt"], ["decode"], [Path(f"{decoded}.txt")])
+
+    write_json(args.out, {
+        "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+                   f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB",
+        "corpus": corpus, "data_counts": counts, "stages": stages.report,
+        "projection": project(stages, build, counts, shards, args.steps),
+    })
+
+
+def _fake_dev_search(build: Path, dev_pairs: int) -> None:
+    """The dev split's search output the train rule reads (its search, 2,000 sentences in 512 shards,
+    is not what this benchmark measures): the pool's first summaries."""
+    summaries = (build / f"{layout.search('pool', LENGTH)}.txt").read_text(encoding="utf-8").splitlines()[:dev_pairs]
+    stem = build / layout.search("dev", LENGTH)
+    (stem.parent).mkdir(parents=True, exist_ok=True)
+    Path(f"{stem}.txt").write_text("".join(s + "\n" for s in summaries), encoding="utf-8")
+    Path(f"{stem}.jsonl").write_text("".join(json.dumps({"index": i, "summary": s}) + "\n"
+                                             for i, s in enumerate(summaries)), encoding="utf-8")
+
+
+def project(stages: Stages, build: Path, counts: dict, shards: int, steps: int) -> dict:
+    """The whole paper run at the measured rates: core-hours per stage on this CPU."""
+    report = stages.report
+    timing = [json.loads((build / layout.search_timing("pool", LENGTH, s)).read_text()) for s in range(2)]
+    per_sentence = sum(t["seconds"] for t in timing) / sum(t["sentences"] for t in timing)
+    searched = counts["pool_pairs"] + counts["dev_pairs"]
+    search_hours = {f"L{n}": round(per_sentence * LENGTH_COST[n] * searched / 3600, 1) for n in PAPER["search"]["lengths"]}
+    train_timing = json.loads((build / layout.train_timing(layout.model(LENGTH))).read_text())
+    seconds_per_step = train_timing["seconds"] / train_timing["steps"]
+    students = len(PAPER["search"]["lengths"]) + len(PAPER["train"]["fractions"]) + 3 * len(PAPER["analysis"]["lengths"])
+    return {
+        "search_seconds_per_sentence_per_core_L10": round(per_sentence, 4),
+        "search_core_hours": search_hours,
+        "search_core_hours_total": round(sum(search_hours.values()), 1),
+        "search_wall_hours_with_one_core_per_shard": round(sum(search_hours.values()) / shards, 2),
+        "train_cpu_seconds_per_step_paper_model": round(seconds_per_step, 2),
+        "train_cpu_hours_per_student_at_the_profile_budget": round(seconds_per_step * TrainConfig().max_steps / 3600, 1),
+        "students": students,
+        "train_gpu": "unknown: no GPU was at hand for this run",
+        "merge_seconds_per_length": report["merge"]["seconds"],
+        "search_output_gb_per_length": round(report["merge"]["output_bytes"] / 2**30, 2),
+        "steps_run": steps,
+        "search_budget": {"steps_coef": SearchConfig().steps_coef, "restarts_coef": SearchConfig().restarts_coef},
+    }
+
+
+if __name__ == "__main__":
+    main()

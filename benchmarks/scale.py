@@ -108,6 +108,7 @@ class Stages:
 
     def snakemake(self, name: str, targets: list[str], rules: list[str], output: list[Path],
                   *extra: str) -> dict:
+        targets = [str(Path(t).relative_to(self.work)) for t in targets]  # the rules' outputs are relative
         command = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(self.work),
                    "--configfile", str(self.config), "--cores", str(self.cores), *extra, "--allowed-rules", *rules,
                    "--", *targets]
@@ -159,6 +160,9 @@ def fabricate_shards(build: Path, split: str, searched: list[int], shards: int, 
                    {"sentences": len(indices), "seconds": round(seconds / sentences * len(indices), 3)})
 
 
+STAGES = ("data", "lm", "search", "merge", "vocab", "train", "decode")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=os.environ.get("NAUS_DATA"), help="the shared data (default: $NAUS_DATA)")
@@ -167,52 +171,66 @@ def main() -> None:
     parser.add_argument("--searched", type=int, default=2, help="whole pool shards searched (two at a time)")
     parser.add_argument("--steps", type=int, default=200, help="training steps of the paper's student")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--stages", nargs="+", choices=STAGES, default=list(STAGES),
+                        help="run these stages again in an existing --work (the others' numbers are kept)")
     parser.add_argument("--out", default="results/benchmarks/scale.json")
     args = parser.parse_args()
     if not args.data:
         raise SystemExit("give --data or set NAUS_DATA")
-    data = Path(args.data)
-    args.work.mkdir(parents=True, exist_ok=True)
-    release = args.work / "release"
-    started = time.perf_counter()
-    corpus = synthesize(data / "gigaword/pool", data / "gigaword/test", data / "duc2004", release, args.pairs)
-    corpus["seconds_to_make"] = round(time.perf_counter() - started, 1)
+    data, work = Path(args.data), args.work
+    work.mkdir(parents=True, exist_ok=True)
+    previous = json.loads(Path(args.out).read_text()) if set(args.stages) != set(STAGES) else {}
+    corpus = previous.get("corpus")
+    if corpus is None:
+        started = time.perf_counter()
+        corpus = synthesize(data / "gigaword/pool", data / "gigaword/test", data / "duc2004", work / "release", args.pairs)
+        corpus["seconds_to_make"] = round(time.perf_counter() - started, 1)
     print("corpus:", corpus, flush=True)
 
-    config = {**PAPER, "data": {**PAPER["data"], "data_dir": str(release)},
+    config = {**PAPER, "data": {**PAPER["data"], "data_dir": str(work / "release")},
               "train": {**PAPER.get("train", {}), "max_steps": args.steps, "eval_every": args.steps,
                         "checkpoint_every": args.steps}}
-    config_path = args.work / "paper-scale.yaml"
+    config_path = work / "paper-scale.yaml"
     config_path.write_text(yaml.safe_dump(config))
-    stages = Stages(args.work, config_path, args.cores)
+    stages = Stages(work, config_path, args.cores)
+    stages.report = previous.get("stages", {})
     build, shards = stages.build, PAPER["search"]["shards"]
-
-    stages.snakemake("data", [f"{build}/data/stats.json"], ["data_gigaword"], [build / "data"])
-    counts = json.loads((build / "data/stats.json").read_text())
-    stages.snakemake("lm", [f"{build}/lm/lm.bin"], ["train_lm"], [build / "lm"])
     searched = list(range(args.searched))
-    parts = [f"{build}/{layout.search_part('pool', LENGTH, shard)}.jsonl" for shard in searched]
-    stages.snakemake("search", parts, ["search_source", "export_onnx", "search_shard"],
-                     [Path(p) for p in parts])
-    fabricate_shards(build, "pool", searched, shards, counts["pool_pairs"])
-    merged = build / f"{layout.search('pool', LENGTH)}"
-    stages.snakemake("merge", [f"{merged}.jsonl"], ["search_merge"], [Path(f"{merged}.jsonl"), Path(f"{merged}.txt")])
-    _fake_dev_search(build, counts["dev_pairs"])
-    source = build / "search/pool/source.txt"
+    merged = build / layout.search("pool", LENGTH)
+    student = build / layout.student_dir(layout.model(LENGTH))
+    decoded = build / layout.decoded("test", layout.model(LENGTH), "length-control", LENGTH)
     vocab_probe = ("import sys; from naus.files import read_lines; from naus.vocab import Vocab; "
                    f"print(len(Vocab.build(read_lines(sys.argv[1]), {TrainConfig().min_count})))")
-    stages.measure("vocab", [sys.executable, "-c", vocab_probe, str(source)], [])
-    student = build / layout.student_dir(layout.model(LENGTH))
-    stages.snakemake("train", [f"{student}/best.pt"], ["search_source", "train"], [student],
-                     "--set-threads", f"train={args.cores}")
-    decoded = build / layout.decoded("test", layout.model(LENGTH), "length-control", LENGTH)
-    stages.snakemake("decode", [f"{decoded}.txt"], ["decode"], [Path(f"{decoded}.txt")])
 
+    def counts() -> dict:
+        return json.loads((build / "data/stats.json").read_text())
+
+    run = {
+        "data": lambda: stages.snakemake("data", [f"{build}/data/stats.json"], ["data_gigaword"], [build / "data"]),
+        "lm": lambda: stages.snakemake("lm", [f"{build}/lm/lm.bin"], ["train_lm"], [build / "lm"]),
+        "search": lambda: stages.snakemake(
+            "search", [f"{build}/{layout.search_part('pool', LENGTH, s)}.jsonl" for s in searched],
+            ["search_source", "export_onnx", "search_shard"],
+            [build / f"{layout.search_part('pool', LENGTH, s)}.jsonl" for s in searched]),
+        "merge": lambda: (fabricate_shards(build, "pool", searched, shards, counts()["pool_pairs"]),
+                          stages.snakemake("merge", [f"{merged}.jsonl"], ["search_merge"],
+                                           [Path(f"{merged}.jsonl"), Path(f"{merged}.txt")]),
+                          _fake_dev_search(build, counts()["dev_pairs"])),
+        "vocab": lambda: stages.measure("vocab", [sys.executable, "-c", vocab_probe, str(build / "search/pool/source.txt")],
+                                        []),
+        "train": lambda: shutil.rmtree(student, ignore_errors=True) or stages.snakemake("train", [f"{student}/best.pt"], ["search_source", "train"], [student],
+                                          "--set-threads", f"train={args.cores}", "--forcerun", "train"),
+        "decode": lambda: stages.snakemake("decode", [f"{decoded}.txt"], ["decode"], [Path(f"{decoded}.txt")],
+                                           "--forcerun", "decode"),
+    }
+    for name in STAGES:
+        if name in args.stages:
+            run[name]()
     write_json(args.out, {
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
                    f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB",
-        "corpus": corpus, "data_counts": counts, "stages": stages.report,
-        "projection": project(stages, build, counts, shards, args.steps),
+        "corpus": corpus, "data_counts": counts(), "stages": {name: stages.report[name] for name in STAGES},
+        "projection": project(stages, build, counts(), shards, args.steps),
     })
 
 

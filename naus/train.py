@@ -298,6 +298,10 @@ class _Run:
         """best.pt (without a dev split: the last weights), history.json, and this run's time apart."""
         if self.dev is None:
             self.checkpoint(self.out_dir / "best.pt", weights_only=True)
+        elif not (self.out_dir / "best.pt").is_file():  # a finished run resumed after best.pt was deleted
+            log.warning("%s is gone and no evaluation is left in the budget: the last weights stand in for it",
+                        self.out_dir / "best.pt")
+            self.checkpoint(self.out_dir / "best.pt", weights_only=True)
         write_json(self.out_dir / "history.json", {"history": self.state["history"],
                                                    "skipped_pairs": self.state["skipped"]})
         if timing:

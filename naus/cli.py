@@ -237,17 +237,17 @@ def cmd_lead(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.files import iter_parallel
     from naus.settings import ModelConfig, TrainConfig
     from naus.train import load_pairs, train
     from naus.vocab import Vocab
 
-    vocab = Vocab.build(read_lines(args.train_source), args.min_count)
+    vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
     config = _settings(args, TrainConfig)
     pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
     dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
-    log.info("training on %d pairs, vocabulary of %d words", len(pairs.sources), len(vocab))
+    log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
     train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing)
 
 

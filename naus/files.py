@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import tempfile
@@ -135,6 +136,28 @@ def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
         detail = ", ".join(f"{p} has {n}" for p, n in counts.items())
         raise NausError(f"line counts differ: {detail}")
     return columns
+
+
+def iter_parallel(*paths: str | os.PathLike) -> Iterator[tuple[str, ...]]:
+    """`read_parallel` line by line: a corpus of millions of lines never sits in memory whole."""
+    paths = [check_file(p) for p in paths]
+    handles = [open(p, "rb") for p in paths]
+    try:
+        for number, raws in enumerate(itertools.zip_longest(*handles), 1):
+            if None in raws:
+                counts = [number - 1 + (raw is not None) + sum(1 for _ in handle) for raw, handle in zip(raws, handles)]
+                raise NausError("line counts differ: " + ", ".join(f"{p} has {n}" for p, n in zip(paths, counts)))
+            yield tuple(_decode_line(raw, path, number) for raw, path in zip(raws, paths))
+    finally:
+        for handle in handles:
+            handle.close()
+
+
+def _decode_line(raw: bytes, path: Path, number: int) -> str:
+    try:
+        return raw.decode("utf-8").rstrip("\n").rstrip("\r").strip()
+    except UnicodeDecodeError as err:
+        raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 
 
 def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> Path:

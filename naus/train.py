@@ -12,19 +12,22 @@ refuses before it touches the directory. Only the budget and the reporting may c
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import math
 import random
 import time
+from array import array
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Iterable, Iterator, Sequence
 
 import numpy as np
 import torch
 
 from naus import NausError
 from naus.device import device_label, pick_device
-from naus.files import OutputLock, read_parallel, write_json
+from naus.files import OutputLock, iter_parallel, write_json
 from naus.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
@@ -40,38 +43,94 @@ RESUMABLE_CHANGES = ("max_steps", "patience", "checkpoint_every", "eval_every", 
 
 
 
+class Ragged:
+    """Rows of token ids in one flat int32 array with their offsets: millions of sentences as Python
+    lists of ints would take gigabytes. A row reads back as a list."""
+
+    def __init__(self, rows: Iterable[Sequence[int]] = ()):
+        flat, offsets = array("i"), array("q", [0])
+        for row in rows:
+            flat.extend(row)
+            offsets.append(len(flat))
+        self.flat, self.offsets = np.frombuffer(flat, dtype=np.int32), np.frombuffer(offsets, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int | slice):
+        if isinstance(i, slice):
+            start, stop, _ = i.indices(len(self))
+            part = Ragged()
+            part.flat, part.offsets = self.flat[self.offsets[start] : self.offsets[stop]], self.offsets[start : stop + 1] - self.offsets[start]
+            return part
+        return self.flat[self.offsets[i] : self.offsets[i + 1]].tolist()
+
+    def __iter__(self) -> Iterator[list[int]]:
+        return (self[i] for i in range(len(self)))
+
+    def lengths(self) -> list[int]:
+        return np.diff(self.offsets).tolist()
+
+    def digest(self) -> bytes:
+        """The rows' content (values and boundaries), for fingerprints."""
+        return self.flat.astype("<i4").tobytes() + np.diff(self.offsets).astype("<i8").tobytes()
+
+
 @dataclass
 class Pairs:
-    sources: list[list[int]]
-    targets: list[list[int]]
+    sources: Ragged
+    targets: Ragged
+
+    def __post_init__(self) -> None:
+        self.sources, self.targets = (x if isinstance(x, Ragged) else Ragged(x) for x in (self.sources, self.targets))
+
+    def __len__(self) -> int:
+        return len(self.sources)
 
     def head(self, fraction: float) -> "Pairs":
         """The first `fraction` of the pairs, at least one (the training-size sweep of Figure 3)."""
-        keep = max(1, int(len(self.sources) * fraction))
+        keep = max(1, int(len(self) * fraction))
         return Pairs(self.sources[:keep], self.targets[:keep])
+
+    def fingerprint(self) -> str:
+        digest = hashlib.sha256()
+        for rows in (self.sources, self.targets):
+            digest.update(rows.digest())
+        return digest.hexdigest()[:16]
 
 def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
     """Everything that decides the weights a run reaches, step for step."""
-    return {"pairs": fingerprint([pairs.sources, pairs.targets]), "dev": fingerprint([dev.sources, dev.targets]) if dev else None,
+    return {"pairs": pairs.fingerprint(), "dev": dev.fingerprint() if dev else None,
             "vocab": fingerprint(vocab.tokens), "model": model_config.to_dict(),
             "train": {k: v for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES}}
 
 
 def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, max_len: int) -> Pairs:
-    """Encode aligned source/target files; empty or over-long sources are left out (and logged)."""
-    sources, targets = read_parallel(source_path, target_path)
-    pairs = Pairs([], [])
+    """Encode aligned source/target files as they are read; empty or over-long sources are left out (and logged)."""
     dropped = 0
-    for src, tgt in zip(sources, targets):
-        ids = vocab.encode(src)
-        if not ids or len(ids) > max_len:
-            dropped += 1
-            continue
-        pairs.sources.append(ids)
-        pairs.targets.append(vocab.encode(tgt))
+
+    def kept():
+        nonlocal dropped
+        for src, tgt in iter_parallel(source_path, target_path):
+            ids = vocab.encode(src)
+            if not ids or len(ids) > max_len:
+                dropped += 1
+                continue
+            yield ids, vocab.encode(tgt)
+
+    sources, targets = array("i"), array("i")
+    source_offsets, target_offsets = array("q", [0]), array("q", [0])
+    for ids, target in kept():
+        sources.extend(ids)
+        targets.extend(target)
+        source_offsets.append(len(sources))
+        target_offsets.append(len(targets))
+    pairs = Pairs(Ragged(), Ragged())
+    for rows, flat, offsets in ((pairs.sources, sources, source_offsets), (pairs.targets, targets, target_offsets)):
+        rows.flat, rows.offsets = np.frombuffer(flat, dtype=np.int32), np.frombuffer(offsets, dtype=np.int64)
     if dropped:
         log.info("%s: %d empty or over-long (> %d tokens) sources left out", source_path, dropped, max_len)
-    if not pairs.sources:
+    if not len(pairs):
         raise NausError(f"{source_path}: no usable training pairs")
     return pairs
 
@@ -132,7 +191,7 @@ def dev_loss(model: torch.nn.Module, pairs: Pairs, vocab: Vocab, max_tokens: int
     """The model's loss on the dev split (no smoothing, no dropout): CTC per target word, or cross entropy per token."""
     model.eval()
     total, count = 0.0, 0
-    for batch in make_batches([len(s) for s in pairs.sources], max_tokens, 0, 0):
+    for batch in make_batches(pairs.sources.lengths(), max_tokens, 0, 0):
         tokens, lengths, targets = collate(pairs, batch, vocab.pad, device)
         loss, used, _ = model.loss(tokens, lengths, targets, vocab.blank, smoothing=0.0)
         total += float(loss) * used
@@ -182,7 +241,7 @@ class _Run:
         self.model = build_model(model_config).to(self.device)
         log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in self.model.parameters()),
                  self.device)
-        self.lengths = [len(s) for s in pairs.sources]
+        self.lengths = pairs.sources.lengths()
         if not self.model.usable(self.lengths, pairs.targets):
             raise NausError(f"none of the {len(self.lengths)} training pairs can be learnt by a {model_config.arch} "
                             "student (with CTC a target must fit its source's slots: are the training source and "

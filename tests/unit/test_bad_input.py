@@ -310,7 +310,8 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
     train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=5)
     rng = random.Random(0)
     words = [rng.choice(headline_corpus(50).split()) for _ in range(1000)]
-    source = write(tmp_path / "long.txt", " ".join(words) + "\npolice arrest five protesters in paris\n")
+    longest = " ".join(words * 100)  # 100,000 words: a dense 5-gram table of them would need 10^25 floats
+    source = write(tmp_path / "long.txt", " ".join(words) + "\npolice arrest five protesters in paris\n" + longest + "\n")
 
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
@@ -320,8 +321,10 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
                             env=env, cwd=ROOT, preexec_fn=limit, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "sentence 1: 1000 words, searched on its first 46" in result.stderr
-    first, second = (json.loads(line)["summary"].split() for line in (tmp_path / "out.jsonl").read_text().splitlines())
-    assert len(first) == 6 and set(first) <= set(words[:46]) and len(second) == 6
+    assert "sentence 3: 100000 words, searched on its first 46" in result.stderr
+    first, second, third = (json.loads(line)["summary"].split()
+                            for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    assert len(first) == 6 and set(first) <= set(words[:46]) and len(second) == 6 and set(third) <= set(words[:46])
 
 
 def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, env):

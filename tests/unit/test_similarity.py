@@ -207,3 +207,28 @@ def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):
     assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].endswith(
         "none.onnx: ONNX model not found (run `naus export-onnx` first)"
     )
+
+
+def test_a_shard_resumed_after_the_onnx_model_was_re_exported_refuses(tmp_path, env, onnx_models):
+    """Provenance records the embedder by content: int8 re-exported as fp32 at the same path is another teacher."""
+    import shutil
+    import subprocess
+
+    from tests.helpers import ROOT
+
+    lm_path = tmp_path / "lm.bin"
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
+    model = tmp_path / "minilm.onnx"
+    shutil.copyfile(onnx_models / "int8.onnx", model)
+    command = ["naus", "search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
+               "--rerank-exact", "5", "--onnx", model, "--out", tmp_path / "out.jsonl"]
+    assert subprocess.run(command, capture_output=True, env=env, cwd=ROOT).returncode == 0
+    first = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)[0]
+    write(tmp_path / "out.jsonl.partial", first)  # as an interrupted run leaves it
+    (tmp_path / "out.jsonl").unlink()
+    shutil.copyfile(onnx_models / "fp32.onnx", model)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    assert result.returncode == 2
+    assert "out.jsonl.partial: made with parameters.embedder_sha256 = " in result.stderr.strip().splitlines()[-1]
+

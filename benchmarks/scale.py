@@ -111,7 +111,7 @@ class Stages:
         targets = [str(Path(t).relative_to(self.work)) for t in targets]  # the rules' outputs are relative
         command = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(self.work),
                    "--configfile", str(self.config), "--cores", str(self.cores), *extra, "--allowed-rules", *rules,
-                   "--", *targets]
+                   "--forcerun", *rules, "--", *targets]  # forced: a stage run again is measured again
         return self.measure(name, command, output)
 
     def measure(self, name: str, command: list[str], output: list[Path]) -> dict:
@@ -178,6 +178,9 @@ def main() -> None:
     if not args.data:
         raise SystemExit("give --data or set NAUS_DATA")
     data, work = Path(args.data), args.work
+    if set(args.stages) == set(STAGES) and (work / "build").exists():
+        raise SystemExit(f"{work} holds an earlier run: Snakemake would find its outputs and measure nothing; "
+                         "remove it, or rerun some --stages")
     work.mkdir(parents=True, exist_ok=True)
     previous = json.loads(Path(args.out).read_text()) if set(args.stages) != set(STAGES) else {}
     corpus = previous.get("corpus")
@@ -219,9 +222,8 @@ def main() -> None:
         "vocab": lambda: stages.measure("vocab", [sys.executable, "-c", vocab_probe, str(build / "search/pool/source.txt")],
                                         []),
         "train": lambda: shutil.rmtree(student, ignore_errors=True) or stages.snakemake("train", [f"{student}/best.pt"], ["search_source", "train"], [student],
-                                          "--set-threads", f"train={args.cores}", "--forcerun", "train"),
-        "decode": lambda: stages.snakemake("decode", [f"{decoded}.txt"], ["decode"], [Path(f"{decoded}.txt")],
-                                           "--forcerun", "decode"),
+                                          "--set-threads", f"train={args.cores}"),
+        "decode": lambda: stages.snakemake("decode", [f"{decoded}.txt"], ["decode"], [Path(f"{decoded}.txt")]),
     }
     for name in STAGES:
         if name in args.stages:

@@ -63,6 +63,7 @@ class Ragged:
             part = Ragged()
             part.flat, part.offsets = self.flat[self.offsets[start] : self.offsets[stop]], self.offsets[start : stop + 1] - self.offsets[start]
             return part
+        i = range(len(self))[i]  # negative indices count from the end; out of range is an IndexError
         return self.flat[self.offsets[i] : self.offsets[i + 1]].tolist()
 
     def __iter__(self) -> Iterator[list[int]]:

@@ -164,3 +164,18 @@ def test_a_second_training_into_one_directory_is_refused(tmp_path):
         with pytest.raises(NausError, match="run: being written by process"):
             train(pairs, None, vocab, model_config, TrainConfig(max_steps=2, device="cpu"), tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_pairs_are_held_compactly_and_read_back_as_they_were():
+    from naus.train import Ragged
+
+    rows = [[5, 6], [], [7, 8, 9], [1]]
+    ragged = Ragged(rows)
+    assert list(ragged) == rows and ragged[-1] == [1] and ragged.lengths() == [2, 0, 3, 1]
+    assert list(ragged[1:3]) == rows[1:3] and list(ragged[:0]) == []
+    with pytest.raises(IndexError):
+        ragged[4]
+    pairs = Pairs([[1, 2], [3]], [[4], [5]])
+    assert pairs.fingerprint() == Pairs([[1, 2], [3]], [[4], [5]]).fingerprint()
+    assert pairs.fingerprint() != Pairs([[1], [2, 3]], [[4], [5]]).fingerprint()  # the same ids, other boundaries
+    assert len(pairs.head(0.5)) == 1 and len(pairs.head(0.01)) == 1

@@ -152,7 +152,7 @@ class NgramTable:
                 model.NullContextWrite(start)
             extend((0,) * zeros, start, -1, n - 1 - zeros)
         table *= LN10  # in place: the table is the search's largest allocation
-        if not (table <= 0).all():  # NaN too: a damaged model that loaded
+        if not table.max() <= 0:  # NaN too (max propagates it): a damaged model that loaded
             raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {table.max():.4g} "
                             f"over the words of {' '.join(words[:8])!r}...); a damaged file?")
         self.flat = table.reshape(-1)

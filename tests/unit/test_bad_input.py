@@ -416,3 +416,26 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
     again = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
     assert again.returncode == 0 and f"after {kept} finished sentences" in again.stderr
     assert [json.loads(x)["index"] for x in (tmp_path / "out.jsonl").read_text().splitlines()] == list(range(3000))
+
+
+def test_a_language_model_with_impossible_probabilities_is_refused():
+    """A damaged model without its checksum record may load and answer garbage (KenLM itself never
+    writes a positive log-probability): the search's table refuses it in one line."""
+    import types
+
+    from naus import NausError
+    from naus.lm import NgramTable
+
+    class Damaged:  # KenLM's interface, answering log10 P = 0.5 for every word
+        def BeginSentenceWrite(self, state):
+            pass
+
+        def NullContextWrite(self, state):
+            pass
+
+        def BaseScore(self, state, word, out):
+            return 0.5
+
+    lm = types.SimpleNamespace(model=Damaged(), order=2, path="damaged.bin", unigram=lambda word: -1.0)
+    with pytest.raises(NausError, match=r"damaged.bin: not a valid KenLM model \(a log-probability of 1.151 over"):
+        NgramTable(lm, ["police", "arrest", "five"])

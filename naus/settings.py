@@ -68,7 +68,7 @@ class SearchConfig:
     seed: int = setting(0, "seed of the hill climbing")
     max_source_words: int = setting(200, "longer sources are searched on their first N words (the search's "
                                          "work grows with N^2)", minimum=1)
-    max_memory_mb: int = setting(2048, "memory one sentence's search may use: a source whose n-gram table "
+    max_memory_mb: int = setting(1024, "memory one sentence's search may use: a source whose n-gram table "
                                        "((N + 2)^order floats) would not fit is searched on its first words, "
                                        "a budget whose states would not fit is refused", minimum=16)
 

@@ -298,7 +298,8 @@ def test_a_crafted_checkpoint_runs_nothing(tmp_path, capsys):
 
 def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, env):
     """A 1,000-word line and a 5-gram LM, under a 4 GB address-space limit: the dense n-gram table
-    would need (1,002)^5 floats; the search reads the words that fit search.max_memory_mb instead."""
+    would need (1,002)^5 floats; the search reads the words that fit search.max_memory_mb instead
+    (1 GB: the limit also holds Python, NumPy, numba compiling its kernels on a first run, the LM)."""
     import random
     import resource
     import subprocess
@@ -320,11 +321,11 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
                              "--rerank-k", "0", "--out", tmp_path / "out.jsonl"], capture_output=True, text=True,
                             env=env, cwd=ROOT, preexec_fn=limit, timeout=600)
     assert result.returncode == 0, result.stderr[-2000:]
-    assert "sentence 1: 1000 words, searched on its first 46" in result.stderr
-    assert "sentence 3: 100000 words, searched on its first 46" in result.stderr
+    assert "sentence 1: 1000 words, searched on its first 40" in result.stderr
+    assert "sentence 3: 100000 words, searched on its first 40" in result.stderr
     first, second, third = (json.loads(line)["summary"].split()
                             for line in (tmp_path / "out.jsonl").read_text().splitlines())
-    assert len(first) == 6 and set(first) <= set(words[:46]) and len(second) == 6 and set(third) <= set(words[:46])
+    assert len(first) == 6 and set(first) <= set(words[:40]) and len(second) == 6 and set(third) <= set(words[:40])
 
 
 def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, env):

@@ -183,7 +183,7 @@ def cmd_search(args: argparse.Namespace) -> None:
     total = min(len(sources), args.limit) if args.limit else len(sources)
     parameters = {  # files by content: a model rebuilt in place at the same size is another teacher
         "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
-        "lm_sha256": sha256sum(args.lm), "embedder": str(args.onnx or "torch"),
+        "lm_sha256": language_model.sha256, "embedder": str(args.onnx or "torch"),
         "embedder_sha256": sha256sum(check_file(args.onnx, "ONNX model", "run `naus export-onnx` first"))
         if args.onnx and args.rerank_k > 0 else None, "static": str(args.static),
         "static_sha256": sha256sum(check_file(args.static, "static embedding table", "run the embed step first"))

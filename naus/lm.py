@@ -65,12 +65,12 @@ def checksum_path(model: str | Path) -> Path:
     return Path(f"{model}.sha256")
 
 
-def _check_integrity(path: Path) -> None:
-    """The recorded checksum when there is one; otherwise load the model once in a child process,
-    so that a file that crashes KenLM ends in one line instead of a segmentation fault."""
+def _check_integrity(path: Path, digest: str) -> None:
+    """The recorded checksum when there is one (`digest` is the file's); otherwise load the model once
+    in a child process, so that a file that crashes KenLM ends in one line instead of a segmentation fault."""
     record = checksum_path(path)
     if record.is_file():
-        if read_lines(record)[:1] != [sha256sum(path)]:
+        if read_lines(record)[:1] != [digest]:
             raise NausError(f"{path}: content differs from the SHA-256 recorded when it was built ({record}): "
                             f"damaged, or replaced without its record; rebuild it (or delete {record.name} if the "
                             "new file is meant)")
@@ -89,8 +89,8 @@ class LanguageModel:
         import kenlm
 
         path = check_file(path, "language model", "run the lm step first")
-        _check_integrity(path)
-        self.path = path
+        self.path, self.sha256 = path, sha256sum(path)  # read once: checked here, recorded by the search's provenance
+        _check_integrity(path, self.sha256)
         try:
             self.model = kenlm.Model(str(path))
         except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8

@@ -48,11 +48,31 @@ class Ragged:
     lists of ints would take gigabytes. A row reads back as a list."""
 
     def __init__(self, rows: Iterable[Sequence[int]] = ()):
-        flat, offsets = array("i"), array("q", [0])
+        self.flat, self.offsets = array("i"), array("q", [0])
         for row in rows:
-            flat.extend(row)
-            offsets.append(len(flat))
-        self.flat, self.offsets = np.frombuffer(flat, dtype=np.int32), np.frombuffer(offsets, dtype=np.int64)
+            self.append(row)
+        self.freeze()
+
+    @classmethod
+    def building(cls) -> "Ragged":
+        """An empty one to `append` rows to, then `freeze`."""
+        return cls._view(array("i"), array("q", [0]))
+
+    def append(self, row: Sequence[int]) -> None:
+        """Add a row while building (before `freeze`)."""
+        self.flat.extend(row)
+        self.offsets.append(len(self.flat))
+
+    def freeze(self) -> "Ragged":
+        """The built rows as NumPy views of the growable buffers."""
+        self.flat, self.offsets = np.frombuffer(self.flat, dtype=np.int32), np.frombuffer(self.offsets, dtype=np.int64)
+        return self
+
+    @classmethod
+    def _view(cls, flat: np.ndarray, offsets: np.ndarray) -> "Ragged":
+        part = cls.__new__(cls)
+        part.flat, part.offsets = flat, offsets
+        return part
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -60,9 +80,8 @@ class Ragged:
     def __getitem__(self, i: int | slice):
         if isinstance(i, slice):
             start, stop, _ = i.indices(len(self))
-            part = Ragged()
-            part.flat, part.offsets = self.flat[self.offsets[start] : self.offsets[stop]], self.offsets[start : stop + 1] - self.offsets[start]
-            return part
+            return Ragged._view(self.flat[self.offsets[start] : self.offsets[stop]],
+                                self.offsets[start : stop + 1] - self.offsets[start])
         i = range(len(self))[i]  # negative indices count from the end; out of range is an IndexError
         return self.flat[self.offsets[i] : self.offsets[i + 1]].tolist()
 
@@ -119,16 +138,11 @@ def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, m
                 continue
             yield ids, vocab.encode(tgt)
 
-    sources, targets = array("i"), array("i")
-    source_offsets, target_offsets = array("q", [0]), array("q", [0])
+    sources, targets = Ragged.building(), Ragged.building()
     for ids, target in kept():
-        sources.extend(ids)
-        targets.extend(target)
-        source_offsets.append(len(sources))
-        target_offsets.append(len(targets))
-    pairs = Pairs(Ragged(), Ragged())
-    for rows, flat, offsets in ((pairs.sources, sources, source_offsets), (pairs.targets, targets, target_offsets)):
-        rows.flat, rows.offsets = np.frombuffer(flat, dtype=np.int32), np.frombuffer(offsets, dtype=np.int64)
+        sources.append(ids)
+        targets.append(target)
+    pairs = Pairs(sources.freeze(), targets.freeze())
     if dropped:
         log.info("%s: %d empty or over-long (> %d tokens) sources left out", source_path, dropped, max_len)
     if not len(pairs):

@@ -8,9 +8,11 @@ Two parts, one run, one machine:
   of github.com/MANGA-UOFA/NAUS given by --authors-repo, with its defaults: scope 3, max
   marginalisation), our compiled length control, our tensor version (the previous code), greedy,
   and CTC prefix beam search compiled and in Python dictionaries (the previous code).
+  Char-control (a budget of characters, `--chars`) runs on the same samples, its 30,000 words
+  taking the lengths of the 30,000 most frequent words of the Gigaword test articles.
 * `end_to_end`: a trained checkpoint on Gigaword test sources (their real lengths), model forward
-  included, per-sample time at batch 1 and at batch 64 for truncation, length control and beam
-  search, with the previous decoders in the same run.
+  included, per-sample time at batch 1 and at batch 64 for truncation, length control, beam
+  search and char-control, with the previous decoders in the same run.
 
 Writes results/benchmarks/decode.json.
 
@@ -28,9 +30,11 @@ import sys
 import tempfile
 import time
 import types
+from collections import Counter
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from naus import decoding, summarizer as summarizer_module
@@ -38,6 +42,7 @@ from naus.files import read_lines, write_json
 from naus.summarizer import Summarizer
 from tests import reference
 
+METHODS = ("truncate", "length-control", "beam", "char-control")
 AUTHORS_FILES = ("decoding_algorithms/ctc_decoder_base.py", "decoding_algorithms/ctc_scope_search_length_control.py")
 
 
@@ -80,11 +85,19 @@ def per_sample(function, samples: list) -> float:
     return (time.perf_counter() - start) / len(samples)
 
 
+def word_lengths(data: str, vocab: int) -> np.ndarray:
+    """Characters of the `vocab` most frequent words of the Gigaword test articles (cycled if fewer)."""
+    counts = Counter(w for line in read_lines(Path(data) / "gigaword/test/input.txt") for w in line.split())
+    lengths = [len(w.encode()) for w, _ in counts.most_common(vocab)]
+    return np.resize(np.array(lengths), vocab)
+
+
 def kernels(args) -> dict:
     gen = torch.Generator().manual_seed(0)
     samples = [(torch.randn(32, 30_000, generator=gen) * 3).log_softmax(-1) for _ in range(16)]
     length, beam, blank = args.length, args.beam_size, 4
     one = torch.tensor([32])
+    chars = word_lengths(args.data, 30_000)
     ours = {
         "greedy + truncate": lambda lp: decoding.truncate(decoding.greedy(lp, blank), length),
         "length control, compiled": lambda lp: decoding.length_control(lp, length, beam, blank),
@@ -92,10 +105,12 @@ def kernels(args) -> dict:
             lp[None], one, [length], beam, blank)[0],
         "beam search, compiled": lambda lp: decoding.ctc_beam_search(lp, beam, blank),
         "beam search, Python (previous)": lambda lp: reference.ctc_beam_search_python(lp, beam, blank),
+        f"char control ({args.chars} chars), compiled": lambda lp: decoding.char_control_batch(
+            lp[None], one, [args.chars], chars, beam, blank)[0],
     }
     times = {name: per_sample(function, samples) for name, function in ours.items()}
     report = {"data": "16 seeded random log-softmax samples, T = 32, V = 30,000, one at a time, one thread",
-              "length": length, "beam_size": beam, "seconds_per_sample": {}}
+              "length": length, "chars": args.chars, "beam_size": beam, "seconds_per_sample": {}}
     if args.authors_repo:
         theirs = authors_decoder(args.authors_repo, length, beam)
         times["length control, authors"] = per_sample(lambda lp: theirs.decode(lp[None], one), samples)
@@ -105,7 +120,9 @@ def kernels(args) -> dict:
     speedups = {"length control: compiled over tensors": times["length control, tensors (previous)"]
                 / times["length control, compiled"],
                 "beam search: compiled over Python": times["beam search, Python (previous)"]
-                / times["beam search, compiled"]}
+                / times["beam search, compiled"],
+                "char control over length control (cost)": times[f"char control ({args.chars} chars), compiled"]
+                / times["length control, compiled"]}
     if "length control, authors" in times:
         speedups["length control: compiled over the authors'"] = times["length control, authors"] / times[
             "length control, compiled"]
@@ -133,18 +150,19 @@ def end_to_end(args) -> dict:
 
     def timed(items: list[str], method: str, batch: int) -> tuple[float, list]:
         start = time.perf_counter()
+        chars = args.chars if method == "char-control" else None
         out = summarizer.summarize(items, length=args.length, method=method, beam_size=args.beam_size,
-                                   batch_size=batch, raw=False)
+                                   batch_size=batch, raw=False, chars=chars)
         return (time.perf_counter() - start) / len(items), [r.summary for r in out]
 
-    for method in ("truncate", "length-control", "beam"):  # warm-up: compilation (each signature) and caches
+    for method in METHODS:  # warm-up: compilation (each signature) and caches
         timed(sample[:64], method, 64)
         timed(sample[:8], method, 1)
     seconds, same = {}, {}
     for batch, items in ((1, sample[: args.batch1_samples]), (64, sample)):
-        for method in ("truncate", "length-control", "beam"):
+        for method in METHODS:
             seconds[f"{method}@batch{batch}"], outputs = timed(items, method, batch)
-            if method != "truncate":
+            if method in ("length-control", "beam"):
                 with previous_decoders():
                     seconds[f"{method} (previous)@batch{batch}"], previous = timed(items, method, batch)
                 same[f"{method}@batch{batch}"] = sum(a == b for a, b in zip(outputs, previous)) / len(items)
@@ -152,12 +170,17 @@ def end_to_end(args) -> dict:
     return {
         "checkpoint": args.checkpoint,
         "model": f"{config.n_layers} layers x {config.d_model}, vocabulary {config.vocab_size}",
-        "data": f"{args.samples} seeded-random Gigaword test sources (batch 1: the first {args.batch1_samples})",
+        "data": f"{args.samples} seeded-random Gigaword test sources (batch 1: the first {args.batch1_samples}); "
+                f"L = {args.length}, char-control within {args.chars} characters",
         "device": str(summarizer.device),
         "seconds_per_sample": {k: round(v, 6) for k, v in seconds.items()},
         "over_truncate": {
             f"{method}@batch{b}": round(seconds[f"{method}@batch{b}"] / seconds[f"truncate@batch{b}"], 2)
-            for b in (1, 64) for method in ("length-control", "beam", "length-control (previous)", "beam (previous)")
+            for b in (1, 64)
+            for method in ("length-control", "beam", "char-control", "length-control (previous)", "beam (previous)")
+        },
+        "char_control_over_length_control": {
+            f"batch{b}": round(seconds[f"char-control@batch{b}"] / seconds[f"length-control@batch{b}"], 2) for b in (1, 64)
         },
         "same_summaries_as_previous": same,
     }
@@ -171,6 +194,7 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=512)
     parser.add_argument("--batch1-samples", type=int, default=200)
     parser.add_argument("--length", type=int, default=10)
+    parser.add_argument("--chars", type=int, default=60, help="char-control's budget (about L = 10 words)")
     parser.add_argument("--beam-size", type=int, default=6)
     parser.add_argument("--device")
     parser.add_argument("--threads", type=int, default=1)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-CTC_METHODS = ("length-control", "truncate", "beam", "greedy")
+CTC_METHODS = ("length-control", "truncate", "beam", "greedy", "char-control")
+CHAR_METHOD = "char-control"  # the one method whose budget is characters (`--chars`), not words
 
 
 @dataclass(frozen=True)

@@ -265,7 +265,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     loaded = time.perf_counter() - tick
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
-                   beam_size=args.beam_size, raw=args.raw)
+                   beam_size=args.beam_size, raw=args.raw, chars=args.chars)
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
     seconds = summarizer.last_timing["seconds"]
     log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
@@ -280,7 +280,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     if args.timing:
         timing = summarizer.last_timing
         report = {
-            "method": args.method, "beam_size": args.beam_size, "batch_size": args.batch_size,
+            "method": args.method or summarizer.last_timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
             "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
             "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
@@ -342,10 +342,17 @@ OUT = {"type": _output_file, "required": True}  # an output file, refused when i
 DEVICE = ("--device", {"help": "cpu, cuda, cuda:1, ... (default: cuda when available)"})
 
 
-def _target(required: bool, default: int | None) -> tuple:
-    """--length or --ratio, one of them: the summary length the same way for `search` and `decode`."""
-    return ("one of", required, [("--length", {"type": _positive, "default": default, "help": "summary length L in words"}),
-                                 ("--ratio", {"type": _ratio, "help": "L = floor(ratio * source length), 0 < ratio <= 1"})])
+def _target(required: bool, default: int | None, chars: bool = False) -> tuple:
+    """--length or --ratio, one of them: the summary length the same way for `search` and `decode`
+    (and for decoding, --chars: a budget in characters)."""
+    from naus.architectures import CHAR_METHOD
+
+    options = [("--length", {"type": _positive, "default": default, "help": "summary length L in words"}),
+               ("--ratio", {"type": _ratio, "help": "L = floor(ratio * source length), 0 < ratio <= 1"})]
+    if chars:
+        options.append(("--chars", {"type": _positive, "help": f"at most N characters (UTF-8 bytes), whole words: "
+                                                               f"the {CHAR_METHOD} method, its default"}))
+    return ("one of", required, options)
 
 
 def _command(sub, name: str, func, help: str, *options, settings: tuple[type, ...] = (), **defaults):
@@ -477,7 +484,7 @@ def _student_commands(sub) -> None:
         _command(sub, name, cmd_decode, helptext, ("--checkpoint", IN),
                  ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
                  ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}),
-                 _target(False, DecodeConfig.length),
+                 _target(False, DecodeConfig.length, chars=True),
                  ("--method", {"choices": CTC_METHODS,
                                "help": "default: length-control for CTC models, beam for ar, greedy for nar"}),
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),

@@ -470,3 +470,227 @@ def greedy_batch(log_probs: torch.Tensor, lengths: torch.Tensor, blank: int = 0)
         path = ids[i, :valid].tolist()
         out.append(Hypothesis(reduce_path(path, blank), path, float(best[i, :valid].sum())))
     return out
+
+
+def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: list[int], word_chars: np.ndarray,
+                       beam_size: int = BEAM, blank: int = 0, unk: int = -1,
+                       unk_chars: list[list[int]] | None = None) -> list[Hypothesis]:
+    """The most probable CTC path (within the beam) whose summary, its words joined by single spaces,
+    has at most `budgets[i]` characters: length control in characters (NACC, Liu et al. 2022).
+
+    `word_chars[v]` is the characters (bytes, for DUC's rule) token v takes as written; with
+    `unk_chars`, token `unk` at slot s of sample i takes `unk_chars[i][s]` instead (the source word
+    it stands for in raw text). The dynamic program of `length_control` runs over cells of
+    characters used (0, or the words' characters plus one space between each two), with the same
+    recombination (one prefix per cell and last token) and beam of B states per cell; so:
+
+    * With B at least the vocabulary size (every token and ε a distinct state), the result is the
+      exact maximum of the path probability over all paths whose summary fits the budget.
+    * For any B, a slot's new words are taken from the B + 1 most probable words of each character
+      length (no other can enter a cell's best B: the B + 1 above it, less at most one that repeats
+      the parent's word, share its parent cell and beat it), so the result is what the same beam
+      search over every word gives (tested against both on tiny vocabularies).
+    """
+    _check_length_control(beam_size, budgets)
+    lp = log_probs.detach().float()
+    n, time, vocab = lp.shape
+    chars = np.asarray(word_chars, dtype=np.int64)
+    if chars.shape != (vocab,):
+        raise ValueError(f"word_chars holds {chars.shape[0]} lengths for a vocabulary of {vocab}")
+    slot_unk = np.full((n, time), int(chars[unk]) if 0 <= unk < vocab else -1, dtype=np.int64)
+    if unk_chars is not None:
+        for i, row in enumerate(unk_chars):
+            slot_unk[i, : len(row)] = np.asarray(row, dtype=np.int64)[:time]
+    word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, max(budgets, default=0), blank, unk,
+                                                          beam_size + 1)
+    rep_lp, columns = _repeat_table(lp, word_id, gather=lp.device.type != "cpu")
+    blank_lp, word_lp, word_id, word_len, columns, rep_lp = (
+        x.cpu().numpy() for x in (lp[:, :, blank], word_lp, word_id, word_len, columns, rep_lp))
+    lengths = lengths.cpu().tolist()
+    results = []
+    for i in range(n):
+        valid = int(lengths[i])
+        with held():
+            path = _char_control_kernel(valid, budgets[i] + 1, beam_size, blank, blank_lp[i], word_lp[i], word_id[i],
+                                        word_len[i], starts, columns[i], rep_lp[i]).tolist()
+        results.append(Hypothesis(reduce_path(path, blank), path, _path_score(lp[i, :valid], path)))
+    return results
+
+
+def _repeat_table(lp: torch.Tensor, word_id: torch.Tensor, gather: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Where the repeats read a slot's log-probability of a candidate word [N, T, K]: `rep_lp[i, s,
+    columns[i, t, k]]`. On the CPU the log-probabilities themselves (a word's column is its id); from
+    a GPU only the columns a state can end in, [N, T, T·K]."""
+    if not gather:
+        return lp, word_id.clamp(min=0)
+    n, time, scope = word_id.shape
+    seen = word_id.clamp(min=0).to(lp.device).reshape(n, 1, time * scope).expand(n, time, time * scope)
+    return lp.gather(2, seen), torch.arange(time * scope).reshape(1, time, scope).expand(n, -1, -1)
+
+
+def _words_by_length(lp: torch.Tensor, chars: np.ndarray, slot_unk: np.ndarray, budget: int, blank: int, unk: int,
+                     per: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, np.ndarray]:
+    """Each slot's `per` most probable words of every character length up to `budget` (groups of
+    `per` columns, best first; missing ones -inf and id -1), then `unk` alone in a last column with
+    its per-slot length: [N, T, K] log-probabilities, ids and lengths, and each group's first column."""
+    n, time, vocab = lp.shape
+    special = np.zeros(vocab, dtype=bool)
+    special[[x for x in (blank, unk) if 0 <= x < vocab]] = True
+    usable = ~special & (chars >= 1) & (chars <= budget)
+    sizes = np.flatnonzero(np.bincount(chars[usable], minlength=1))
+    group_of_size = np.full(budget + 2, -1, dtype=np.int64)
+    group_of_size[sizes] = np.arange(len(sizes))
+    group = np.where(usable, group_of_size[np.clip(chars, 0, budget + 1)], -1)
+    values, ids = _grouped_top(lp, group, len(sizes), per)
+    lengths = torch.from_numpy(np.where(ids.numpy() >= 0, chars[ids.numpy().clip(0)], 0))
+    if 0 <= unk < vocab:
+        unk_len = torch.from_numpy(slot_unk)
+        fits = (unk_len >= 1) & (unk_len <= budget)
+        values = torch.cat([values, lp[:, :, unk].cpu().masked_fill(~fits, NEG_INF)[..., None]], dim=-1)
+        ids = torch.cat([ids, torch.where(fits, unk, -1)[..., None]], dim=-1)
+        lengths = torch.cat([lengths, unk_len.masked_fill(~fits, 0)[..., None]], dim=-1)
+    starts = list(range(0, per * len(sizes) + 1, per))
+    starts += [ids.shape[-1]] if ids.shape[-1] > starts[-1] else []
+    return values, ids, lengths, np.array(starts, dtype=np.int64)
+
+
+def _grouped_top(lp: torch.Tensor, group: np.ndarray, groups: int, per: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The `per` largest entries of each slot within each group of words (`group[v]`, -1: none),
+    largest first, as CPU tensors [N, T, groups·per]; missing ones -inf with id -1."""
+    n, time, vocab = lp.shape
+    if lp.device.type == "cpu":
+        with held():
+            values, ids = _grouped_top_kernel(lp.reshape(n * time, vocab).contiguous().numpy(), group, groups, per)
+        return (torch.from_numpy(values).reshape(n, time, groups * per),
+                torch.from_numpy(ids).reshape(n, time, groups * per))
+    return _grouped_top_torch(lp, group, groups, per)
+
+
+def _grouped_top_torch(lp: torch.Tensor, group: np.ndarray, groups: int, per: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """`_grouped_top` with one `torch.topk` per group: on a GPU (and checked against the kernel on the CPU)."""
+    mask = torch.from_numpy(group).to(lp.device)
+    parts = [lp.masked_fill(mask != g, NEG_INF).topk(min(per, lp.shape[-1]), dim=-1) for g in range(groups)]
+    values = torch.cat([p.values for p in parts], dim=-1) if parts else lp[..., :0]
+    ids = torch.cat([p.indices for p in parts], dim=-1) if parts else lp[..., :0].long()
+    return values.cpu(), ids.masked_fill(values == NEG_INF, -1).cpu()
+
+
+@numba.njit(cache=True)
+def _grouped_top_kernel(rows, group, groups, per):
+    """Per row, the `per` largest entries of each group of columns (`group[v]`, -1: none), largest first."""
+    count, vocab = rows.shape
+    values = np.full((count, groups * per), -np.inf, dtype=rows.dtype)
+    ids = np.full((count, groups * per), -1, dtype=np.int64)
+    threshold = np.empty(groups, dtype=rows.dtype)  # each group's smallest kept value: what a word must beat
+    for r in range(count):
+        threshold[:] = -np.inf
+        row = rows[r]
+        for v in range(vocab):
+            g = group[v]
+            if g < 0 or not row[v] > threshold[g]:
+                continue
+            x = row[v]
+            last = g * per + per - 1
+            i = last
+            while i > g * per and (values[r, i - 1] < x or ids[r, i - 1] < 0):
+                values[r, i] = values[r, i - 1]
+                ids[r, i] = ids[r, i - 1]
+                i -= 1
+            values[r, i] = x
+            ids[r, i] = v
+            threshold[g] = values[r, last]
+    return values, ids
+
+
+@numba.njit(cache=True)
+def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp):
+    """The slot loop for one sample over cells of characters used 0..budget: the best path.
+
+    `word_lp`, `word_id`, `word_len` [T, K]: each slot's candidate words (groups of one length,
+    best first, from `starts`); `rep_lp[s, columns[t, k]]`: slot s's log-probability of the word
+    in column k of slot t, for the repeats.
+
+    Each cell keeps its `beam` best states (prefixes with distinct last tokens), best first.
+    Candidates come as in `_length_control_kernel` (ε, repeats, new words); a state met twice
+    keeps the better, the earlier on a tie. New words come in groups of one length, best first,
+    so a group stops at the first word whose score cannot enter the cell's beam.
+    """
+    neg = np.float32(-np.inf)
+    score = np.full((cells, beam), neg, dtype=np.float32)
+    score[0, 0] = 0.0
+    last = np.full((cells, beam), blank, dtype=np.int64)
+    column = np.full((cells, beam), -1, dtype=np.int64)
+    new_score, new_last, new_column = score.copy(), last.copy(), column.copy()
+    sources = np.zeros((valid, cells, beam), dtype=np.int64)  # the cell each state came from
+    parents = np.zeros((valid, cells, beam), dtype=np.int64)
+    tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
+    groups = starts.shape[0] - 1
+    for s in range(valid):
+        new_score[:] = neg
+        new_last[:] = blank
+        new_column[:] = -1
+        for cell in range(cells):
+            worst = beam - 1  # a candidate must beat new_score[cell, worst] (a state already there, too)
+            value = score[cell, 0] + blank_lp[s]  # (1) ε from the cell's best
+            if value > new_score[cell, worst]:
+                _offer(value, blank, -1, cell, 0, s, cell, new_score, new_last, new_column, sources, parents)
+            for b in range(beam):  # (2) repeat the last word: same cell, same state
+                word = last[cell, b]
+                if word != blank:
+                    value = score[cell, b] + rep_lp[s, column[cell, b]]
+                    if value > new_score[cell, worst]:
+                        _offer(value, word, column[cell, b], cell, b, s, cell, new_score, new_last, new_column,
+                               sources, parents)
+            for g in range(groups):  # (3) a new word after the best other word of the cell it extends
+                for k in range(starts[g], starts[g + 1]):
+                    word, size = word_id[s, k], word_len[s, k]
+                    if word < 0:
+                        break
+                    source = 0 if cell == size else cell - size - 1  # a space before every word but the first
+                    if source < 0 or (source == 0 and cell != size) or score[source, 0] == neg:
+                        continue  # the unk column's length varies, so a group may go on
+                    if score[source, 0] + word_lp[s, k] <= new_score[cell, worst]:
+                        break  # nothing later in this group can enter the beam
+                    parent = 1 if last[source, 0] == word else 0
+                    if parent >= beam:
+                        continue
+                    value = score[source, parent] + word_lp[s, k]
+                    if value > new_score[cell, worst]:
+                        _offer(value, word, columns[s, k], source, parent, s, cell, new_score, new_last, new_column,
+                               sources, parents)
+            for b in range(beam):
+                tokens[s, cell, b] = new_last[cell, b]
+        score, new_score = new_score, score
+        last, new_last = new_last, last
+        column, new_column = new_column, column
+    cell = 0
+    for c in range(cells):  # the most probable end; on a tie the longer summary
+        if score[c, 0] >= score[cell, 0] and score[c, 0] > neg:
+            cell = c
+    path = np.empty(valid, dtype=np.int64)
+    b = 0
+    for s in range(valid - 1, -1, -1):
+        path[s] = tokens[s, cell, b]
+        cell, b = sources[s, cell, b], parents[s, cell, b]
+    return path
+
+
+@numba.njit(cache=True)
+def _offer(value, word, column, source, parent, s, cell, score, last, columns, sources, parents):
+    """Put a state into cell `cell`'s beam (best first) unless the beam holds it with a score at least
+    as good; the caller has checked that `value` beats the beam's last."""
+    beam = score.shape[1]
+    at = beam - 1  # the slot to free: the same state's, else the last
+    for i in range(beam):
+        if score[cell, i] > -np.inf and last[cell, i] == word:
+            if score[cell, i] >= value:
+                return
+            at = i
+            break
+    i = at
+    while i > 0 and score[cell, i - 1] < value:  # worse states move down
+        score[cell, i], last[cell, i], columns[cell, i] = score[cell, i - 1], last[cell, i - 1], columns[cell, i - 1]
+        sources[s, cell, i], parents[s, cell, i] = sources[s, cell, i - 1], parents[s, cell, i - 1]
+        i -= 1
+    score[cell, i], last[cell, i], columns[cell, i] = value, word, column
+    sources[s, cell, i], parents[s, cell, i] = source, parent

@@ -42,13 +42,28 @@ def parse_model(name: str) -> Student:
     return Student(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0))
 
 
+def chars_target(budget: Part) -> str:
+    """A budget in characters as a decoding target (`c75`: char-control within 75 characters)."""
+    return f"c{budget}"
+
+
 def parse_target(target: str) -> tuple[int | None, float | None]:
-    """A decoding target as the config and the file names write it: `10` words, or `r0.5` of the source."""
+    """A word target as the config and the file names write it: `10` words, or `r0.5` of the source."""
     return (None, float(target[1:])) if target.startswith("r") else (int(target), None)
 
 
+def target_option(target: str) -> str:
+    """The `naus decode` option of a target: `10` → --length 10, `r0.5` → --ratio 0.5, `c75` → --chars 75."""
+    if target.startswith("c"):
+        return f"--chars {int(target[1:])}"
+    length, ratio = parse_target(target)
+    return f"--ratio {ratio}" if ratio else f"--length {length}"
+
+
 def target_label(target: str) -> str:
-    """How a table names a target: `10`, or `50%`."""
+    """How a table names a target: `10`, `50%` or `75 chars`."""
+    if target.startswith("c"):
+        return f"{int(target[1:])} chars"
     length, ratio = parse_target(target)
     return f"{int(ratio * 100)}%" if ratio else str(length)
 

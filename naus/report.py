@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from naus import NausError, layout
-from naus.architectures import ARCHITECTURES
+from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.files import atomic_open, read_json
 from naus.shards import read_records
 
@@ -34,6 +34,8 @@ PAPER_GIGAWORD = {
         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
     ],
 }
+# NACC (Liu, Huang & Mou, NeurIPS 2022): a student of 8-word search output decoded within 50 characters.
+PAPER_CHARS = {8: [("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None)]}
 # DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
 PAPER_DUC = [
     ("Search teacher †", None, 26.14, 8.03, 22.88, None),
@@ -114,8 +116,16 @@ def search_section(build: Path) -> str | None:
             + "\n".join(lines) + "\n")
 
 
-def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path]) -> pd.DataFrame:
-    """Table 2: one group of rows per target length."""
+def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int, unit: str) -> list[dict]:
+    """The L=`length` student decoded by char-control within `budget` characters, when it was run."""
+    row = _decoded_row(f"NAUS char control, {budget} {unit} (ours)", metrics, build,
+                       layout.decoded(split, layout.model(length), CHAR_METHOD, layout.chars_target(budget)))
+    return [row] if row else []
+
+
+def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path],
+                   chars: list[tuple[int, int]] = ()) -> pd.DataFrame:
+    """Table 2: one group of rows per target length (a student's character budgets in its length's group)."""
     frames = []
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
@@ -123,12 +133,15 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
         for name, method in OUR_SYSTEMS:
             row = _decoded_row(f"{name} (ours)", metrics, build, layout.decoded("test", layout.model(length), method, length))
             ours += [row] if row else []
+        for model, budget in chars:
+            ours += _chars_row(metrics, build, "test", length, budget, "chars") if model == length else []
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
                 rescored = _metric_row(f"published {label} (rescored)", path, None)
                 rows += _finish([rescored], teacher)
-        paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in PAPER_GIGAWORD.get(length, [])]
+        quoted = PAPER_GIGAWORD.get(length, []) + (PAPER_CHARS.get(length, []) if chars else [])
+        paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in quoted]
         rows += _finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
         frame = pd.DataFrame(rows, columns=COLUMNS)
         frame.insert(0, "L", length)
@@ -136,14 +149,16 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     return pd.concat(frames, ignore_index=True)
 
 
-def duc_table(metrics: Path, build: Path, length: int) -> pd.DataFrame:
-    """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student."""
+def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None) -> pd.DataFrame:
+    """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student
+    (and the student within `chars` bytes)."""
     duc = metrics / "duc2004"
     teacher = _teacher_row(duc, build, "duc", length, f"Search teacher, L={length} (ours)")
     rows = [_metric_row("Lead, 75 bytes (ours)", duc / f"{layout.lead('duc', 'all')}.json", None), teacher]
     for name, method in OUR_SYSTEMS:
         row = _decoded_row(f"{name} (ours)", duc, build, layout.decoded("duc", layout.model(length), method, length))
         rows += [row] if row else []
+    rows += _chars_row(duc, build, "duc", length, chars, "bytes") if chars else []
     rows = _finish(rows, teacher)
     for path in sorted((duc / layout.published("duc")).glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
@@ -341,13 +356,17 @@ class ReportSpec:
     transfer: list[tuple[int, str]] = field(default_factory=list)  # Table 6
     analysis: list[int] = field(default_factory=list)  # Table 4
     duc_length: int | None = None  # Table 3
+    chars: list[tuple[int, int]] = field(default_factory=list)  # Table 2's character budgets: (model length, chars)
+    duc_chars: int | None = None  # Table 3's budget in bytes
 
     @classmethod
     def from_config(cls, config: dict) -> "ReportSpec":
         try:
             return cls(config["profile"], config["search"]["lengths"], config["train"]["fractions"],
                        config["decode"]["beam_sweep"], [(int(m), str(t)) for m, t in config["decode"]["transfer"]],
-                       config["analysis"]["lengths"], config.get("duc", {}).get("length"))
+                       config["analysis"]["lengths"], config.get("duc", {}).get("length"),
+                       [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
+                       config.get("duc", {}).get("chars"))
         except (KeyError, TypeError, ValueError) as err:
             raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 
@@ -392,15 +411,19 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
     return [
-        ("table2", gigaword_table(metrics, build, spec.lengths, published),
+        ("table2", gigaword_table(metrics, build, spec.lengths, published, spec.chars),
          f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
-         "the NAUS student decoded by truncation, length control and CTC beam search; ΔR (total ROUGE minus the "
-         f"teacher's), time per sample and speedup over search. {timing} {quoted}"),
-        ("table3", duc_table(metrics, build, duc_length) if duc_length else pd.DataFrame(),
+         "the NAUS student decoded by truncation, length control and CTC beam search"
+         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
+            "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
+         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {timing} {quoted}"),
+        ("table3", duc_table(metrics, build, duc_length, spec.duc_chars) if duc_length else pd.DataFrame(),
          f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
          f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and "
-         "student; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). "
-         f"{timing} {quoted}"),
+         "student"
+         + (f" (also by char-control within {spec.duc_chars} bytes: whole words, nothing for the cut to remove)"
+            if spec.duc_chars else "")
+         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {timing} {quoted}"),
         ("table4", architecture_table(metrics, build, list(spec.analysis)),
          f"Table 4 ({profile}): students of four architectures trained on the same search output, vocabulary and "
          "training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "

@@ -13,8 +13,12 @@ from pathlib import Path
 import torch
 
 from naus import NausError
-from naus.decoding import Hypothesis, ctc_beam_search, greedy_batch, length_control_batch, truncate, word_slots
-from naus.architectures import ARCHITECTURES
+import numpy as np
+
+from naus.decoding import (
+    Hypothesis, char_control_batch, ctc_beam_search, greedy_batch, length_control_batch, truncate, word_slots,
+)
+from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.text import normalize
 from naus.device import pick_device
 from naus.settings import DecodeConfig, target_length
@@ -31,6 +35,7 @@ class Result:
 class Summarizer:
     def __init__(self, model, vocab, device: torch.device):
         self.model, self.vocab, self.device = model.to(device).eval(), vocab, device
+        self.word_bytes = np.array([len(token.encode()) for token in vocab.tokens])  # as written, for char-control
         self.last_timing: dict[str, float] = {}
 
     @classmethod
@@ -50,15 +55,22 @@ class Summarizer:
         beam_size: int = DecodeConfig.beam_size,
         batch_size: int = DecodeConfig.batch_size,
         raw: bool = True,
+        chars: int | None = None,
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was and gives each
         `<unk>` back its source word (`restore_unknown`); without it (the Gigaword evaluation,
-        whose inputs and references are already tokenised) summaries keep `<unk>` as decoded."""
+        whose inputs and references are already tokenised) summaries keep `<unk>` as decoded.
+        `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
+        summary as returned (a raw text's `<unk>` counted as its source word)."""
         arch = self.model.config.arch
         methods = ARCHITECTURES[arch].methods
-        method = method or methods[0]
+        method = method or (CHAR_METHOD if chars is not None else methods[0])
         if method not in methods:
             raise NausError(f"a {arch} model decodes with {' or '.join(methods)}, not {method!r}")
+        if method == CHAR_METHOD and chars is None:
+            raise NausError(f"{CHAR_METHOD} needs a budget in characters (--chars N)")
+        if method != CHAR_METHOD and chars is not None:
+            raise NausError(f"a budget in characters (--chars) is for {CHAR_METHOD}, not {method}")
         texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t)[:max_len] for t in texts]
@@ -82,7 +94,12 @@ class Summarizer:
                 if self.device.type == "cuda":
                     torch.cuda.synchronize()
                 forward += time.perf_counter() - tick
-                hyps = self._decode(log_probs, lengths, targets, method, beam_size)
+                if method == CHAR_METHOD:
+                    slots = [[len(w.encode()) for w in texts[i].split()[:max_len]] for i in batch] if raw else None
+                    hyps = char_control_batch(log_probs, lengths, [chars] * len(batch), self.word_bytes, beam_size,
+                                              self.vocab.blank, self.vocab.unk, slots)
+                else:
+                    hyps = self._decode(log_probs, lengths, targets, method, beam_size)
             elif arch == "nar":
                 hyps = self._fill_slots(tokens, lengths, targets)
             else:
@@ -96,7 +113,7 @@ class Summarizer:
                     words = restore_unknown(words, hyp, texts[i].split()[:max_len], self.vocab, ARCHITECTURES[arch].ctc)
                 results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
         total = time.perf_counter() - started
-        self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order)}
+        self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order), "method": method}
         return [r if r is not None else Result("", 0, 0.0) for r in results]
 
     def _fill_slots(self, tokens, lengths, targets) -> list[Hypothesis]:

@@ -191,3 +191,40 @@ def climb_arrays(climber: HillClimber, index: int, words: list[str], keep: int =
         words, np.argsort(~all_masks[top], axis=1, kind="stable")[:, :length], objective[top], log_prob[top],
         slor[top], None if sim is None else sim[top], len(all_masks),
     )
+
+
+def char_control_python(log_probs: torch.Tensor, budget: int, word_chars: list[int], beam_size: int = 6,
+                        blank: int = 0) -> list[int]:
+    """`char_control_batch`'s beam search for one sample, over every word of every slot (no
+    selection of words by length): cells of characters used, each holding its `beam_size` best
+    (score, last token, path), distinct by last token. Scores are assumed untied."""
+    lp = log_probs.double().tolist()
+    words = [w for w in range(len(word_chars)) if w != blank and 1 <= word_chars[w] <= budget]
+    cells: list[list[tuple[float, int, list[int]]]] = [[(0.0, blank, [])]] + [[] for _ in range(budget)]
+    for s, row in enumerate(lp):
+        new: list[list[tuple[float, int, list[int]]]] = [[] for _ in range(budget + 1)]
+        order = sorted(words, key=lambda w: (word_chars[w], -row[w], w))
+        for cell in range(budget + 1):
+            offers = []
+            if cells[cell]:
+                score, _, path = cells[cell][0]
+                offers.append((score + row[blank], blank, path + [blank]))
+            offers += [(score + row[word], word, path + [word]) for score, word, path in cells[cell] if word != blank]
+            for word in order:
+                size = word_chars[word]
+                source = 0 if cell == size else cell - size - 1
+                if source < 0 or (source == 0 and cell != size):
+                    continue
+                parents = [state for state in cells[source] if state[1] != word]
+                if parents:
+                    score, _, path = parents[0]
+                    offers.append((score + row[word], word, path + [word]))
+            kept: dict[int, tuple[float, int, list[int]]] = {}
+            for offer in offers:  # the better per state
+                if offer[1] not in kept or offer[0] > kept[offer[1]][0]:
+                    kept[offer[1]] = offer
+            new[cell] = sorted(kept.values(), key=lambda state: -state[0])[:beam_size]
+        cells = new
+    ends = [(cell[0][0], c) for c, cell in enumerate(cells) if cell]
+    best = max(ends, key=lambda end: (end[0], end[1]))[1]
+    return cells[best][0][2]

@@ -1,10 +1,15 @@
 import itertools
 import math
 
+import numpy as np
+
 import pytest
 import torch
 
 from naus.decoding import (
+    _grouped_top_kernel,
+    _grouped_top_torch,
+    char_control_batch,
     ctc_beam_search,
     forced_alignment,
     greedy,
@@ -15,7 +20,7 @@ from naus.decoding import (
     top_k_slots,
     truncate,
 )
-from tests.reference import ctc_beam_search_python, length_control_tensors
+from tests.reference import char_control_python, ctc_beam_search_python, length_control_tensors
 
 
 def random_log_probs(time, vocab, seed, peaked_blank=False):
@@ -217,3 +222,115 @@ def test_top_k_kernel_equals_torch_topk(vocab, k, exclude):
     assert torch.equal(values, expected)
     assert torch.equal(lp.gather(-1, ids), values) and not (ids == exclude).any()
     assert all(len(set(row)) == len(row) for row in ids.reshape(-1, ids.shape[-1]).tolist())
+
+
+def summary_chars(tokens, word_chars):
+    """Characters of a reduced summary written with single spaces."""
+    return sum(word_chars[t] for t in tokens) + max(len(tokens) - 1, 0)
+
+
+def brute_force_within_budget(lp, budget, word_chars):
+    """The most probable path whose summary has at most `budget` characters."""
+    best = None
+    for path in itertools.product(range(lp.shape[1]), repeat=lp.shape[0]):
+        if summary_chars(reduce_path(list(path)), word_chars) <= budget:
+            score = float(lp[range(lp.shape[0]), list(path)].sum())
+            if best is None or score > best[0]:
+                best = (score, list(path))
+    return best
+
+
+def char_control(lp, budget, word_chars, beam, **kwargs):
+    return char_control_batch(lp[None], torch.tensor([lp.shape[0]]), [budget], word_chars, beam, **kwargs)[0]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_char_control_with_a_beam_of_every_state_equals_brute_force(seed):
+    """Words of 1-3 characters, so budgets 0-9 cut between one and three words; integer
+    log-probabilities in half the seeds make ties common (the optimum's score must still be reached)."""
+    gen = torch.Generator().manual_seed(seed)
+    time, vocab = 5, 5
+    if seed % 2:
+        lp = -torch.randint(0, 3, (time, vocab), generator=gen).float()
+    else:
+        lp = (torch.randn(time, vocab, generator=gen) * 2).log_softmax(-1)
+    word_chars = [0] + torch.randint(1, 4, (vocab - 1,), generator=gen).tolist()
+    for budget in range(0, 10):
+        best, _ = brute_force_within_budget(lp, budget, word_chars)
+        hyp = char_control(lp, budget, word_chars, beam=vocab)  # states: ε and the 4 words
+        assert summary_chars(hyp.tokens, word_chars) <= budget
+        assert hyp.tokens == reduce_path(hyp.path)
+        assert hyp.log_prob == pytest.approx(best, abs=1e-5)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_char_control_takes_only_the_words_that_can_enter_the_beam(seed):
+    """Each slot offers only the B + 1 best words of each length; with more words per length than
+    that, the result must be what the same beam search over every word gives."""
+    gen = torch.Generator().manual_seed(seed)
+    time, vocab = 6, 14
+    logits = torch.randn(time, vocab, generator=gen) * 3
+    logits[:, 0] += torch.randn(time, generator=gen) * 3  # ε sometimes peaked
+    lp = logits.log_softmax(-1)
+    word_chars = [0] + torch.randint(1, 4, (vocab - 1,), generator=gen).tolist()
+    for budget in (0, 1, 3, 5, 8, 12, 20):
+        for beam in (1, 2, 3):
+            hyp = char_control(lp, budget, word_chars, beam)
+            assert hyp.path == char_control_python(lp, budget, word_chars, beam)
+            assert summary_chars(hyp.tokens, word_chars) <= budget
+
+
+def test_char_control_counts_an_unknown_word_as_the_source_word_it_stands_for():
+    """`<unk>` (id 2 here, 5 characters as written) at slot 0 stands for a 12-letter source word:
+    within 10 characters it cannot be used there, though it is the slot's most probable word."""
+    lp = torch.full((2, 4), -9.0)
+    lp[0, 2], lp[0, 3], lp[1, 0] = -0.1, -2.0, -0.1  # slot 0: <unk> best, then word 3; slot 1: ε
+    word_chars = [0, 5, 5, 4]
+    plain = char_control(lp, 10, word_chars, beam=3, unk=2)
+    assert plain.tokens == [2]
+    raw = char_control(lp, 10, word_chars, beam=3, unk=2, unk_chars=[[12, 5]])
+    assert raw.tokens == [3]
+
+
+def test_char_control_batch_equals_one_sample_at_a_time():
+    gen = torch.Generator().manual_seed(3)
+    n, time, vocab = 5, 12, 40
+    lp = (torch.randn(n, time, vocab, generator=gen) * 3).log_softmax(-1)
+    lengths = torch.tensor([12, 7, 1, 0, 10])
+    budgets = [30, 12, 5, 8, 0]
+    word_chars = torch.randint(1, 9, (vocab,), generator=gen).numpy()
+    batch = char_control_batch(lp, lengths, budgets, word_chars, beam_size=4)
+    for i, hyp in enumerate(batch):
+        single = char_control_batch(lp[i : i + 1, : lengths[i]], lengths[i : i + 1], budgets[i : i + 1], word_chars, 4)[0]
+        assert (hyp.path, hyp.tokens) == (single.path, single.tokens)
+        assert len(hyp.path) == lengths[i] and summary_chars(hyp.tokens, word_chars) <= budgets[i]
+
+
+def test_char_control_reads_repeats_alike_in_place_and_from_gathered_columns(monkeypatch):
+    """The GPU's way (a gathered table of the candidate columns) gives the CPU's paths."""
+    from naus import decoding
+
+    gen = torch.Generator().manual_seed(5)
+    lp = (torch.randn(4, 10, 30, generator=gen) * 3).log_softmax(-1)
+    lengths, budgets = torch.tensor([10, 9, 4, 10]), [25, 14, 9, 3]
+    word_chars = torch.randint(1, 7, (30,), generator=gen).numpy()
+    in_place = char_control_batch(lp, lengths, budgets, word_chars, beam_size=3)
+    table = decoding._repeat_table
+    monkeypatch.setattr(decoding, "_repeat_table", lambda lp, word_id, gather: table(lp, word_id, True))
+    gathered = char_control_batch(lp, lengths, budgets, word_chars, beam_size=3)
+    assert [h.path for h in gathered] == [h.path for h in in_place]
+
+
+def test_grouped_top_kernel_equals_a_top_k_per_group():
+    """The CPU kernel and the GPU path (`torch.topk` per group) pick the same words, best first;
+    groups smaller than the number asked are padded with -inf and id -1."""
+    gen = torch.Generator().manual_seed(0)
+    lp = torch.randn(2, 3, 50, generator=gen)
+    group = torch.randint(-1, 4, (50,), generator=gen).numpy()
+    group[group == 3] = 2  # group 3 empty
+    group[:] = np.where(np.arange(50) == 7, 3, group)  # ... but for one word
+    values, ids = _grouped_top_kernel(lp.reshape(6, 50).numpy(), group, 4, 3)
+    expected_values, expected_ids = _grouped_top_torch(lp, group, 4, 3)
+    assert torch.equal(torch.from_numpy(ids).reshape(2, 3, -1), expected_ids)
+    assert torch.equal(torch.from_numpy(values).reshape(2, 3, -1), expected_values)
+    assert (expected_ids[..., 10:] == -1).all() and expected_ids[..., 9].eq(7).all()

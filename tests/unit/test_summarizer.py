@@ -102,3 +102,35 @@ def test_unknown_words_without_slot_alignment_take_the_source_order():
     words = ["<unk>", "police", "<unk>", "<unk>"]
     hyp = Hypothesis([vocab.index.get(w, vocab.unk) for w in words])
     assert restore_unknown(words, hyp, source, vocab, aligned=False) == ["anti-nuclear", "police", "cherbourg", "<unk>"]
+
+
+def test_char_control_fits_the_budget_counting_restored_unknown_words(checkpoint):
+    """The copying student within 30 characters: whole words, the source's own for each <unk>, and
+    the budget holds for the summary as returned (`anti-nuclear` counts 12 characters, not 5)."""
+    summarizer = Summarizer.from_checkpoint(checkpoint)
+    summarizer.model = Copier(summarizer.model.config)
+    raw = "Police arrested five anti-nuclear protesters Thursday in Cherbourg."
+    source = "police arrested five anti-nuclear protesters thursday in cherbourg .".split()
+    for budget in (5, 12, 20, 30, 45, 80):
+        summary = summarizer.summarize([raw], method="char-control", chars=budget)[0].summary
+        assert len(summary.encode()) <= budget and "<unk>" not in summary
+        words = summary.split()
+        assert all(w in source for w in words) and len(summary) > budget - 14  # only a whole word left out
+    with pytest.raises(NausError, match="needs a budget in characters"):
+        summarizer.summarize([raw], method="char-control")
+    with pytest.raises(NausError, match="for char-control, not length-control"):
+        summarizer.summarize([raw], method="length-control", chars=30)
+
+
+def test_char_budget_on_the_command_line(checkpoint, env):
+    run = lambda *options: subprocess.run(  # noqa: E731
+        ["naus", "summarize", "--checkpoint", str(checkpoint), *options],
+        input="Police arrested five protesters on Thursday in Paris.\nIn Paris.\n", capture_output=True, text=True,
+        env=env, cwd=ROOT)
+    fits = run("--chars", "20")
+    assert fits.returncode == 0, fits.stderr
+    assert [len(line.encode()) <= 20 for line in fits.stdout.splitlines()] == [True, True]
+    both = run("--chars", "20", "--length", "3")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    wrong = run("--chars", "20", "--method", "beam")
+    assert wrong.returncode == 2 and "naus: error: a budget in characters (--chars) is for char-control" in wrong.stderr

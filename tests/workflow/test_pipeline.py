@@ -34,8 +34,16 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     transfer = (results / "tables/table6.md").read_text()
     assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
     duc = (results / "tables/table3.md").read_text()
-    for row in ("Lead, 75 bytes (ours)", "Search teacher, L=4 (ours)", "NAUS length control (ours)"):
+    for row in ("Lead, 75 bytes (ours)", "Search teacher, L=4 (ours)", "NAUS length control (ours)",
+                "NAUS char control, 75 bytes (ours)"):
         assert row in duc
+    assert "NAUS char control, 20 chars (ours)" in table and "NACC, 50 chars †" not in table  # NACC's is an L=8 row
+    for path, budget in (("decode/test/L4/char-control-c20.txt", 20), ("duc2004/decode/duc/L4/char-control-c75.txt", 75)):
+        lines = (workdir / "build/micro" / path).read_text().splitlines()
+        assert lines and all(len(line.encode()) <= budget for line in lines), path
+    vocab = set((workdir / "build/micro/train/L4/vocab.txt").read_text().split())
+    words = (workdir / "build/micro/decode/test/L4/char-control-c20.txt").read_text().split()
+    assert set(words) <= vocab  # whole words, none cut to fit
     teacher = (workdir / "build/micro/duc2004/search/duc/L4.txt").read_text().splitlines()
     assert len(teacher) == 5 and not any("#" in line for line in teacher)
     architectures = (results / "tables/table4.md").read_text()

@@ -12,7 +12,7 @@ min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
 from naus import layout
-from naus.architectures import ARCHITECTURES, ENCODER_DECODERS
+from naus.architectures import ARCHITECTURES, CHAR_METHOD, CTC_METHODS, ENCODER_DECODERS
 
 
 if not config:  # no --configfile: the demo profile
@@ -65,12 +65,13 @@ if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
         f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
         f"so it must be one of search.lengths {config['search']['lengths']}"
     )
-TRANSFER_FROM = sorted({model for model, _ in config["decode"].get("transfer", [])} - set(config["search"]["lengths"]))
-if TRANSFER_FROM:
-    raise WorkflowError(
-        f"config key decode.transfer: models of lengths {TRANSFER_FROM} have no search output to learn from; "
-        f"each model length must be one of search.lengths {config['search']['lengths']}"
-    )
+for key in ("transfer", "chars"):
+    missing = sorted({model for model, _ in config["decode"].get(key, [])} - set(config["search"]["lengths"]))
+    if missing:
+        raise WorkflowError(
+            f"config key decode.{key}: models of lengths {missing} have no search output to learn from; "
+            f"each model length must be one of search.lengths {config['search']['lengths']}"
+        )
 if config["model"]["d_model"] % config["model"]["n_heads"]:
     raise WorkflowError(
         f"config keys model.d_model {config['model']['d_model']} and model.n_heads {config['model']['n_heads']}: "
@@ -119,6 +120,10 @@ def systems() -> list[str]:
         for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
     ]
     systems += [
+        layout.decoded("test", layout.model(model), CHAR_METHOD, layout.chars_target(budget))
+        for model, budget in decode.get("chars", [])
+    ]
+    systems += [
         layout.decoded("test", layout.model(n, arch), method, n)
         for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for method, _ in ARCHITECTURES[arch].table4
     ]
@@ -132,6 +137,8 @@ def duc_systems() -> list[str]:
     n = DUC_LENGTH
     systems = [layout.lead("duc", "all"), layout.search("duc", n)]
     systems += [layout.decoded("duc", layout.model(n), method, n) for method in config["decode"]["methods"]]
+    if config["duc"].get("chars"):
+        systems.append(layout.decoded("duc", layout.model(n), CHAR_METHOD, layout.chars_target(config["duc"]["chars"])))
     if config["data"].get("published_dir") and n == 13:
         systems += [layout.published(f"duc/HC_13_{kind}") for kind in ("truncating", "length_control")]
     return systems
@@ -167,12 +174,6 @@ def external(key: str) -> str:
     if DOWNLOAD and key in GIGAWORD_KEYS:
         return f"{BUILD}/download/gigaword/{config['data'][key]}"
     return str(data_dir() / config["data"][key])
-
-
-def target_option(target: str) -> str:
-    """`10` → a fixed length; `r0.5` → a ratio of the source length."""
-    length, ratio = layout.parse_target(target)
-    return f"--ratio {ratio}" if ratio else f"--length {length}"
 
 
 # The authors' released outputs, per collection: (directory, file mapping their lines to input lines).

@@ -2,8 +2,8 @@ DECODE_CFG = config["decode"]
 
 
 wildcard_constraints:
-    method="greedy|truncate|beam|length-control",
-    target=r"\d+|r0\.\d+",
+    method="|".join(CTC_METHODS),
+    target=r"\d+|r0\.\d+|c\d+",
     beam=r"\d+",
 
 
@@ -29,7 +29,7 @@ rule decode:
         summaries=f"{BUILD}/{layout.decoded('{split}', '{model}', '{method}', '{target}')}.txt",
         timing=f"{BUILD}/{layout.decoded('{split}', '{model}', '{method}', '{target}')}.timing.json",
     params:
-        target=lambda w: target_option(w.target),
+        target=lambda w: layout.target_option(w.target),
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
         batch1=DECODE_CFG["batch1_samples"],
@@ -54,7 +54,7 @@ rule decode_beam:
         summaries=f"{BUILD}/{layout.decoded('test', '{model}', '{method}', '{target}', '{beam}')}.txt",
         timing=f"{BUILD}/{layout.decoded('test', '{model}', '{method}', '{target}', '{beam}')}.timing.json",
     params:
-        target=lambda w: target_option(w.target),
+        target=lambda w: layout.target_option(w.target),
         beam=lambda w: w.beam,
         batch=DECODE_CFG["batch_size"],
         batch1=0,

@@ -61,6 +61,10 @@ VARIANTS = [
     *({"gamma": g} for g in (6.0, 12.0)),
     # a wider re-ranking (K states, `rerank_exact` of them encoded) was the first to help: its curve
     *({"rerank_k": k, "rerank_exact": m} for k, m in ((800, 30), (800, 120), (1600, 60), (1600, 120), (3200, 120))),
+    # around the best of those: the re-ranking weight and the hill-climbing budget again
+    *({"rerank_k": 1600, "rerank_exact": 60, "rerank_gamma": g} for g in (24.0, 96.0)),
+    {"rerank_k": 1600, "rerank_exact": 60, "budget": 2.0},
+    {"rerank_k": 3200, "rerank_exact": 60},
 ]
 
 

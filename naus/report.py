@@ -316,6 +316,35 @@ def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Pat
     return drawn
 
 
+def chars_figure(metrics: Path, build: Path, length: int, budgets: list[int], out: Path) -> bool:
+    """ROUGE F1 against the budget in characters (char-control) for the L=`length` student, with
+    its word length control (at the mean characters of its summaries) for comparison."""
+    points = []
+    for budget in sorted(budgets):
+        path = metrics / f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.json"
+        if path.is_file():
+            points.append((budget, read_json(path, METRIC_KEYS)))
+    fig, ax = _axes()
+    words = layout.decoded("test", layout.model(length), "length-control", length)
+    reference = (read_json(metrics / f"{words}.json", METRIC_KEYS) if (metrics / f"{words}.json").is_file()
+                 and (build / f"{words}.txt").is_file() else None)
+    for key, label in (("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
+        line, = ax.plot([b for b, _ in points], [m[key] for _, m in points], marker="o", label=f"{label}, char control")
+        if reference:
+            summaries = (build / f"{words}.txt").read_text(encoding="utf-8").splitlines()
+            mean_chars = sum(len(s.encode()) for s in summaries) / max(len(summaries), 1)
+            ax.plot([mean_chars], [reference[key]], marker="*", markersize=12, color=line.get_color(), linestyle="none",
+                    label=f"{label}, {length} words (mean {mean_chars:.0f} chars)" if key == "rouge1" else None)
+    ax.set_xlabel("budget (characters, whole words)")
+    ax.set_ylabel("ROUGE F1")
+    ax.set_title(f"Character budgets, L={length} student")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    drawn = len(points) > 1
+    _save(fig, out, drawn)
+    return drawn
+
+
 def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: Path) -> bool:
     """Figure 4: beam size vs ΔR and vs time per sample, for length control and CTC beam search."""
     teacher = _metric_row("", metrics / f"{layout.search('test', length)}.json", None)
@@ -358,6 +387,7 @@ class ReportSpec:
     duc_length: int | None = None  # Table 3
     chars: list[tuple[int, int]] = field(default_factory=list)  # Table 2's character budgets: (model length, chars)
     duc_chars: int | None = None  # Table 3's budget in bytes
+    char_sweep: list[int] = field(default_factory=list)  # the budgets of the character figure, first length
 
     @classmethod
     def from_config(cls, config: dict) -> "ReportSpec":
@@ -366,7 +396,7 @@ class ReportSpec:
                        config["decode"]["beam_sweep"], [(int(m), str(t)) for m, t in config["decode"]["transfer"]],
                        config["analysis"]["lengths"], config.get("duc", {}).get("length"),
                        [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
-                       config.get("duc", {}).get("chars"))
+                       config.get("duc", {}).get("chars"), config["decode"].get("char_sweep", []))
         except (KeyError, TypeError, ValueError) as err:
             raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 
@@ -465,6 +495,9 @@ def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> list[tu
         figures.append(("training-size", f"Figure 3: training-set size vs ΔR (L={first})."))
     if spec.beams and beam_figure(metrics, build, first, list(spec.beams), out / "beam-size"):
         figures.append(("beam-size", f"Figure 4: beam size vs ΔR and time (L={first})."))
+    if spec.char_sweep and chars_figure(metrics, build, first, list(spec.char_sweep), out / "char-budget"):
+        figures.append(("char-budget", f"ROUGE F1 against a budget in characters (char-control, whole words) for the "
+                                       f"L={first} student; stars: its {first}-word length control."))
     for length in spec.lengths:
         history = build / layout.student_dir(layout.model(length)) / "history.json"
         if history.is_file():

@@ -121,7 +121,7 @@ def systems() -> list[str]:
     ]
     systems += [
         layout.decoded("test", layout.model(model), CHAR_METHOD, layout.chars_target(budget))
-        for model, budget in decode.get("chars", [])
+        for model, budget in decode.get("chars", []) + [(first, b) for b in decode.get("char_sweep", [])]
     ]
     systems += [
         layout.decoded("test", layout.model(n, arch), method, n)

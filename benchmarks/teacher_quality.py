@@ -1,19 +1,21 @@
 """Teacher quality: which change to the search teacher raises dev ROUGE, and at what cost.
 
-Each variant is the pipeline's teacher (`naus.search.Teacher`) with some settings changed (a
-different language model, a larger re-ranking, more hill climbing, ...), run on the dev split at
-every length asked (never the test set), by two one-thread workers on every other sentence each:
-`s_per_sentence_core` is their wall time x 2 / sentences. Rows are appended to the output as
-they finish, so an interrupted run resumes where it stopped; a row is recomputed only when its
-variant is not in the file for the same data (the dev file's SHA-256).
+Each variant is the teacher this study started from (`BASELINE`, the defaults until November
+2026) with some settings changed (a different language model, a larger re-ranking, more hill
+climbing, ...), run through `naus.search.Teacher` on the dev split at every length asked, by two
+one-thread workers on every other sentence each: `s_per_sentence_core` is their wall time x 2 /
+sentences. Rows are appended as they finish, so an interrupted run resumes where it stopped; a
+row is recomputed only when its variant is not in the file for the same data (the dev file's
+SHA-256). The pipeline's teacher (`SearchConfig`'s defaults) is always one of the rows; with
+`--test` it is also scored on the test set, once (the choice is made on dev).
 
-Language models beside the pipeline's (`lm`: its lm.txt, the default order) are trained here
-with `naus.lm.train_lm` into `--work`: other orders, and corpora with the pool's source
-sentences added (unpaired text the unsupervised setting may use).
+Language models beside the pipeline's (headlines-3: its lm.txt and order) are trained here with
+`naus.lm.train_lm` into `--work`: other orders, a backward model (reversed sentences), and
+corpora with the pool's source sentences added (unpaired text the unsupervised setting may use).
 Writes results/benchmarks/teacher_quality.json.
 
     python -m benchmarks.teacher_quality --data build/gigaword-sample/data \
-        --onnx build/gigaword-sample/similarity/minilm-int8.onnx
+        --onnx build/gigaword-sample/similarity/minilm-int8.onnx [--test]
 """
 
 from __future__ import annotations
@@ -39,15 +41,19 @@ LMS = {
     "headlines-3-backward": (["lm.txt"], 3, True),
     "headlines-4-backward": (["lm.txt"], 4, True),
 }
-PIPELINE_LM = f"headlines-{LMConfig.order}"
-DEFAULT = {
-    "lm": PIPELINE_LM,
+# The teacher this study started from (the defaults until November 2026); every variant is a
+# change to it, so a row keeps its meaning when the defaults move.
+BASELINE = {"lm": "headlines-3", "rerank_k": 200, "rerank_exact": 15, "rerank_gamma": 48.0, "budget": 1.0,
+            "gamma": 0.0, "backward": None}  # backward: an LM whose SLOR is averaged with the forward one's
+# The pipeline's teacher today, from its one definition (`SearchConfig`, `LMConfig`).
+PIPELINE = {
+    "lm": f"headlines-{LMConfig.order}",
     "rerank_k": SearchConfig.rerank_k,
     "rerank_exact": SearchConfig.rerank_exact,
     "rerank_gamma": SearchConfig.rerank_gamma,
     "budget": SearchConfig.steps_coef / PAPER_BUDGET[0],
     "gamma": SearchConfig.gamma,
-    "backward": None,  # a backward LM whose SLOR is averaged with the forward one's in the re-ranking
+    "backward": None,
 }
 # Each alone first, then together where they helped.
 VARIANTS = [
@@ -56,7 +62,7 @@ VARIANTS = [
     *({"rerank_k": k, "rerank_exact": m} for k, m in ((400, 30), (800, 60))),
     *({"budget": b} for b in (2.0, 4.0)),
     *({"rerank_gamma": g} for g in (24.0, 96.0)),
-    *({"lm": name} for name in LMS if name != PIPELINE_LM and not LMS[name][2]),
+    *({"lm": name} for name in LMS if name != BASELINE["lm"] and not LMS[name][2]),
     {"backward": "headlines-3-backward"},
     *({"gamma": g} for g in (6.0, 12.0)),
     # a wider re-ranking (K states, `rerank_exact` of them encoded) was the first to help: its curve
@@ -69,7 +75,11 @@ VARIANTS = [
 
 
 def variant_name(changes: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in changes.items()) or "pipeline default"
+    return ", ".join(f"{k}={v}" for k, v in changes.items()) or "previous default"
+
+
+def changes_from_baseline(settings: dict) -> dict:
+    return {k: v for k, v in settings.items() if BASELINE[k] != v}
 
 
 def search_config(settings: dict, length: int) -> SearchConfig:
@@ -163,12 +173,32 @@ def _run(task: tuple[dict, int, list[tuple[int, str]]]) -> list[str]:
     return [summary.summary for summary in teacher.summarize(items)]
 
 
+def run_split(pool, settings: dict, length: int, articles: list[str], titles: list[str]) -> dict:
+    """The teacher with `settings` on every sentence (two workers, every other sentence each): ROUGE and cost."""
+    items = list(enumerate(articles))
+    halves = [items[0::2], items[1::2]]  # interleaved: both workers get the same mix of lengths
+    start = time.perf_counter()
+    summaries = [""] * len(items)
+    for half, part in zip(halves, pool.map(_run, [(settings, length, h) for h in halves], chunksize=1)):
+        for (index, _), summary in zip(half, part):
+            summaries[index] = summary
+    seconds = time.perf_counter() - start
+    scores = rouge(summaries, [titles])
+    return {
+        "rouge": {k: scores[k] for k in ("rouge1", "rouge2", "rougeL")},
+        "total": round(scores["rouge1"] + scores["rouge2"] + scores["rougeL"], 2),
+        "s_per_sentence_core": round(2 * seconds / len(items), 4),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="the profile's data directory (dev/, pool/, lm.txt)")
+    parser.add_argument("--data", required=True, help="the profile's data directory (dev/, test/, pool/, lm.txt)")
     parser.add_argument("--onnx", required=True, help="the int8 MiniLM the pipeline exports")
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--test", action="store_true",
+                        help="also score the pipeline's teacher on the test set (once: kept when already there)")
     parser.add_argument("--work", default="build/benchmarks/teacher_quality", help="language models trained here")
     parser.add_argument("--out", default="results/benchmarks/teacher_quality.json")
     args = parser.parse_args()
@@ -184,39 +214,36 @@ def main() -> None:
     report.update(
         data=f"dev split of the profile at {data} (first {len(articles)} pairs); scored against its titles",
         machine=f"{platform.machine()}, {os.cpu_count()} cores; two one-thread workers",
-        default=DEFAULT,
+        baseline=BASELINE,
+        pipeline={"settings": PIPELINE, "variant": variant_name(changes_from_baseline(PIPELINE))},
         lms={name: {"corpora": corpora, "order": order, "backward": reverse} for name, (corpora, order, reverse) in LMS.items()},
     )
     done = {(row["variant"], row["length"]) for row in report["rows"]}
-    todo = [(changes, length) for changes in VARIANTS for length in args.lengths
+    variants = VARIANTS + [changes_from_baseline(PIPELINE)]
+    todo = [(changes, length) for changes in variants for length in args.lengths
             if (variant_name(changes), length) not in done]
-    lm_paths = build_lms(data, work, {DEFAULT["lm"]} | {c.get(k) or DEFAULT["lm"] for c, _ in todo for k in ("lm", "backward")})
+    tested = report.get("test", {}).get("variant") == report["pipeline"]["variant"]
+    needed = {BASELINE["lm"], PIPELINE["lm"]} | {c.get(k) or BASELINE["lm"] for c, _ in todo for k in ("lm", "backward")}
+    lm_paths = build_lms(data, work, needed)
     static = build_static(data, work, args.onnx)
-    items = list(enumerate(articles))
-    halves = [items[0::2], items[1::2]]  # interleaved: both workers get the same mix of lengths
     context = multiprocessing.get_context("spawn")
     with context.Pool(2, initializer=_init_worker, initargs=(lm_paths, args.onnx, static)) as pool:
-        pool.map(_run, [(DEFAULT, 10, half[:5]) for half in halves], chunksize=1)  # warm-up: numba, ONNX
+        pool.map(_run, [(BASELINE, 10, list(enumerate(articles[k:5:2]))) for k in (0, 1)], chunksize=1)  # warm-up
         for changes, length in todo:
-            settings = {**DEFAULT, **changes}
-            start = time.perf_counter()
-            summaries = [""] * len(items)
-            for half, part in zip(halves, pool.map(_run, [(settings, length, h) for h in halves], chunksize=1)):
-                for (index, _), summary in zip(half, part):
-                    summaries[index] = summary
-            seconds = time.perf_counter() - start
-            scores = rouge(summaries, [titles])
-            row = {
-                "variant": variant_name(changes),
-                "changes": changes,
-                "length": length,
-                "dev_rouge": {k: scores[k] for k in ("rouge1", "rouge2", "rougeL")},
-                "dev_total": round(scores["rouge1"] + scores["rouge2"] + scores["rougeL"], 2),
-                "s_per_sentence_core": round(2 * seconds / len(items), 4),
-            }
+            result = run_split(pool, {**BASELINE, **changes}, length, articles, titles)
+            row = {"variant": variant_name(changes), "changes": changes, "length": length,
+                   "dev_rouge": result["rouge"], "dev_total": result["total"],
+                   "s_per_sentence_core": result["s_per_sentence_core"]}
             report["rows"].append(row)
             write_json(args.out, report)
             print(row, flush=True)
+        if args.test and not tested:  # the chosen teacher, scored once on the test set
+            test_articles, test_titles = (read_lines(data / "test" / f"{side}.txt") for side in ("article", "title"))
+            report["test"] = {"variant": report["pipeline"]["variant"], "sentences": len(test_articles),
+                              "lengths": {str(n): run_split(pool, PIPELINE, n, test_articles, test_titles)
+                                          for n in args.lengths}}
+            write_json(args.out, report)
+            print("test", report["test"], flush=True)
 
 
 if __name__ == "__main__":

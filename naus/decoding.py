@@ -612,8 +612,9 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
 
     Each cell keeps its `beam` best states (prefixes with distinct last tokens), best first.
     Candidates come as in `_length_control_kernel` (ε, repeats, new words); a state met twice
-    keeps the better, the earlier on a tie. New words come in groups of one length, best first,
-    so a group stops at the first word whose score cannot enter the cell's beam.
+    keeps the better. New words come in groups of one length, best first, and the groups by their
+    best word, so a group stops at the first word whose score cannot enter the cell's beam, and the
+    groups at the first whose best word could not even after the best cell below.
     """
     neg = np.float32(-np.inf)
     score = np.full((cells, beam), neg, dtype=np.float32)
@@ -625,10 +626,15 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
     parents = np.zeros((valid, cells, beam), dtype=np.int64)
     tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
     groups = starts.shape[0] - 1
+    heads = np.empty(groups, dtype=np.float32)
     for s in range(valid):
         new_score[:] = neg
         new_last[:] = blank
         new_column[:] = -1
+        for g in range(groups):  # each group's best word; groups are tried best head first
+            heads[g] = word_lp[s, starts[g]] if word_id[s, starts[g]] >= 0 else neg
+        order = np.argsort(-heads, kind="mergesort")
+        best_before = neg  # the best score of the cells below this one: every new word's source is one
         for cell in range(cells):
             worst = beam - 1  # a candidate must beat new_score[cell, worst] (a state already there, too)
             value = score[cell, 0] + blank_lp[s]  # (1) ε from the cell's best
@@ -641,14 +647,16 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
                     if value > new_score[cell, worst]:
                         _offer(value, word, column[cell, b], cell, b, s, cell, new_score, new_last, new_column,
                                sources, parents)
-            for g in range(groups):  # (3) a new word after the best other word of the cell it extends
+            for g in order:  # (3) a new word after the best other word of the cell it extends
+                if best_before + heads[g] <= new_score[cell, worst]:
+                    break  # no word of this group or a later one can enter the beam
                 for k in range(starts[g], starts[g + 1]):
                     word, size = word_id[s, k], word_len[s, k]
                     if word < 0:
                         break
                     source = 0 if cell == size else cell - size - 1  # a space before every word but the first
                     if source < 0 or (source == 0 and cell != size) or score[source, 0] == neg:
-                        continue  # the unk column's length varies, so a group may go on
+                        break  # a group's words share their length, so their source cell (unk: a group of one)
                     if score[source, 0] + word_lp[s, k] <= new_score[cell, worst]:
                         break  # nothing later in this group can enter the beam
                     parent = 1 if last[source, 0] == word else 0
@@ -660,6 +668,7 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
                                sources, parents)
             for b in range(beam):
                 tokens[s, cell, b] = new_last[cell, b]
+            best_before = max(best_before, score[cell, 0])
         score, new_score = new_score, score
         last, new_last = new_last, last
         column, new_column = new_column, column
@@ -675,7 +684,7 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
     return path
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")  # called per candidate: a call costs more than its work
 def _offer(value, word, column, source, parent, s, cell, score, last, columns, sources, parents):
     """Put a state into cell `cell`'s beam (best first) unless the beam holds it with a score at least
     as good; the caller has checked that `value` beats the beam's last."""

@@ -1,7 +1,8 @@
 """Every name the pipeline gives a student or a file, built and parsed here only.
 
 A student's name says what it is: `L10` (NAUS for 10 words), `L10-f0.25` (trained on the first
-quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder). Paths are relative to
+quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder), `L10-s3` (seed 3; seed 0
+has no suffix). Paths are relative to
 `build/{profile}/` (outputs) or `results/{profile}/metrics/` (their scores, the same stems with
 `.json`). Every function takes strings as well as numbers, so the rules pass their wildcards
 (`"{length}"`) and get Snakemake's patterns from the same definitions. Plain Python: the rules,
@@ -18,7 +19,7 @@ from naus.architectures import ENCODER_DECODERS
 
 Part = int | float | str
 
-MODEL_PATTERN = rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?"
+MODEL_PATTERN = rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
 
 
 @dataclass(frozen=True)
@@ -26,20 +27,23 @@ class Student:
     arch: str  # a key of naus.architectures.ARCHITECTURES
     length: int  # the search output's length it learns from
     fraction: float  # of the pool's pairs it trains on
+    seed: int = 0  # of its initialisation, dropout and batch order
 
 
-def model(length: Part, arch: str = "naus", fraction: Part | None = None) -> str:
-    """A student's name (its directory under train/): the length it learns, its architecture, its share of the pool."""
+def model(length: Part, arch: str = "naus", fraction: Part | None = None, seed: Part = 0) -> str:
+    """A student's name (its directory under train/): the length it learns, its architecture, its
+    share of the pool, its seed (seed 0 unnamed, so a one-seed profile keeps its names)."""
     name = f"L{length}" if arch == "naus" else f"{arch}-L{length}"
-    return name if fraction in (None, 1, 1.0) else f"{name}-f{fraction}"
+    name = name if fraction in (None, 1, 1.0) else f"{name}-f{fraction}"
+    return name if str(seed) == "0" else f"{name}-s{seed}"
 
 
 def parse_model(name: str) -> Student:
-    match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(ENCODER_DECODERS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?",
-                         name)
+    match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(ENCODER_DECODERS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?"
+                         r"(?:-s(?P<seed>\d+))?", name)
     if match is None:
-        raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, ...)")
-    return Student(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0))
+        raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, L10-s3, ...)")
+    return Student(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0), int(match["seed"] or 0))
 
 
 def chars_target(budget: Part) -> str:

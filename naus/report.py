@@ -8,9 +8,11 @@ the search teacher's: ours for our rows and the rescored published outputs, the 
 from __future__ import annotations
 
 import json
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from naus import NausError, layout
@@ -42,7 +44,12 @@ PAPER_DUC = [
     ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
 ]
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
-COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", "Time (s/sample)", "Time b=1 (s/sample)", "Speedup"]
+# A student's row is the mean over its seeds; the spread columns are filled where there are several.
+SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
+SCORE_SD = ["R-1 sd", "R-2 sd", "R-L sd"]  # shown as "mean ± sd" in the Markdown and LaTeX tables
+COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
+           *SCORE_SD]
+BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
 OUR_SYSTEMS = (
     ("NAUS truncate", "truncate"),
     ("NAUS length control", "length-control"),
@@ -57,13 +64,30 @@ def _metric_row(name: str, path: Path, seconds: float | None, batch1: float | No
             "R-L": metrics["rougeL"], "Time (s/sample)": seconds, "Time b=1 (s/sample)": batch1}
 
 
-def _decoded_row(name: str, metrics: Path, build: Path, stem: str) -> dict | None:
-    """A student's row from its metrics and the timing its decode run wrote; None when it was not run."""
-    path = metrics / f"{stem}.json"
-    if not path.is_file():
+def _decoded_row(name: str, metrics: Path, build: Path, stems: list[str], timed: bool = True) -> dict | None:
+    """A student's row over its seeds (`stems`: one decoding per seed): the mean scores and times of
+    the runs that exist, their spread, and each run's total (for ΔR's); None when none was run."""
+    runs = []
+    for stem in stems:
+        if (metrics / f"{stem}.json").is_file():
+            timing = read_json(build / f"{stem}.timing.json", ("seconds_per_sample",)) if timed else {}
+            runs.append(_metric_row(name, metrics / f"{stem}.json", timing.get("seconds_per_sample"),
+                                    timing.get("batch1_seconds_per_sample")))
+    if not runs:
         return None
-    timing = read_json(build / f"{stem}.timing.json", ("seconds_per_sample",))
-    return _metric_row(name, path, timing["seconds_per_sample"], timing.get("batch1_seconds_per_sample"))
+    row = {"System": name, "Seeds": len(runs), "_totals": [_total(r) for r in runs]}
+    for key in ("Len", "R-1", "R-2", "R-L", "Time (s/sample)", "Time b=1 (s/sample)"):
+        values = [r[key] for r in runs if r[key] is not None]
+        row[key] = statistics.mean(values) if values else None
+    for key, sd in zip(("R-1", "R-2", "R-L"), SCORE_SD):
+        row[sd] = statistics.stdev(r[key] for r in runs) if len(runs) > 1 else None
+    return row
+
+
+def stems(split: str, seeds: list[int], length: int, method: str, target, arch: str = "naus",
+          fraction: float | None = None, beam: int | None = None) -> list[str]:
+    """One decoding per seed of a student."""
+    return [layout.decoded(split, layout.model(length, arch, fraction, seed), method, target, beam) for seed in seeds]
 
 
 def _teacher_row(metrics: Path, build: Path, split: str, length: int, name: str = "Search teacher (ours)") -> dict:
@@ -77,11 +101,26 @@ def _total(row: dict) -> float:
 
 
 def _finish(rows: list[dict], teacher: dict | None) -> list[dict]:
+    """ΔR over the teacher (the mean of the seeds' ΔR, with its sd and a bootstrap interval over the
+    seeds where there are several) and the speedup."""
     for row in rows:
-        row["ΔR"] = round(_total(row) - _total(teacher), 2) if teacher else None
+        totals = row.pop("_totals", None) or [_total(row)]
+        deltas = [t - _total(teacher) for t in totals] if teacher else []
+        row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None
+        if len(deltas) > 1:
+            row["ΔR sd"] = round(statistics.stdev(deltas), 2)
+            low, high = bootstrap_interval(deltas)
+            row["ΔR 95% CI"] = f"[{low:+.2f}, {high:+.2f}]"
         seconds, base = row.get("Time (s/sample)"), teacher.get("Time (s/sample)") if teacher else None
         row["Speedup"] = f"{base / seconds:.0f}×" if seconds and base else None
     return rows
+
+
+def bootstrap_interval(values: list[float], resamples: int = BOOTSTRAP) -> tuple[float, float]:
+    """The 95% percentile interval of the mean, resampling the seeds (seeded: the same every run)."""
+    rng = np.random.default_rng(0)
+    means = np.asarray(values)[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
 def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
@@ -116,25 +155,26 @@ def search_section(build: Path) -> str | None:
             + "\n".join(lines) + "\n")
 
 
-def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int, unit: str) -> list[dict]:
+def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int, unit: str,
+               seeds: list[int]) -> list[dict]:
     """The L=`length` student decoded by char-control within `budget` characters, when it was run."""
     row = _decoded_row(f"NAUS char control, {budget} {unit} (ours)", metrics, build,
-                       layout.decoded(split, layout.model(length), CHAR_METHOD, layout.chars_target(budget)))
+                       stems(split, seeds, length, CHAR_METHOD, layout.chars_target(budget)))
     return [row] if row else []
 
 
 def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path],
-                   chars: list[tuple[int, int]] = ()) -> pd.DataFrame:
+                   chars: list[tuple[int, int]] = (), seeds: list[int] = (0,)) -> pd.DataFrame:
     """Table 2: one group of rows per target length (a student's character budgets in its length's group)."""
     frames = []
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
         ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"{layout.lead('test', length)}.json", None), teacher]
         for name, method in OUR_SYSTEMS:
-            row = _decoded_row(f"{name} (ours)", metrics, build, layout.decoded("test", layout.model(length), method, length))
+            row = _decoded_row(f"{name} (ours)", metrics, build, stems("test", seeds, length, method, length))
             ours += [row] if row else []
         for model, budget in chars:
-            ours += _chars_row(metrics, build, "test", length, budget, "chars") if model == length else []
+            ours += _chars_row(metrics, build, "test", length, budget, "chars", seeds) if model == length else []
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
@@ -149,16 +189,16 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
     return pd.concat(frames, ignore_index=True)
 
 
-def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None) -> pd.DataFrame:
+def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None, seeds: list[int] = (0,)) -> pd.DataFrame:
     """Table 3: DUC2004, recall of the output cut to 75 bytes, with the L=`length` teacher and student
     (and the student within `chars` bytes)."""
     duc = metrics / "duc2004"
     teacher = _teacher_row(duc, build, "duc", length, f"Search teacher, L={length} (ours)")
     rows = [_metric_row("Lead, 75 bytes (ours)", duc / f"{layout.lead('duc', 'all')}.json", None), teacher]
     for name, method in OUR_SYSTEMS:
-        row = _decoded_row(f"{name} (ours)", duc, build, layout.decoded("duc", layout.model(length), method, length))
+        row = _decoded_row(f"{name} (ours)", duc, build, stems("duc", seeds, length, method, length))
         rows += [row] if row else []
-    rows += _chars_row(duc, build, "duc", length, chars, "bytes") if chars else []
+    rows += _chars_row(duc, build, "duc", length, chars, "bytes", seeds) if chars else []
     rows = _finish(rows, teacher)
     for path in sorted((duc / layout.published("duc")).glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
@@ -168,20 +208,34 @@ def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None)
 
 
 def _display(frame: pd.DataFrame) -> pd.DataFrame:
-    """Numbers as the paper prints them: two decimals, signed ΔR, short times, '–' when missing."""
+    """Numbers as the paper prints them: two decimals, signed ΔR, short times, '–' when missing; a
+    score with a spread over seeds as "mean ± sd" (the sd columns then go), the interval only where
+    some row has one."""
+
+    def missing(value) -> bool:
+        return value is None or (isinstance(value, float) and pd.isna(value))
 
     def cell(column: str, value) -> str:
-        if value is None or (isinstance(value, float) and pd.isna(value)):
+        if missing(value):
             return "–"
         if column == "ΔR":
             return f"{value:+.2f}"
         if column.startswith("Time"):
             return f"{value:.3g}"
+        if column == "Seeds":
+            return str(int(value))
         if isinstance(value, float):
             return f"{value:.2f}"
         return str(value)
 
-    return pd.DataFrame({c: [cell(c, v) for v in frame[c].tolist()] for c in frame.columns})
+    shown = {c: [cell(c, v) for v in frame[c].tolist()] for c in frame.columns if c not in SCORE_SD + ["ΔR sd"]}
+    for column, sd in (("R-1", "R-1 sd"), ("R-2", "R-2 sd"), ("R-L", "R-L sd"), ("ΔR", "ΔR sd")):
+        if column in frame and sd in frame:
+            shown[column] = [text if missing(spread) else f"{text} ± {spread:.2f}"
+                             for text, spread in zip(shown[column], frame[sd].tolist())]
+    if "ΔR 95% CI" in frame and all(missing(v) for v in frame["ΔR 95% CI"].tolist()):
+        del shown["ΔR 95% CI"]
+    return pd.DataFrame(shown)
 
 
 def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> str:
@@ -251,7 +305,7 @@ def _save(fig, out: Path, drawn: bool = True) -> None:
 
 
 
-def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFrame:
+def transfer_table(metrics: Path, transfer: list[tuple[int, str]], seeds: list[int] = (0,)) -> pd.DataFrame:
     """Table 6: a model trained for i words decoded for j words (or a ratio of the source length)."""
     rows = []
     for model, target in transfer:
@@ -259,23 +313,24 @@ def transfer_table(metrics: Path, transfer: list[tuple[int, str]]) -> pd.DataFra
         teacher_file = metrics / f"{layout.search('test', target)}.json"
         teacher = _metric_row("", teacher_file, None) if teacher_file.is_file() else None
         for name, method in (("truncate", "truncate"), ("length control", "length-control")):
-            path = metrics / f"{layout.decoded('test', layout.model(model), method, target)}.json"
-            if path.is_file():
-                row = _metric_row(f"{label}, {name}", path, None)
-                rows += _finish([row], teacher)
-    return pd.DataFrame(rows, columns=COLUMNS[:6])
+            row = _decoded_row(f"{label}, {name}", metrics, Path(), stems("test", seeds, model, method, target), timed=False)
+            rows += _finish([row], teacher) if row else []
+    return pd.DataFrame(rows, columns=COLUMNS[:6] + SPREAD + SCORE_SD)
 
 
-def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.DataFrame:
-    """Table 4: students of different architectures learnt from the same search output, per length."""
+def architecture_table(metrics: Path, build: Path, lengths: list[int], seeds: list[int] = (0,),
+                       analysis_seeds: list[int] = (0,)) -> pd.DataFrame:
+    """Table 4: students of different architectures learnt from the same search output, per length
+    (NAUS's rows are Table 2's students, with their seeds; the encoder-decoders have `analysis_seeds`)."""
     frames = []
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
         rows = [teacher]
         for arch in ARCHITECTURES.values():
             for method, label in arch.table4:
+                runs = seeds if arch.name == "naus" else analysis_seeds
                 row = _decoded_row(f"{arch.label}, {label}", metrics, build,
-                                   layout.decoded("test", layout.model(length, arch.name), method, length))
+                                   stems("test", runs, length, method, length, arch.name))
                 rows += [row] if row else []
         frame = pd.DataFrame(_finish(rows, teacher), columns=COLUMNS)
         frame.insert(0, "L", length)
@@ -283,32 +338,34 @@ def architecture_table(metrics: Path, build: Path, lengths: list[int]) -> pd.Dat
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
-def _delta(metrics_file: Path, teacher: dict) -> float | None:
-    if not metrics_file.is_file():
-        return None
-    return round(_total(_metric_row("", metrics_file, None)) - _total(teacher), 2)
+def _deltas(metrics: Path, stem_list: list[str], teacher: dict) -> list[float]:
+    """Each seed's ΔR over the teacher, for the runs that exist."""
+    return [_total(_metric_row("", metrics / f"{stem}.json", None)) - _total(teacher)
+            for stem in stem_list if (metrics / f"{stem}.json").is_file()]
 
 
-def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Path) -> bool:
-    """Figure 3: training-set size vs ΔR, for truncation and length control."""
+def fraction_figure(metrics: Path, length: int, fractions: list[float], out: Path, seeds: list[int] = (0,),
+                    analysis_seeds: list[int] = (0,)) -> bool:
+    """Figure 3: training-set size vs ΔR, for truncation and length control (mean ± sd over seeds)."""
     teacher = _metric_row("", metrics / f"{layout.search('test', length)}.json", None)
     points = sorted(fractions) + [1.0]
     fig, ax = _axes()
     drawn = False
     for name, method in (("truncate", "truncate"), ("length control", "length-control")):
-        xs, ys = [], []
+        xs, ys, errors = [], [], []
         for f in points:
-            stem = layout.decoded("test", layout.model(length, fraction=f), method, length)
-            delta = _delta(metrics / f"{stem}.json", teacher)
-            if delta is not None:
+            runs = seeds if f == 1.0 else analysis_seeds
+            deltas = _deltas(metrics, stems("test", runs, length, method, length, fraction=f), teacher)
+            if deltas:
                 xs.append(100 * f)
-                ys.append(delta)
+                ys.append(statistics.mean(deltas))
+                errors.append(statistics.stdev(deltas) if len(deltas) > 1 else 0.0)
         if len(xs) > 1:
-            ax.plot(xs, ys, marker="o", label=name)
+            ax.errorbar(xs, ys, yerr=errors, marker="o", capsize=3, label=name)
             drawn = True
     ax.axhline(0, color="grey", linewidth=0.8)
     ax.set_xlabel("training pairs used (% of the searched pool)")
-    ax.set_ylabel("ΔR over the teacher")
+    ax.set_ylabel("ΔR over the teacher (mean ± sd over seeds)")
     ax.set_title(f"Training-set size, L={length}")
     ax.legend()
     fig.tight_layout()
@@ -345,26 +402,29 @@ def chars_figure(metrics: Path, build: Path, length: int, budgets: list[int], ou
     return drawn
 
 
-def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: Path) -> bool:
-    """Figure 4: beam size vs ΔR and vs time per sample, for length control and CTC beam search."""
+def beam_figure(metrics: Path, build: Path, length: int, beams: list[int], out: Path, seeds: list[int] = (0,)) -> bool:
+    """Figure 4: beam size vs ΔR (mean ± sd over seeds) and vs time per sample, for length control and CTC beam search."""
     teacher = _metric_row("", metrics / f"{layout.search('test', length)}.json", None)
     fig, (left, right) = _axes(2)
     drawn = False
     for name, method in (("length control", "length-control"), ("CTC beam search", "beam")):
-        xs, deltas, times = [], [], []
+        xs, deltas, errors, times = [], [], [], []
         for b in sorted(beams):
-            stem = layout.decoded("test", layout.model(length), method, length, beam=b)
-            delta = _delta(metrics / f"{stem}.json", teacher)
-            if delta is not None:
+            runs = stems("test", seeds, length, method, length, beam=b)
+            found = _deltas(metrics, runs, teacher)
+            if found:
                 xs.append(b)
-                deltas.append(delta)
-                times.append(read_json(build / f"{stem}.timing.json", ("seconds_per_sample",))["seconds_per_sample"] * 1000)
+                deltas.append(statistics.mean(found))
+                errors.append(statistics.stdev(found) if len(found) > 1 else 0.0)
+                times.append(1000 * statistics.mean(
+                    read_json(build / f"{stem}.timing.json", ("seconds_per_sample",))["seconds_per_sample"]
+                    for stem in runs if (metrics / f"{stem}.json").is_file()))
         if xs:
-            left.plot(xs, deltas, marker="o", label=name)
+            left.errorbar(xs, deltas, yerr=errors, marker="o", capsize=3, label=name)
             right.plot(xs, times, marker="o", label=name)
             drawn = True
     left.set_xlabel("beam size")
-    left.set_ylabel("ΔR over the teacher")
+    left.set_ylabel("ΔR over the teacher (mean ± sd)")
     right.set_xlabel("beam size")
     right.set_ylabel("ms per sample (batch 64)")
     left.legend()
@@ -388,6 +448,8 @@ class ReportSpec:
     chars: list[tuple[int, int]] = field(default_factory=list)  # Table 2's character budgets: (model length, chars)
     duc_chars: int | None = None  # Table 3's budget in bytes
     char_sweep: list[int] = field(default_factory=list)  # the budgets of the character figure, first length
+    seeds: list[int] = field(default_factory=lambda: [0])  # NAUS students per length (Tables 2, 3, 6, Figure 4)
+    analysis_seeds: list[int] = field(default_factory=lambda: [0])  # Table 4's encoder-decoders, Figure 3's fractions
 
     @classmethod
     def from_config(cls, config: dict) -> "ReportSpec":
@@ -396,7 +458,8 @@ class ReportSpec:
                        config["decode"]["beam_sweep"], [(int(m), str(t)) for m, t in config["decode"]["transfer"]],
                        config["analysis"]["lengths"], config.get("duc", {}).get("length"),
                        [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
-                       config.get("duc", {}).get("chars"), config["decode"].get("char_sweep", []))
+                       config.get("duc", {}).get("chars"), config["decode"].get("char_sweep", []),
+                       config["train"].get("seeds", [0]), config["train"].get("analysis_seeds", [0]))
         except (KeyError, TypeError, ValueError) as err:
             raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 
@@ -440,29 +503,42 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
     timing = f"Students timed on {device} (batch 64 and batch 1), the teacher on one CPU core per sentence."
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
+    runs = (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
+            "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
+            if len(spec.seeds) > 1 else "One student per row (one seed).")
+    other_runs = (f"The encoder-decoders: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
+                  else "The encoder-decoders: one seed each.")
     return [
-        ("table2", gigaword_table(metrics, build, spec.lengths, published, spec.chars),
+        ("table2", gigaword_table(metrics, build, spec.lengths, published, spec.chars, spec.seeds),
          f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
          "the NAUS student decoded by truncation, length control and CTC beam search"
          + (", and within a budget of characters by char-control (whole words, at most that many characters with "
             "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
-         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {timing} {quoted}"),
-        ("table3", duc_table(metrics, build, duc_length, spec.duc_chars) if duc_length else pd.DataFrame(),
+         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {timing} "
+         f"{quoted}"),
+        ("table3", duc_table(metrics, build, duc_length, spec.duc_chars, spec.seeds) if duc_length else pd.DataFrame(),
          f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
          f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and "
          "student"
          + (f" (also by char-control within {spec.duc_chars} bytes: whole words, nothing for the cut to remove)"
             if spec.duc_chars else "")
-         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {timing} {quoted}"),
-        ("table4", architecture_table(metrics, build, list(spec.analysis)),
+         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {timing} "
+         f"{quoted}"),
+        ("table4", architecture_table(metrics, build, list(spec.analysis), spec.seeds, spec.analysis_seeds),
          f"Table 4 ({profile}): students of four architectures trained on the same search output, vocabulary and "
          "training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "
          "stopping at end of sequence or L words), a vanilla non-autoregressive one that fills exactly L slots, "
-         f"and a non-autoregressive one trained with CTC; ΔR over the teacher, time per sample. {timing}"),
-        ("table6", transfer_table(metrics, spec.transfer),
+         f"and a non-autoregressive one trained with CTC; ΔR over the teacher, time per sample. {runs} {other_runs} "
+         f"{timing}"),
+        ("table6", transfer_table(metrics, spec.transfer, spec.seeds),
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
-         "source, by truncation and by length control; ΔR over the teacher searched for j words where there is one."),
+         f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
+         f"{runs}"),
     ]
+
+
+def _seed_list(seeds: list[int]) -> str:
+    return f"{seeds[0]}–{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
 
 
 def training_section(build: Path) -> str | None:
@@ -491,10 +567,13 @@ def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> list[tu
     (name, caption) of each one drawn."""
     figures = []
     first = spec.lengths[0]
-    if spec.fractions and fraction_figure(metrics, first, list(spec.fractions), out / "training-size"):
-        figures.append(("training-size", f"Figure 3: training-set size vs ΔR (L={first})."))
-    if spec.beams and beam_figure(metrics, build, first, list(spec.beams), out / "beam-size"):
-        figures.append(("beam-size", f"Figure 4: beam size vs ΔR and time (L={first})."))
+    if spec.fractions and fraction_figure(metrics, first, list(spec.fractions), out / "training-size", spec.seeds,
+                                          spec.analysis_seeds):
+        figures.append(("training-size", f"Figure 3: training-set size vs ΔR (L={first}; mean ± sd over "
+                                         f"{len(spec.analysis_seeds)} seeds, {len(spec.seeds)} for the whole pool)."))
+    if spec.beams and beam_figure(metrics, build, first, list(spec.beams), out / "beam-size", spec.seeds):
+        figures.append(("beam-size", f"Figure 4: beam size vs ΔR (mean ± sd over {len(spec.seeds)} seeds) and time "
+                                     f"(L={first})."))
     if spec.char_sweep and chars_figure(metrics, build, first, list(spec.char_sweep), out / "char-budget"):
         figures.append(("char-budget", f"ROUGE F1 against a budget in characters (char-control, whole words) for the "
                                        f"L={first} student; stars: its {first}-word length control."))
@@ -553,7 +632,9 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
 def _scores(row) -> tuple[str, str]:
     if row is None:
         return "–", "–"
-    return f"{row['R-1']:.2f} / {row['R-2']:.2f} / {row['R-L']:.2f}", f"{row['ΔR']:+.2f}"
+    spread = row.get("ΔR sd")
+    delta = f"{row['ΔR']:+.2f}" + ("" if spread is None or pd.isna(spread) else f" ± {spread:.2f}")
+    return f"{row['R-1']:.2f} / {row['R-2']:.2f} / {row['R-L']:.2f}", delta
 
 
 def _decode_device(build: Path, lengths: list[int]) -> str:

@@ -122,3 +122,26 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
     assert rows.loc["published HC_13_length_control (rescored)", "ΔR"] == 1.69
     assert rows.loc["NAUS length control †", "ΔR"] == 0.4  # 57.45 - 57.05, the paper's teacher as base
     assert "## Table 3" in (tmp_path / "out/README.md").read_text()
+
+
+def test_a_student_row_is_the_mean_over_its_seeds_with_its_spread(tmp_path):
+    """Three seeds of the L = 10 student (seed 0's name has no suffix) give ΔR 1, 2 and 6 over the
+    teacher: the row shows their mean and sd, the CSV keeps the mean with `ΔR sd` and `Seeds`, the
+    bootstrap interval lies within the seeds' range, and a missing seed is left out, not zeroed."""
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
+    search_output(b, "test", 10, 3, 0.2)
+    for name, r1 in (("L10", 26.0), ("L10-s1", 27.0), ("L10-s2", 31.0)):
+        write(m / f"decode/test/{name}/length-control-10.json", metrics(r1, 8.0, 22.0))
+        write(b / f"decode/test/{name}/length-control-10.timing.json", json.dumps({"seconds_per_sample": 0.004}))
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [10], seeds=[0, 1, 2, 3]))
+
+    row = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System").loc["NAUS length control (ours)"]
+    assert row["Seeds"] == 3 and row["R-1"] == 28.0 and row["ΔR"] == 3.0
+    assert row["ΔR sd"] == 2.65  # sd of 1, 2, 6
+    low, high = (float(x) for x in row["ΔR 95% CI"].strip("[]").split(","))
+    assert 1.0 <= low < 3.0 < high <= 6.0
+    markdown = (tmp_path / "out/tables/table2.md").read_text()
+    assert "28.00 ± 2.65" in markdown and "+3.00 ± 2.65" in markdown and "R-1 sd" not in markdown
+    assert "mean of 4 students (seeds 0–3" in markdown

@@ -24,7 +24,7 @@ search: {{lengths: [4], shards: 2, pool_limit: 0, fluency: slor, gamma: 0.0, rer
          embedder: onnx-int8, rerank_gamma: 48.0, steps_coef: 0.02, restarts_coef: 0.02, seed: 0}}
 model: {{n_layers: 1, d_model: 16, n_heads: 2, d_ff: 32, dropout: 0.0, max_len: 32}}
 train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
-        min_count: 1, eval_every: 3, checkpoint_every: 3, seed: 0, fractions: [0.5]}}
+        min_count: 1, eval_every: 3, checkpoint_every: 3, seeds: [0, 1], fractions: [0.5]}}
 decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
          transfer: [[4, "r0.5"], [4, "3"]], chars: [[4, 20]], char_sweep: [15, 25],
          batch1_samples: 2}}

@@ -3,6 +3,8 @@
 import json
 import subprocess
 
+import pandas as pd
+
 from tests.helpers import BIN, ROOT, write
 
 
@@ -25,6 +27,9 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     for row in ("Lead-4 (ours)", "Search teacher (ours)", "NAUS truncate (ours)", "NAUS length control (ours)",
                 "CTC beam search + truncate (ours)"):
         assert row in table
+    seeded = pd.read_csv(results / "tables/table2.csv").set_index("System").loc["NAUS length control (ours)"]
+    assert seeded["Seeds"] == 2 and not pd.isna(seeded["ΔR sd"])  # train.seeds [0, 1]: L4 and L4-s1
+    assert (workdir / "build/micro/train/L4-s1/best.pt").is_file()
     control = json.loads((results / "metrics/decode/test/L4/length-control-4.json").read_text())
     assert control["n"] == 6 and control["avg_words"] == 4.0
     search = [json.loads(x) for x in (workdir / "build/micro/search/pool/L4.jsonl").read_text().splitlines()]

@@ -91,12 +91,16 @@ def flags(settings: dict) -> str:
     return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in settings.items())
 
 
+SEEDS, ANALYSIS_SEEDS = config["train"]["seeds"], config["train"]["analysis_seeds"]
+
+
 def students() -> list[str]:
-    """Every student's name: one per length (DUC2004's too), the Figure 3 sweep, Table 4's."""
+    """Every student's name: one per length (DUC2004's too) and seed, the Figure 3 sweep, Table 4's."""
     lengths = config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])
-    models = [layout.model(n) for n in lengths]
-    models += [layout.model(config["search"]["lengths"][0], fraction=f) for f in config["train"]["fractions"]]
-    models += [layout.model(n, arch) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS]
+    models = [layout.model(n, seed=s) for n in lengths for s in SEEDS]
+    models += [layout.model(config["search"]["lengths"][0], fraction=f, seed=s)
+               for f in config["train"]["fractions"] for s in ANALYSIS_SEEDS]
+    models += [layout.model(n, arch, seed=s) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for s in ANALYSIS_SEEDS]
     return list(dict.fromkeys(models))
 
 
@@ -105,27 +109,29 @@ def systems() -> list[str]:
     lengths, decode = config["search"]["lengths"], config["decode"]
     first = lengths[0]
     systems = [layout.lead("test", n) for n in lengths] + [layout.search("test", n) for n in lengths]
-    systems += [layout.decoded("test", layout.model(n), method, n) for n in lengths for method in decode["methods"]]
+    systems += [layout.decoded("test", layout.model(n, seed=s), method, n)
+                for n in lengths for method in decode["methods"] for s in SEEDS]
     systems += [layout.published(label) for label in PUBLISHED_LABELS]
     systems += [
-        layout.decoded("test", layout.model(first, fraction=f), method, first)
-        for f in config["train"]["fractions"] for method in ("truncate", "length-control")
+        layout.decoded("test", layout.model(first, fraction=f, seed=s), method, first)
+        for f in config["train"]["fractions"] for method in ("truncate", "length-control") for s in ANALYSIS_SEEDS
     ]
     systems += [
-        layout.decoded("test", layout.model(first), method, first, beam=b)
-        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam")
+        layout.decoded("test", layout.model(first, seed=s), method, first, beam=b)
+        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam") for s in SEEDS
     ]
     systems += [
-        layout.decoded("test", layout.model(model), method, target)
-        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
+        layout.decoded("test", layout.model(model, seed=s), method, target)
+        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control") for s in SEEDS
     ]
     systems += [
-        layout.decoded("test", layout.model(model), CHAR_METHOD, layout.chars_target(budget))
-        for model, budget in decode.get("chars", []) + [(first, b) for b in decode.get("char_sweep", [])]
+        layout.decoded("test", layout.model(model, seed=s), CHAR_METHOD, layout.chars_target(budget))
+        for model, budget in decode.get("chars", []) + [(first, b) for b in decode.get("char_sweep", [])] for s in SEEDS
     ]
     systems += [
-        layout.decoded("test", layout.model(n, arch), method, n)
+        layout.decoded("test", layout.model(n, arch, seed=s), method, n)
         for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for method, _ in ARCHITECTURES[arch].table4
+        for s in ANALYSIS_SEEDS
     ]
     return list(dict.fromkeys(systems))
 
@@ -136,9 +142,11 @@ def duc_systems() -> list[str]:
         return []
     n = DUC_LENGTH
     systems = [layout.lead("duc", "all"), layout.search("duc", n)]
-    systems += [layout.decoded("duc", layout.model(n), method, n) for method in config["decode"]["methods"]]
+    systems += [layout.decoded("duc", layout.model(n, seed=s), method, n) for method in config["decode"]["methods"]
+                for s in SEEDS]
     if config["duc"].get("chars"):
-        systems.append(layout.decoded("duc", layout.model(n), CHAR_METHOD, layout.chars_target(config["duc"]["chars"])))
+        systems += [layout.decoded("duc", layout.model(n, seed=s), CHAR_METHOD, layout.chars_target(config["duc"]["chars"]))
+                    for s in SEEDS]
     if config["data"].get("published_dir") and n == 13:
         systems += [layout.published(f"duc/HC_13_{kind}") for kind in ("truncating", "length_control")]
     return systems

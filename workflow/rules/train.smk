@@ -1,11 +1,13 @@
 TRAIN_CFG = config["train"]
 # `naus train` options: the model section and the training section (the Figure 3 sweep is the workflow's).
-TRAIN_FLAGS = flags({**config["model"], **{k: v for k, v in TRAIN_CFG.items() if k != "fractions"}})
+# (the seeds and the fractions are the workflow's: each student's name carries them).
+TRAIN_FLAGS = flags({**config["model"], **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds",
+                                                                                           "analysis_seeds")}})
 
 
 rule train:
-    """A student on the pool's search output for its length: NAUS per length, on a fraction of the pool
-    (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
+    """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
+    the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
     input:
         source=f"{SEARCH}/pool/source.txt",
         target=lambda w: f"{BUILD}/{layout.search('pool', layout.parse_model(w.model).length)}.txt",
@@ -19,6 +21,7 @@ rule train:
         flags=TRAIN_FLAGS,
         arch=lambda w: layout.parse_model(w.model).arch,
         fraction=lambda w: layout.parse_model(w.model).fraction,
+        seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
     log:
         f"logs/{PROFILE}/train/{{model}}.log",
@@ -32,7 +35,7 @@ rule train:
     shell:
         "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.source} "
         "--train-target {input.target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
-        "{params.flags} --fraction {params.fraction} --resume --out {params.out} --timing {output.timing} "
+        "{params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
 
 

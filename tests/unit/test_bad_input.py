@@ -403,7 +403,10 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
                                                     for k in range(3000)))
     command = ["naus", "search", "--input", source, "--lm", tmp_path / "lm.bin", "--length", "4", "--rerank-k", "0",
                "--batch", "8", "--out", tmp_path / "out.jsonl"]
-    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    # a job started in the background by a shell ignores SIGINT, and its children inherit that: the
+    # command gets the default disposition back, as it would from a terminal or a scheduler
+    running = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     partial = tmp_path / "out.jsonl.partial"
     while not (partial.is_file() and partial.stat().st_size) and running.poll() is None:
         time.sleep(0.01)

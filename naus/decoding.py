@@ -533,7 +533,7 @@ def _words_by_length(lp: torch.Tensor, chars: np.ndarray, slot_unk: np.ndarray, 
     """Each slot's `per` most probable words of every character length up to `budget` (groups of
     `per` columns, best first; missing ones -inf and id -1), then `unk` alone in a last column with
     its per-slot length: [N, T, K] log-probabilities, ids and lengths, and each group's first column."""
-    n, time, vocab = lp.shape
+    vocab = lp.shape[-1]
     special = np.zeros(vocab, dtype=bool)
     special[[x for x in (blank, unk) if 0 <= x < vocab]] = True
     usable = ~special & (chars >= 1) & (chars <= budget)

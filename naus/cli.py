@@ -280,7 +280,7 @@ def cmd_decode(args: argparse.Namespace) -> None:
     if args.timing:
         timing = summarizer.last_timing
         report = {
-            "method": args.method or summarizer.last_timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
+            "method": timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
             "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
             "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
             "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),

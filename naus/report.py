@@ -46,8 +46,9 @@ PAPER_DUC = [
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # A student's row is the mean over its seeds; the spread columns are filled where there are several.
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
-SCORE_SD = ["R-1 sd", "R-2 sd", "R-L sd"]  # shown as "mean ± sd" in the Markdown and LaTeX tables
-COLUMNS = ["System", "Len", "R-1", "R-2", "R-L", "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
+SCORES = ("R-1", "R-2", "R-L")
+SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
+COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
            *SCORE_SD]
 BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
 OUR_SYSTEMS = (
@@ -79,7 +80,7 @@ def _decoded_row(name: str, metrics: Path, build: Path, stems: list[str], timed:
     for key in ("Len", "R-1", "R-2", "R-L", "Time (s/sample)", "Time b=1 (s/sample)"):
         values = [r[key] for r in runs if r[key] is not None]
         row[key] = statistics.mean(values) if values else None
-    for key, sd in zip(("R-1", "R-2", "R-L"), SCORE_SD):
+    for key, sd in zip(SCORES, SCORE_SD):
         row[sd] = statistics.stdev(r[key] for r in runs) if len(runs) > 1 else None
     return row
 
@@ -229,7 +230,7 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
         return str(value)
 
     shown = {c: [cell(c, v) for v in frame[c].tolist()] for c in frame.columns if c not in SCORE_SD + ["ΔR sd"]}
-    for column, sd in (("R-1", "R-1 sd"), ("R-2", "R-2 sd"), ("R-L", "R-L sd"), ("ΔR", "ΔR sd")):
+    for column, sd in [*zip(SCORES, SCORE_SD), ("ΔR", "ΔR sd")]:
         if column in frame and sd in frame:
             shown[column] = [text if missing(spread) else f"{text} ± {spread:.2f}"
                              for text, spread in zip(shown[column], frame[sd].tolist())]
@@ -385,11 +386,12 @@ def chars_figure(metrics: Path, build: Path, length: int, budgets: list[int], ou
     words = layout.decoded("test", layout.model(length), "length-control", length)
     reference = (read_json(metrics / f"{words}.json", METRIC_KEYS) if (metrics / f"{words}.json").is_file()
                  and (build / f"{words}.txt").is_file() else None)
+    if reference:
+        summaries = (build / f"{words}.txt").read_text(encoding="utf-8").splitlines()
+        mean_chars = sum(len(s.encode()) for s in summaries) / max(len(summaries), 1)
     for key, label in (("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
         line, = ax.plot([b for b, _ in points], [m[key] for _, m in points], marker="o", label=f"{label}, char control")
         if reference:
-            summaries = (build / f"{words}.txt").read_text(encoding="utf-8").splitlines()
-            mean_chars = sum(len(s.encode()) for s in summaries) / max(len(summaries), 1)
             ax.plot([mean_chars], [reference[key]], marker="*", markersize=12, color=line.get_color(), linestyle="none",
                     label=f"{label}, {length} words (mean {mean_chars:.0f} chars)" if key == "rouge1" else None)
     ax.set_xlabel("budget (characters, whole words)")

@@ -16,6 +16,7 @@ class Architecture:
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     methods: tuple[str, ...]  # the decoding methods it supports, the default first
     table4: tuple[tuple[str, str], ...]  # (method, row label) of each of its rows in Table 4
+    pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.pretrained)
 
 
 ARCHITECTURES = {a.name: a for a in (
@@ -26,7 +27,9 @@ ARCHITECTURES = {a.name: a for a in (
     Architecture("nar", "NAR encoder-decoder", False, ("greedy",), (("greedy", "vanilla (L slots)"),)),
     Architecture("nar-ctc", "NAR encoder-decoder + CTC", True, CTC_METHODS,
                  (("truncate", "truncate"), ("length-control", "length control"))),
+    Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", True, CTC_METHODS,
+                 (("truncate", "truncate"), ("length-control", "length control")), pretrained=True),
 )}
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
-ENCODER_DECODERS = tuple(name for name in ARCHITECTURES if name != "naus")
+TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")
 

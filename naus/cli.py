@@ -237,6 +237,7 @@ def cmd_lead(args: argparse.Namespace) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
+    from naus.architectures import ARCHITECTURES
     from naus.files import iter_parallel
     from naus.settings import ModelConfig, TrainConfig
     from naus.train import load_pairs, train
@@ -244,6 +245,13 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
+    if ARCHITECTURES[args.arch].pretrained:
+        from dataclasses import replace
+
+        from naus.pretrained import minilm_shape
+        model_config = replace(model_config, **minilm_shape(model_config.max_len))
+        log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
+                 args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
     config = _settings(args, TrainConfig)
     pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
     dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None

@@ -66,6 +66,15 @@ def _path_score(log_probs: torch.Tensor, path: list[int]) -> float:
     return float(log_probs[torch.arange(len(path), device=log_probs.device), index].sum())
 
 
+def _path_scores(log_probs: torch.Tensor, paths: np.ndarray, valid: np.ndarray) -> list[float]:
+    """`_path_score` of each sample's path ([N, T], read up to `valid`) in one gather: one transfer from the
+    model's device per batch, not one per sample."""
+    index = torch.from_numpy(paths).to(log_probs.device)
+    inside = torch.arange(paths.shape[1], device=log_probs.device)[None] < torch.from_numpy(valid).to(log_probs.device)[:, None]
+    picked = log_probs[:, : paths.shape[1]].gather(2, index[..., None])[..., 0]
+    return torch.where(inside, picked, 0.0).sum(dim=1).cpu().tolist()
+
+
 def greedy(log_probs: torch.Tensor, blank: int = 0, merge_repeats: bool = True) -> Hypothesis:
     """Most probable token per slot, then Γ."""
     path = log_probs.argmax(dim=-1).tolist()
@@ -272,16 +281,28 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
     seen = word_id.reshape(n, 1, time * scope).expand(n, time, time * scope)
     small = (lp[:, :, blank], word_lp, word_id, lp.gather(2, seen))  # [N,T], [N,T,K] twice, [N,T,T·K]
     blank_lp, word_lp, word_id, rep_lp = (x.cpu().numpy() for x in small)
-    lengths = lengths.cpu().tolist()
+    valid = lengths.cpu().numpy().astype(np.int64)
+    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
+    with held():
+        paths = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats, blank,
+                                             blank_lp, word_lp, word_id, rep_lp)
     results = []
-    for i in range(n):
-        valid = int(lengths[i])
-        with held():
-            path = _length_control_kernel(
-                valid, targets[i] + 1, beam, merge_repeats, blank, blank_lp[i], word_lp[i], word_id[i], rep_lp[i]
-            ).tolist()
-        results.append(_finish(lp[i, :valid], path, targets[i], blank, merge_repeats, force_length))
+    for i, score in enumerate(_path_scores(lp, paths, valid)):
+        path = paths[i, : valid[i]].tolist()
+        hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, score)
+        results.append(hyp if force_length else _shorter(lp[i, : valid[i]], hyp, targets[i], blank, merge_repeats))
     return results
+
+
+@numba.njit(cache=True, parallel=True)
+def _length_control_batch_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, rep_lp):
+    """`_length_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths
+    (ε past each sample's valid slots)."""
+    paths = np.full(blank_lp.shape, blank, dtype=np.int64)
+    for i in numba.prange(len(valid)):
+        paths[i, : valid[i]] = _length_control_kernel(valid[i], cells[i], beam, merge, blank, blank_lp[i], word_lp[i],
+                                                      word_id[i], rep_lp[i])
+    return paths
 
 
 def _check_length_control(beam_size: int, targets: list[int]) -> None:
@@ -364,14 +385,10 @@ def _top_k_kernel(rows, maxima, k, exclude):
     return values, ids
 
 
-def _finish(sample: torch.Tensor, path: list[int], target: int, blank: int, merge_repeats: bool,
-            force_length: bool) -> Hypothesis:
-    hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(sample, path))
-    if not force_length:
-        plain = greedy(sample, blank, merge_repeats)
-        if len(plain.tokens) <= target:
-            return plain
-    return hyp
+def _shorter(sample: torch.Tensor, hyp: Hypothesis, target: int, blank: int, merge_repeats: bool) -> Hypothesis:
+    """Without `force_length`: the greedy output where it has at most `target` words, else `hyp`."""
+    plain = greedy(sample, blank, merge_repeats)
+    return plain if len(plain.tokens) <= target else hyp
 
 
 @numba.njit(cache=True)
@@ -506,15 +523,23 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     rep_lp, columns = _repeat_table(lp, word_id, gather=lp.device.type != "cpu")
     blank_lp, word_lp, word_id, word_len, columns, rep_lp = (
         x.cpu().numpy() for x in (lp[:, :, blank], word_lp, word_id, word_len, columns, rep_lp))
-    lengths = lengths.cpu().tolist()
-    results = []
-    for i in range(n):
-        valid = int(lengths[i])
-        with held():
-            path = _char_control_kernel(valid, budgets[i] + 1, beam_size, blank, blank_lp[i], word_lp[i], word_id[i],
-                                        word_len[i], starts, columns[i], rep_lp[i]).tolist()
-        results.append(Hypothesis(reduce_path(path, blank), path, _path_score(lp[i, :valid], path)))
-    return results
+    valid = lengths.cpu().numpy().astype(np.int64)
+    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
+    with held():
+        paths = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank, blank_lp,
+                                           word_lp, word_id, word_len, starts, columns, rep_lp)
+    return [Hypothesis(reduce_path(path, blank), path, score)
+            for path, score in zip((paths[i, : valid[i]].tolist() for i in range(n)), _path_scores(lp, paths, valid))]
+
+
+@numba.njit(cache=True, parallel=True)
+def _char_control_batch_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp):
+    """`_char_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths."""
+    paths = np.full(blank_lp.shape, blank, dtype=np.int64)
+    for i in numba.prange(len(valid)):
+        paths[i, : valid[i]] = _char_control_kernel(valid[i], cells[i], beam, blank, blank_lp[i], word_lp[i], word_id[i],
+                                                    word_len[i], starts, columns[i], rep_lp[i])
+    return paths
 
 
 def _repeat_table(lp: torch.Tensor, word_id: torch.Tensor, gather: bool) -> tuple[torch.Tensor, torch.Tensor]:

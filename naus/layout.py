@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from naus.architectures import ENCODER_DECODERS
+from naus.architectures import TABLE4_ARCHS
 
 Part = int | float | str
 
-MODEL_PATTERN = rf"(({'|'.join(ENCODER_DECODERS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
+MODEL_PATTERN = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def model(length: Part, arch: str = "naus", fraction: Part | None = None, seed: 
 
 
 def parse_model(name: str) -> Student:
-    match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(ENCODER_DECODERS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?"
+    match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(TABLE4_ARCHS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?"
                          r"(?:-s(?P<seed>\d+))?", name)
     if match is None:
         raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, L10-s3, ...)")

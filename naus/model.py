@@ -289,7 +289,51 @@ class NARCTCStudent(EncoderDecoder):
     loss, usable = NAUS.loss, NAUS.usable  # CTC on the decoder's slots, exactly as NAUS on its encoder's
 
 
-MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent}  # one per ARCHITECTURES entry
+class MiniLMNAUS(NAUS):
+    """NAUS whose encoder starts from all-MiniLM-L6-v2 (BERT's post-LN GELU layers, whose parameters map
+    one to one onto `nn.TransformerEncoderLayer`'s). Our word vocabulary is kept, so slots, CTC and every
+    decoder stay NAUS's: a word's embedding starts as the mean of MiniLM's WordPiece embeddings of its
+    pieces, positions and layers as MiniLM's, the output layer tied to the word embeddings as NAUS's.
+    BERT adds a token-type vector and normalises the embedded input; it does not scale it."""
+
+    LAYER_NORM_EPS = 1e-12  # BERT's (MiniLM's config.json), not PyTorch's 1e-5: set when built, so checkpoints agree
+
+    def __init__(self, config: ModelConfig):
+        super().__init__(config)
+        self.token_type = nn.Parameter(torch.zeros(config.d_model))
+        self.embed_norm = nn.LayerNorm(config.d_model)
+        for module in self.modules():
+            if isinstance(module, nn.LayerNorm):
+                module.eps = self.LAYER_NORM_EPS
+
+    def embed_source(self, tokens: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+        time = tokens.shape[1]
+        self._check(time)
+        x = self.embed(tokens) + self.positions(torch.arange(time, device=tokens.device))[None] + self.token_type
+        return self.embed_norm(x), _padding(lengths, time)
+
+    @torch.no_grad()
+    def start_from_minilm(self, words: list[str], weights: dict[str, Tensor], pieces) -> None:
+        """Copy MiniLM's weights in (`weights`: its safetensors state; `pieces(word)`: the word's WordPiece ids)."""
+        table = weights["embeddings.word_embeddings.weight"].float()
+        self.embed.weight.copy_(torch.stack([table[ids].mean(0) for ids in map(pieces, words)]))
+        self.positions.weight.copy_(weights["embeddings.position_embeddings.weight"][: self.config.max_len])
+        self.token_type.copy_(weights["embeddings.token_type_embeddings.weight"][0])
+        self.embed_norm.weight.copy_(weights["embeddings.LayerNorm.weight"])
+        self.embed_norm.bias.copy_(weights["embeddings.LayerNorm.bias"])
+        for i, layer in enumerate(self.layers.layers):
+            bert = lambda name: weights[f"encoder.layer.{i}.{name}"]  # noqa: E731
+            for part in ("weight", "bias"):
+                getattr(layer.self_attn, f"in_proj_{part}").copy_(
+                    torch.cat([bert(f"attention.self.{qkv}.{part}") for qkv in ("query", "key", "value")]))
+                for ours, theirs in ((layer.self_attn.out_proj, "attention.output.dense"),
+                                     (layer.norm1, "attention.output.LayerNorm"), (layer.linear1, "intermediate.dense"),
+                                     (layer.linear2, "output.dense"), (layer.norm2, "output.LayerNorm")):
+                    getattr(ours, part).copy_(bert(f"{theirs}.{part}"))
+
+
+MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent,
+          "naus-minilm": MiniLMNAUS}  # one per ARCHITECTURES entry
 
 
 def build_model(config: ModelConfig) -> nn.Module:

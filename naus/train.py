@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from naus import NausError
+from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.files import OutputLock, iter_parallel, write_json
 from naus.model import build_model
@@ -253,7 +254,11 @@ class _Run:
         torch.manual_seed(config.seed)
         random.seed(config.seed)
         np.random.seed(config.seed)
-        self.model = build_model(model_config).to(self.device)
+        self.model = build_model(model_config)
+        if ARCHITECTURES[model_config.arch].pretrained:
+            from naus.pretrained import start_from_minilm
+            start_from_minilm(self.model, vocab.tokens)
+        self.model.to(self.device)
         log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in self.model.parameters()),
                  self.device)
         self.lengths = pairs.sources.lengths()

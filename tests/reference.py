@@ -9,7 +9,8 @@ import numpy as np
 import torch
 
 from naus.decoding import (
-    NEG_INF, Hypothesis, _best_words_torch, _check_length_control, _finish, _path_score, forced_alignment,
+    NEG_INF, Hypothesis, _best_words_torch, _check_length_control, _path_score, _shorter, forced_alignment,
+    reduce_path,
 )
 from naus.search import Candidates, HillClimber, _top_k
 
@@ -146,7 +147,8 @@ def length_control_tensors(log_probs: torch.Tensor, lengths: torch.Tensor, targe
             path.append(tokens[i][s][cell][b])
             cell, b = cell - offsets[i][s][cell][b], parents[i][s][cell][b]
         path.reverse()
-        results.append(_finish(lp[i, :valid], path, targets[i], blank, merge_repeats, force_length))
+        hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(lp[i, :valid], path))
+        results.append(hyp if force_length else _shorter(lp[i, :valid], hyp, targets[i], blank, merge_repeats))
     return results
 
 

@@ -12,7 +12,7 @@ min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
 from naus import layout
-from naus.architectures import ARCHITECTURES, CHAR_METHOD, CTC_METHODS, ENCODER_DECODERS
+from naus.architectures import ARCHITECTURES, CHAR_METHOD, CTC_METHODS, TABLE4_ARCHS
 
 
 if not config:  # no --configfile: the demo profile
@@ -60,6 +60,9 @@ PUBLISHED_LABELS = [
 
 
 ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])
+ANALYSIS_ARCHS = config.get("analysis", {}).get("archs", list(TABLE4_ARCHS))
+if set(ANALYSIS_ARCHS) - set(TABLE4_ARCHS):
+    raise WorkflowError(f"config key analysis.archs {ANALYSIS_ARCHS}: Table 4's students are {list(TABLE4_ARCHS)}")
 if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
     raise WorkflowError(
         f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
@@ -100,7 +103,7 @@ def students() -> list[str]:
     models = [layout.model(n, seed=s) for n in lengths for s in SEEDS]
     models += [layout.model(config["search"]["lengths"][0], fraction=f, seed=s)
                for f in config["train"]["fractions"] for s in ANALYSIS_SEEDS]
-    models += [layout.model(n, arch, seed=s) for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for s in ANALYSIS_SEEDS]
+    models += [layout.model(n, arch, seed=s) for n in ANALYSIS_LENGTHS for arch in ANALYSIS_ARCHS for s in ANALYSIS_SEEDS]
     return list(dict.fromkeys(models))
 
 
@@ -118,11 +121,12 @@ def systems() -> list[str]:
     ]
     systems += [
         layout.decoded("test", layout.model(first, seed=s), method, first, beam=b)
-        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam") for s in SEEDS
+        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam") for s in ANALYSIS_SEEDS
     ]
     systems += [
         layout.decoded("test", layout.model(model, seed=s), method, target)
-        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control") for s in SEEDS
+        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
+        for s in ANALYSIS_SEEDS
     ]
     systems += [
         layout.decoded("test", layout.model(model, seed=s), CHAR_METHOD, layout.chars_target(budget))
@@ -133,7 +137,7 @@ def systems() -> list[str]:
     ]
     systems += [
         layout.decoded("test", layout.model(n, arch, seed=s), method, n)
-        for n in ANALYSIS_LENGTHS for arch in ENCODER_DECODERS for method, _ in ARCHITECTURES[arch].table4
+        for n in ANALYSIS_LENGTHS for arch in ANALYSIS_ARCHS for method, _ in ARCHITECTURES[arch].table4
         for s in ANALYSIS_SEEDS
     ]
     return list(dict.fromkeys(systems))

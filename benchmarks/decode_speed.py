@@ -133,13 +133,14 @@ def kernels(args) -> dict:
 @contextmanager
 def previous_decoders():
     """The summarizer with the previous tensor and dictionary decoders, for the reference rows."""
-    saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search
+    saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search_batch
     summarizer_module.length_control_batch = reference.length_control_tensors
-    summarizer_module.ctc_beam_search = reference.ctc_beam_search_python
+    summarizer_module.ctc_beam_search_batch = lambda lp, lengths, beam, blank: [
+        reference.ctc_beam_search_python(lp[i, : lengths[i]], beam, blank) for i in range(len(lp))]
     try:
         yield
     finally:
-        summarizer_module.length_control_batch, summarizer_module.ctc_beam_search = saved
+        summarizer_module.length_control_batch, summarizer_module.ctc_beam_search_batch = saved
 
 
 def end_to_end(args) -> dict:

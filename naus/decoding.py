@@ -135,18 +135,58 @@ def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = BEAM, blank: int =
     log-probabilities of each slot's best words and ε, gathered where the model ran; it equals
     the dictionary version in `tests/reference.py` (tested).
     """
+    return ctc_beam_search_batch(log_probs[None], torch.tensor([log_probs.shape[0]]), beam_size, blank)[0]
+
+
+def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_size: int = BEAM,
+                          blank: int = 0) -> list[Hypothesis]:
+    """`ctc_beam_search` of each of [N, T, V] log-probabilities with valid slots `lengths`: the tables
+    of the whole batch gathered in one step where the model ran and brought over at once, the
+    samples searched in parallel, each best prefix aligned from the same table (every word of it is
+    one of some slot's best, so the table holds its log-probability at every slot)."""
     lp = log_probs.detach()
-    time = lp.shape[0]
-    if time == 0:
-        return Hypothesis([], [], 0.0)
-    top_words = (top_k_slots(lp, beam_size + 1)[1] if lp.device.type == "cpu"
-                 else lp.topk(min(beam_size + 1, lp.shape[1]), dim=-1).indices)  # [T, K]
-    columns = torch.cat([top_words.reshape(-1), torch.tensor([blank], device=lp.device)])
-    table = lp[:, columns].double().cpu().numpy()  # [T, T·K + 1]: every word a prefix can end in, then ε
+    n, time, vocab = lp.shape
+    ranks = min(beam_size + 1, vocab)
+    top_words = (top_k_slots(lp, ranks)[1] if lp.device.type == "cpu" else lp.topk(ranks, dim=-1).indices)  # [N, T, K]
+    columns = torch.cat([top_words.reshape(n, -1), torch.full((n, 1), blank, device=lp.device)], dim=1)
+    table = lp.gather(2, columns[:, None, :].expand(n, time, -1)).double().cpu().numpy()  # [N, T, T·K + 1]
+    top = top_words.cpu().numpy()
+    valid = lengths.cpu().numpy().astype(np.int64)
+    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
     with held():
-        best = _beam_kernel(table, top_words.cpu().numpy(), beam_size, blank).tolist()
-    path = forced_alignment(lp, best, blank)
-    return Hypothesis(best, path, _path_score(lp, path))
+        paths, sizes, words = _beam_batch_kernel(table, top, valid, beam_size, blank)
+    scores = _path_scores(lp, paths, valid)
+    return [Hypothesis(words[i, : sizes[i]].tolist(), paths[i, : valid[i]].tolist(), scores[i]) for i in range(n)]
+
+
+@numba.njit(cache=True, parallel=True)
+def _beam_batch_kernel(table, top_words, valid, beam_size, blank):
+    """`_beam_kernel` and the best prefix's alignment for every sample: paths [N, T], prefix sizes [N], prefixes [N, T]."""
+    n, time, ranks = top_words.shape
+    paths = np.full((n, time), blank, dtype=np.int64)
+    words = np.full((n, time), blank, dtype=np.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    for i in numba.prange(n):
+        if valid[i] == 0:
+            continue
+        best = _beam_kernel(table[i, : valid[i]], top_words[i, : valid[i]], beam_size, blank)
+        labels = np.full(2 * len(best) + 1, blank, dtype=np.int64)
+        where = np.full(2 * len(best) + 1, table.shape[2] - 1, dtype=np.int64)  # each label's column (ε: the last)
+        flat = top_words[i].ravel()
+        for j in range(len(best)):
+            labels[2 * j + 1] = best[j]
+            for c in range(flat.shape[0]):
+                if flat[c] == best[j]:
+                    where[2 * j + 1] = c
+                    break
+        lattice = np.empty((valid[i], len(labels)))
+        for s in range(valid[i]):
+            for j in range(len(labels)):
+                lattice[s, j] = table[i, s, where[j]]
+        paths[i, : valid[i]] = _align_kernel(lattice, labels, blank)
+        sizes[i] = len(best)
+        words[i, : len(best)] = best
+    return paths, sizes, words
 
 
 @numba.njit(cache=True)

@@ -16,7 +16,7 @@ from naus import NausError
 import numpy as np
 
 from naus.decoding import (
-    Hypothesis, char_control_batch, ctc_beam_search, greedy_batch, length_control_batch, truncate, word_slots,
+    Hypothesis, char_control_batch, ctc_beam_search_batch, greedy_batch, length_control_batch, truncate, word_slots,
 )
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.text import normalize
@@ -130,10 +130,7 @@ class Summarizer:
         if method == "length-control":
             return length_control_batch(log_probs, lengths, targets, beam_size, blank)
         if method == "beam":
-            return [
-                truncate(ctc_beam_search(log_probs[i, : lengths[i]], beam_size, blank), target)
-                for i, target in enumerate(targets)
-            ]
+            return [truncate(h, t) for h, t in zip(ctc_beam_search_batch(log_probs, lengths, beam_size, blank), targets)]
         hyps = greedy_batch(log_probs, lengths, blank)
         if method == "truncate":
             hyps = [truncate(h, t) for h, t in zip(hyps, targets)]

@@ -121,7 +121,7 @@ run)
         pids+=($!)
     done
     # the students of Tables 2 and 3 first: a phase cut short by TRAIN_LIMIT loses the analysis students
-    first=$(python -m snakemake -n stage_train "${config[@]}" 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
+    first=$(python -m snakemake -n stage_train "${config[@]}" --allowed-rules train stage_train --rerun-triggers mtime 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
     TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train --prioritize $first \
         > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done

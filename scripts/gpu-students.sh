@@ -26,6 +26,10 @@ snake() { timeout "${TIMEOUT:-0}" python -m snakemake --cores "$(nproc)" --sched
 
 case ${1:-} in
 pack)
+    # what the train and decode rules read there: every length's pool and dev search output, DUC2004's source
+    python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train decode decode_beam stage_decode \
+        --rerun-triggers mtime >/dev/null 2>&1 \
+        || { echo "pack: the search output is not complete (run: snakemake stage_search ${config[*]} --cores all)"; exit 1; }
     mkdir -p .dev/wheels
     tar czf .dev/inputs.tar.gz $(ls "$build"/search/{pool,dev,duc}/*.txt 2>/dev/null) "$build"/data/test/article.txt \
         -C "${NAUS_DATA:?the decoding benchmark reads the raw test set}/.." "$(basename "$NAUS_DATA")/gigaword/test/input.txt"
@@ -126,7 +130,11 @@ run)
         > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
-    TIMEOUT=${DECODE_LIMIT:-0} snake stage_decode "${config[@]}" --allowed-rules decode decode_beam stage_decode \
+    # the decodings of the students that trained (a student cut short by TRAIN_LIMIT must not stop the rest)
+    decodings=$(python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train decode decode_beam stage_decode \
+        --rerun-triggers mtime 2>/dev/null | grep -oE "$build/decode/[^ ,]+\.txt" | sort -u \
+        | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
+    TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules decode decode_beam \
         --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
     echo "trained and decoded in $(( $(date +%s) - start )) s"
     # issue 27's GPU timings: the decoding benchmark on the first length's seed-0 student, the GPU otherwise idle

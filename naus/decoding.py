@@ -66,6 +66,11 @@ def _path_score(log_probs: torch.Tensor, path: list[int]) -> float:
     return float(log_probs[torch.arange(len(path), device=log_probs.device), index].sum())
 
 
+def _share_threads() -> None:
+    """The batch kernels' `prange` runs on the threads torch was given (`--threads`): a one-thread job stays one."""
+    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))
+
+
 def _path_scores(log_probs: torch.Tensor, paths: np.ndarray, valid: np.ndarray) -> list[float]:
     """`_path_score` of each sample's path ([N, T], read up to `valid`) in one gather: one transfer from the
     model's device per batch, not one per sample."""
@@ -152,7 +157,7 @@ def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_s
     table = lp.gather(2, columns[:, None, :].expand(n, time, -1)).double().cpu().numpy()  # [N, T, T·K + 1]
     top = top_words.cpu().numpy()
     valid = lengths.cpu().numpy().astype(np.int64)
-    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
+    _share_threads()
     with held():
         paths, sizes, words = _beam_batch_kernel(table, top, valid, beam_size, blank)
     scores = _path_scores(lp, paths, valid)
@@ -322,7 +327,7 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
     small = (lp[:, :, blank], word_lp, word_id, lp.gather(2, seen))  # [N,T], [N,T,K] twice, [N,T,T·K]
     blank_lp, word_lp, word_id, rep_lp = (x.cpu().numpy() for x in small)
     valid = lengths.cpu().numpy().astype(np.int64)
-    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
+    _share_threads()
     with held():
         paths = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats, blank,
                                              blank_lp, word_lp, word_id, rep_lp)
@@ -564,7 +569,7 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     blank_lp, word_lp, word_id, word_len, columns, rep_lp = (
         x.cpu().numpy() for x in (lp[:, :, blank], word_lp, word_id, word_len, columns, rep_lp))
     valid = lengths.cpu().numpy().astype(np.int64)
-    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))  # the process's share
+    _share_threads()
     with held():
         paths = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank, blank_lp,
                                            word_lp, word_id, word_len, starts, columns, rep_lp)

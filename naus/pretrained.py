@@ -25,6 +25,10 @@ def start_from_minilm(model, words: list[str]) -> None:
     from safetensors.torch import load_file
     from tokenizers import Tokenizer
 
+    shape = minilm_shape(model.config.max_len)
+    if any(getattr(model.config, key) != value for key, value in shape.items()):
+        raise NausError(f"a {model.config.arch} student has all-MiniLM-L6-v2's shape {shape}: build its ModelConfig "
+                        "with naus.pretrained.minilm_shape")
     path = model_dir()
     tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     tokenizer.no_padding()  # the shipped tokenizer pads to 128 pieces, for sentences

@@ -451,7 +451,7 @@ class ReportSpec:
     duc_chars: int | None = None  # Table 3's budget in bytes
     char_sweep: list[int] = field(default_factory=list)  # the budgets of the character figure, first length
     seeds: list[int] = field(default_factory=lambda: [0])  # NAUS students per length (Tables 2, 3)
-    analysis_seeds: list[int] = field(default_factory=lambda: [0])  # Table 4's encoder-decoders, Table 6, Figures 3 and 4
+    analysis_seeds: list[int] = field(default_factory=lambda: [0])  # Table 4's other students, Table 6, Figures 3 and 4
 
     @classmethod
     def from_config(cls, config: dict) -> "ReportSpec":

@@ -73,3 +73,9 @@ def test_it_trains_from_there_and_decodes_as_naus(tmp_path):
     assert summarizer.model.config.d_model == 384
     for out in summarizer.summarize(sources[:3], length=4, method="length-control", raw=False):
         assert len(out.summary.split()) == 4 and not set(out.summary.split()) & set(SPECIALS)
+
+
+def test_a_student_of_another_shape_is_refused_in_one_line():
+    config = ModelConfig(len(WORDS), d_model=64, n_heads=4, n_layers=2, d_ff=128, max_len=32, arch="naus-minilm")
+    with pytest.raises(NausError, match="minilm_shape"):
+        start_from_minilm(build_model(config), WORDS)

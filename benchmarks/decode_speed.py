@@ -7,12 +7,14 @@ Two parts, one run, one machine:
   (Liu, Huang & Mou 2022; `CTCScopeSearchLengthControlDecoder`, read at run time from a snapshot
   of github.com/MANGA-UOFA/NAUS given by --authors-repo, with its defaults: scope 3, max
   marginalisation), our compiled length control, our tensor version (the previous code), greedy,
-  and CTC prefix beam search compiled and in Python dictionaries (the previous code).
+  and CTC prefix beam search compiled and in Python dictionaries (the previous code). Each time
+  is the median of PASSES passes over the samples.
   Char-control (a budget of characters, `--chars`) runs on the same samples, its 30,000 words
   taking the lengths of the 30,000 most frequent words of the Gigaword test articles.
 * `end_to_end`: a trained checkpoint on Gigaword test sources (their real lengths), model forward
   included, per-sample time at batch 1 and at batch 64 for truncation, length control, beam
-  search and char-control, with the previous decoders in the same run.
+  search and char-control (the methods taking turns, PASSES times: the median), with the previous
+  decoders in the same run.
 
 Writes results/benchmarks/decode.json.
 
@@ -25,6 +27,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -76,13 +79,19 @@ def authors_decoder(repo: str, length: int, beam: int):
     return CTCScopeSearchLengthControlDecoder(Dictionary(), parameters)
 
 
-def per_sample(function, samples: list) -> float:
-    """Seconds per sample, after one warm-up call (compilation, caches)."""
+PASSES = 5  # each time is the median of this many passes: one pass on a shared 2-core VM varied by 2x
+
+
+def per_sample(function, samples: list, passes: int = PASSES) -> float:
+    """Seconds per sample, the median over `passes` passes, after one warm-up call (compilation, caches)."""
     function(samples[0])
-    start = time.perf_counter()
-    for sample in samples:
-        function(sample)
-    return (time.perf_counter() - start) / len(samples)
+    times = []
+    for _ in range(passes):
+        start = time.perf_counter()
+        for sample in samples:
+            function(sample)
+        times.append((time.perf_counter() - start) / len(samples))
+    return statistics.median(times)
 
 
 def word_lengths(data: str, vocab: int) -> np.ndarray:
@@ -132,11 +141,14 @@ def kernels(args) -> dict:
 
 @contextmanager
 def previous_decoders():
-    """The summarizer with the previous tensor and dictionary decoders, for the reference rows."""
+    """The summarizer with the previous tensor and dictionary decoders, for the reference rows (they read
+    log-probabilities: the logits less their log-sum-exp, the whole array, as before)."""
     saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search_batch
-    summarizer_module.length_control_batch = reference.length_control_tensors
-    summarizer_module.ctc_beam_search_batch = lambda lp, lengths, beam, blank: [
-        reference.ctc_beam_search_python(lp[i, : lengths[i]], beam, blank) for i in range(len(lp))]
+    summarizer_module.length_control_batch = lambda logits, lengths, targets, beam, blank, log_norm: (
+        reference.length_control_tensors(logits - log_norm[..., None], lengths, targets, beam, blank))
+    summarizer_module.ctc_beam_search_batch = lambda logits, lengths, beam, blank, log_norm: [
+        reference.ctc_beam_search_python(logits[i, : lengths[i]] - log_norm[i, : lengths[i], None], beam, blank)
+        for i in range(len(logits))]
     try:
         yield
     finally:
@@ -161,9 +173,15 @@ def end_to_end(args) -> dict:
         timed(sample[:8], method, 1)
     seconds, same = {}, {}
     for batch, items in ((1, sample[: args.batch1_samples]), (64, sample)):
+        runs = {method: [] for method in METHODS}
+        for _ in range(PASSES):  # the methods take turns, so a slow spell of the machine hits them alike
+            for method in METHODS:
+                elapsed, outputs = timed(items, method, batch)
+                runs[method].append(elapsed)
         for method in METHODS:
-            seconds[f"{method}@batch{batch}"], outputs = timed(items, method, batch)
+            seconds[f"{method}@batch{batch}"] = statistics.median(runs[method])
             if method in ("length-control", "beam"):
+                outputs = timed(items, method, batch)[1]
                 with previous_decoders():
                     seconds[f"{method} (previous)@batch{batch}"], previous = timed(items, method, batch)
                 same[f"{method}@batch{batch}"] = sum(a == b for a, b in zip(outputs, previous)) / len(items)
@@ -201,6 +219,10 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default="results/benchmarks/decode.json")
     args = parser.parse_args()
+    if os.environ.get("NUMBA_NUM_THREADS") != str(args.threads):  # as `naus --threads` does: numba starts that many
+        # OpenMP workers when first asked, and idle ones spin beside a one-thread timing; read when numba is imported
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.decode_speed", *sys.argv[1:]],
+                  {**os.environ, "NUMBA_NUM_THREADS": str(args.threads)})
 
     torch.set_num_threads(args.threads)
     report = {"machine": f"{os.cpu_count()} cores, torch threads {args.threads}", "kernels": kernels(args)}

@@ -527,8 +527,9 @@ def _scoring_commands(sub) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.threads:
-        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+    if args.threads:  # NUMBA_NUM_THREADS: numba starts that many OpenMP workers, and idle ones spin (a one-thread
+        # decoding kept both cores of a 2-core machine busy)
+        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
             os.environ[var] = str(args.threads)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,

@@ -59,31 +59,14 @@ def word_slots(path: list[int], blank: int = 0) -> list[int]:
     return [s for s, token in enumerate(path) if token != blank and (s == 0 or path[s - 1] != token)]
 
 
-def _path_score(log_probs: torch.Tensor, path: list[int]) -> float:
-    if not path:
-        return 0.0
-    index = torch.tensor(path, device=log_probs.device)
-    return float(log_probs[torch.arange(len(path), device=log_probs.device), index].sum())
-
-
 def _share_threads() -> None:
     """The batch kernels' `prange` runs on the threads torch was given (`--threads`): a one-thread job stays one."""
     numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))
 
 
-def _path_scores(log_probs: torch.Tensor, paths: np.ndarray, valid: np.ndarray) -> list[float]:
-    """`_path_score` of each sample's path ([N, T], read up to `valid`) in one gather: one transfer from the
-    model's device per batch, not one per sample."""
-    index = torch.from_numpy(paths).to(log_probs.device)
-    inside = torch.arange(paths.shape[1], device=log_probs.device)[None] < torch.from_numpy(valid).to(log_probs.device)[:, None]
-    picked = log_probs[:, : paths.shape[1]].gather(2, index[..., None])[..., 0]
-    return torch.where(inside, picked, 0.0).sum(dim=1).cpu().tolist()
-
-
 def greedy(log_probs: torch.Tensor, blank: int = 0, merge_repeats: bool = True) -> Hypothesis:
     """Most probable token per slot, then Γ."""
-    path = log_probs.argmax(dim=-1).tolist()
-    return Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(log_probs, path))
+    return greedy_batch(log_probs[None], torch.tensor([log_probs.shape[0]]), blank, merge_repeats=merge_repeats)[0]
 
 
 def truncate(hypothesis: Hypothesis, length: int) -> Hypothesis:
@@ -100,12 +83,13 @@ def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0)
         return []
     lattice = log_probs.detach()[:, labels].double().cpu().numpy()
     with held():
-        return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank).tolist()
+        return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank)[0].tolist()
 
 
 @numba.njit(cache=True)
 def _align_kernel(lattice, labels, blank):
-    """Viterbi over the label lattice [T, 2·|tokens| + 1]; among equal scores the higher label wins."""
+    """Viterbi over the label lattice [T, 2·|tokens| + 1]: the path and its score; among equal scores the
+    higher label wins."""
     time, states = lattice.shape
     score = np.full((time, states), -np.inf)
     back = np.zeros((time, states), dtype=np.int64)
@@ -125,11 +109,12 @@ def _align_kernel(lattice, labels, blank):
     for j in range(end + 1, states):
         if score[time - 1, j] >= score[time - 1, end]:
             end = j
+    total = score[time - 1, end]
     path = np.empty(time, dtype=np.int64)
     for s in range(time - 1, -1, -1):
         path[s] = labels[end]
         end = back[s, end]
-    return path
+    return path, total
 
 
 def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = BEAM, blank: int = 0) -> Hypothesis:
@@ -143,55 +128,67 @@ def ctc_beam_search(log_probs: torch.Tensor, beam_size: int = BEAM, blank: int =
     return ctc_beam_search_batch(log_probs[None], torch.tensor([log_probs.shape[0]]), beam_size, blank)[0]
 
 
-def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_size: int = BEAM,
-                          blank: int = 0) -> list[Hypothesis]:
-    """`ctc_beam_search` of each of [N, T, V] log-probabilities with valid slots `lengths`: the tables
-    of the whole batch gathered in one step where the model ran and brought over at once, the
-    samples searched in parallel, each best prefix aligned from the same table (every word of it is
-    one of some slot's best, so the table holds its log-probability at every slot)."""
-    lp = log_probs.detach()
-    n, time, vocab = lp.shape
-    ranks = min(beam_size + 1, vocab)
-    top_words = (top_k_slots(lp, ranks)[1] if lp.device.type == "cpu" else lp.topk(ranks, dim=-1).indices)  # [N, T, K]
-    columns = torch.cat([top_words.reshape(n, -1), torch.full((n, 1), blank, device=lp.device)], dim=1)
-    table = lp.gather(2, columns[:, None, :].expand(n, time, -1)).double().cpu().numpy()  # [N, T, T·K + 1]
-    top = top_words.cpu().numpy()
+def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_size: int = BEAM, blank: int = 0,
+                          log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
+    """`ctc_beam_search` of each of [N, T, V] log-probabilities (or logits with `log_norm`, as in
+    `length_control_batch`) with valid slots `lengths`: the samples searched in parallel, each reading
+    only its slots' best words and ε (on the CPU from the array itself, from a GPU out of a table of
+    those words gathered where the model ran and brought over at once), each best prefix aligned
+    from the same values (every word of it is one of some slot's best)."""
+    lp, norm = normalized(log_probs, log_norm)
+    top_words, table, where = _candidate_table(lp, min(beam_size + 1, lp.shape[-1]), blank,
+                                               gather=lp.device.type != "cpu")
+    table, where, top, norm = (x.cpu().numpy() for x in (table, where, top_words, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads()
     with held():
-        paths, sizes, words = _beam_batch_kernel(table, top, valid, beam_size, blank)
-    scores = _path_scores(lp, paths, valid)
-    return [Hypothesis(words[i, : sizes[i]].tolist(), paths[i, : valid[i]].tolist(), scores[i]) for i in range(n)]
+        paths, sizes, words, scores = _beam_batch_kernel(table, where, top, norm, valid, beam_size, blank)
+    return [Hypothesis(words[i, : sizes[i]].tolist(), paths[i, : valid[i]].tolist(), float(scores[i]))
+            for i in range(len(valid))]
+
+
+def _candidate_table(lp: torch.Tensor, ranks: int, blank: int, gather: bool) -> tuple[torch.Tensor, ...]:
+    """Each slot's `ranks` best words [N, T, K], and where beam search reads a slot's log-probability of
+    candidate c (c < T·K: the word top_words[i].flat[c]; c = T·K: ε): `table[i, s, where[i, c]]`. On the
+    CPU the array itself (where: the word ids); from a GPU those T·K + 1 columns gathered, [N, T, T·K + 1]."""
+    n, time, _ = lp.shape
+    top_words = top_k_slots(lp, ranks)[1] if lp.device.type == "cpu" else lp.topk(ranks, dim=-1).indices
+    columns = torch.cat([top_words.reshape(n, -1), torch.full((n, 1), blank, device=lp.device)], dim=1)
+    if not gather:
+        return top_words, lp, columns
+    return top_words, lp.gather(2, columns[:, None, :].expand(n, time, -1)), torch.arange(columns.shape[1]).expand(n, -1)
 
 
 @numba.njit(cache=True, parallel=True)
-def _beam_batch_kernel(table, top_words, valid, beam_size, blank):
-    """`_beam_kernel` and the best prefix's alignment for every sample: paths [N, T], prefix sizes [N], prefixes [N, T]."""
+def _beam_batch_kernel(table, where, top_words, norm, valid, beam_size, blank):
+    """`_beam_kernel` and the best prefix's alignment for every sample: paths [N, T], prefix sizes [N],
+    prefixes [N, T] and the paths' log-probabilities [N]."""
     n, time, ranks = top_words.shape
     paths = np.full((n, time), blank, dtype=np.int64)
     words = np.full((n, time), blank, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
+    scores = np.zeros(n)
     for i in numba.prange(n):
         if valid[i] == 0:
             continue
-        best = _beam_kernel(table[i, : valid[i]], top_words[i, : valid[i]], beam_size, blank)
+        best = _beam_kernel(table[i], where[i], norm[i], top_words[i, : valid[i]], beam_size, blank)
         labels = np.full(2 * len(best) + 1, blank, dtype=np.int64)
-        where = np.full(2 * len(best) + 1, table.shape[2] - 1, dtype=np.int64)  # each label's column (ε: the last)
+        label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)  # each label's candidate (ε: the last)
         flat = top_words[i].ravel()
         for j in range(len(best)):
             labels[2 * j + 1] = best[j]
             for c in range(flat.shape[0]):
                 if flat[c] == best[j]:
-                    where[2 * j + 1] = c
+                    label_column[2 * j + 1] = c
                     break
         lattice = np.empty((valid[i], len(labels)))
         for s in range(valid[i]):
             for j in range(len(labels)):
-                lattice[s, j] = table[i, s, where[j]]
-        paths[i, : valid[i]] = _align_kernel(lattice, labels, blank)
+                lattice[s, j] = table[i, s, where[i, label_column[j]]] - norm[i, s]
+        paths[i, : valid[i]], scores[i] = _align_kernel(lattice, labels, blank)
         sizes[i] = len(best)
         words[i, : len(best)] = best
-    return paths, sizes, words
+    return paths, sizes, words, scores
 
 
 @numba.njit(cache=True)
@@ -218,15 +215,16 @@ def _add_mass(node, ends_blank, ends_word, nodes, blank_mass, word_mass, count):
 
 
 @numba.njit(cache=True)
-def _beam_kernel(table, top_words, beam_size, blank):
+def _beam_kernel(table, where, norm, top_words, beam_size, blank):
     """`ctc_beam_search_python`'s slot loop: the same candidates, sums and stable ranking.
 
-    `table[s, c]`: slot s's log-probability of the word top_words.flat[c] (last column: ε). A
+    `table[s, where[c]] − norm[s]`: slot s's log-probability of the word top_words.flat[c] (c's last
+    value: ε). A
     prefix is a trie node (parent, last word, that word's column, length), so extending one is
     an integer and equal prefixes are one node; `child` maps (parent, word) to the node.
     """
     time, ranks = top_words.shape
-    eps = table.shape[1] - 1
+    eps = where.shape[0] - 1
     capacity = 1 + time * beam_size * beam_size
     parent = np.full(capacity, -1, dtype=np.int64)
     token = np.full(capacity, -1, dtype=np.int64)
@@ -242,7 +240,7 @@ def _beam_kernel(table, top_words, beam_size, blank):
     nodes, blank_mass, word_mass = np.empty(width, np.int64), np.empty(width), np.empty(width)
     candidates = np.empty(ranks, dtype=np.int64)  # columns of the slot's best non-blank words
     for s in range(time):
-        row = table[s]
+        row, shift = table[s], norm[s]
         k = 0
         for r in range(ranks):
             if top_words[s, r] != blank and k < beam_size:
@@ -252,9 +250,9 @@ def _beam_kernel(table, top_words, beam_size, blank):
         for j in range(beams.shape[0]):
             prefix, p_b, p_nb = beams[j], beam_blank[j], beam_word[j]
             total = _logaddexp_kernel(p_b, p_nb)
-            count = _add_mass(prefix, total + row[eps], -np.inf, nodes, blank_mass, word_mass, count)
+            count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count)
             if size[prefix] > 0:
-                count = _add_mass(prefix, -np.inf, p_nb + row[token_column[prefix]], nodes, blank_mass, word_mass,
+                count = _add_mass(prefix, -np.inf, p_nb + (row[where[token_column[prefix]]] - shift), nodes, blank_mass, word_mass,
                                   count)
             for c in range(k):
                 column = candidates[c]
@@ -269,9 +267,9 @@ def _beam_kernel(table, top_words, beam_size, blank):
                     child[key] = extended
                     nodes_used += 1
                 if size[prefix] > 0 and w == token[prefix]:
-                    count = _add_mass(extended, -np.inf, p_b + row[column], nodes, blank_mass, word_mass, count)
+                    count = _add_mass(extended, -np.inf, p_b + (row[where[column]] - shift), nodes, blank_mass, word_mass, count)
                 else:
-                    count = _add_mass(extended, -np.inf, total + row[column], nodes, blank_mass, word_mass, count)
+                    count = _add_mass(extended, -np.inf, total + (row[where[column]] - shift), nodes, blank_mass, word_mass, count)
         totals = np.empty(count)
         for i in range(count):
             totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])
@@ -309,45 +307,70 @@ def length_control(
 
 
 def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets: list[int], beam_size: int = BEAM,
-                         blank: int = 0, merge_repeats: bool = True, force_length: bool = True) -> list[Hypothesis]:
+                         blank: int = 0, merge_repeats: bool = True, force_length: bool = True,
+                         log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
     """`length_control` for [N, T, V] log-probabilities with valid slots `lengths` and per-sample targets.
 
-    The slot loop is compiled (`_length_control_kernel`) and runs on the CPU on small tensors:
-    each slot's B + 1 best words and ε, and the log-probabilities of those words at every slot
-    (the only words a beam can end in), gathered where the model ran. Results equal
-    the batched tensor version in `tests/reference.py` (tested).
+    With `log_norm` [N, T], `log_probs` are logits and `log_norm` their log-sum-exp per slot: the
+    log-probabilities are normalised only where the dynamic program reads them, so no [N, T, V]
+    log-softmax is written (`normalized`). The slot loop is compiled (`_length_control_kernel`) and
+    reads each slot's B + 1 best words and ε, and the log-probability of any word a state can end
+    in: on the CPU from the array itself, from a GPU out of the [N, T, T·(B + 1)] table of those
+    words gathered where the model ran. Results equal the batched tensor version in
+    `tests/reference.py` (tested).
     """
     _check_length_control(beam_size, targets)
-    lp = log_probs.detach().float()
+    lp, norm = normalized(log_probs, log_norm)
     n, time, vocab = lp.shape
     beam = beam_size if merge_repeats else 1
     scope = min(beam + 1, vocab - 1)
     word_lp, word_id = _best_words(lp, blank, scope)
-    seen = word_id.reshape(n, 1, time * scope).expand(n, time, time * scope)
-    small = (lp[:, :, blank], word_lp, word_id, lp.gather(2, seen))  # [N,T], [N,T,K] twice, [N,T,T·K]
-    blank_lp, word_lp, word_id, rep_lp = (x.cpu().numpy() for x in small)
+    rep_lp, columns = _repeat_table(lp, word_id, gather=lp.device.type != "cpu")
+    blank_lp, word_lp = lp[:, :, blank].cpu() - norm, word_lp.cpu() - norm[..., None]
+    blank_lp, word_lp, word_id, columns, rep_lp, norm = (
+        x.cpu().numpy() for x in (blank_lp, word_lp, word_id, columns, rep_lp, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads()
     with held():
-        paths = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats, blank,
-                                             blank_lp, word_lp, word_id, rep_lp)
+        paths, scores = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats,
+                                                     blank, blank_lp, word_lp, word_id, columns, rep_lp, norm)
+    plain = None if force_length else greedy_batch(log_probs, lengths, blank, log_norm, merge_repeats)
     results = []
-    for i, score in enumerate(_path_scores(lp, paths, valid)):
+    for i in range(n):
         path = paths[i, : valid[i]].tolist()
-        hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, score)
-        results.append(hyp if force_length else _shorter(lp[i, : valid[i]], hyp, targets[i], blank, merge_repeats))
+        hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, float(scores[i]))
+        results.append(plain[i] if plain and len(plain[i].tokens) <= targets[i] else hyp)  # plain: without force_length
     return results
 
 
+def slot_log_norm(logits: torch.Tensor) -> torch.Tensor:
+    """Each slot's log-sum-exp [N, T]: what turns logits [N, T, V] into log-probabilities. On a CPU one
+    sample at a time: a batch-sized temporary cost more in page faults than the exponentials (log-softmax
+    of [64, 35, 4,678] took 25 ms, this 13 ms, on a 2-core Intel Xeon); on a GPU one call."""
+    if logits.device.type != "cpu":
+        return logits.logsumexp(dim=-1)
+    return torch.stack([sample.logsumexp(dim=-1) for sample in logits]) if len(logits) else logits[..., 0]
+
+
+def normalized(log_probs: torch.Tensor, log_norm: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """The decoders' scores and what each slot's must lose to be a log-probability (on the CPU): `log_norm`
+    for logits, zero for log-probabilities (which are their own logits: x − 0 is x, the same bits)."""
+    lp = log_probs.detach().float()
+    if log_norm is None:
+        return lp, torch.zeros(lp.shape[:2])
+    return lp, log_norm.detach().float().cpu()
+
+
 @numba.njit(cache=True, parallel=True)
-def _length_control_batch_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, rep_lp):
+def _length_control_batch_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm):
     """`_length_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths
-    (ε past each sample's valid slots)."""
+    (ε past each sample's valid slots) and their log-probabilities."""
     paths = np.full(blank_lp.shape, blank, dtype=np.int64)
+    scores = np.zeros(len(valid))
     for i in numba.prange(len(valid)):
-        paths[i, : valid[i]] = _length_control_kernel(valid[i], cells[i], beam, merge, blank, blank_lp[i], word_lp[i],
-                                                      word_id[i], rep_lp[i])
-    return paths
+        paths[i, : valid[i]], scores[i] = _length_control_kernel(valid[i], cells[i], beam, merge, blank, blank_lp[i],
+                                                                 word_lp[i], word_id[i], columns[i], rep_lp[i], norm[i])
+    return paths, scores
 
 
 def _check_length_control(beam_size: int, targets: list[int]) -> None:
@@ -374,51 +397,66 @@ def _best_words_torch(lp: torch.Tensor, blank: int, scope: int) -> tuple[torch.T
 
 def top_k_slots(lp: torch.Tensor, k: int, exclude: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
     """The k largest entries of each slot (last axis) of a CPU tensor, largest first, leaving out
-    the column `exclude` (-1: none); what `torch.topk` gives, at about a third of its time.
-
-    The V entries of a row are split into G groups of about 64 (every G-th entry, so numpy takes
-    the groups' maxima with vector instructions over contiguous memory); an entry among the k + 1
-    largest is at least the (k + 1)-th largest group maximum, so only groups reaching it are
-    searched, in `_top_k_kernel`. Equal values may be ordered differently from `torch.topk`.
-    """
+    the column `exclude` (-1: none); what `torch.topk` gives, at about a quarter of its time
+    (`_top_k_kernel`). Equal values may be ordered differently from `torch.topk`."""
     *outer, vocab = lp.shape
     rows = lp.detach().reshape(-1, vocab).float().contiguous().numpy()
-    groups = max(1, vocab // 64)
-    whole = vocab // groups * groups
-    maxima = rows[:, :whole].reshape(len(rows), whole // groups, groups).max(axis=1)
     with held():
-        values, ids = _top_k_kernel(rows, maxima, min(k, vocab - (0 <= exclude < vocab)), exclude)
+        values, ids = _top_k_kernel(rows, min(k, vocab - (0 <= exclude < vocab)), exclude, TOP_K_LANES)
     return torch.from_numpy(values).reshape(*outer, -1), torch.from_numpy(ids).reshape(*outer, -1)
 
 
+TOP_K_LANES = 256  # `_top_k_kernel`'s: 128 to 512 time alike for V = 4,678 to 30,000 (1,024: 2x slower at 4,678)
+
+
 @numba.njit(cache=True)
-def _top_k_kernel(rows, maxima, k, exclude):
+def _lane_maxima(row, lanes, out):
+    """out[g] = the largest of row[g], row[g + lanes], ... over whole blocks of `lanes`: an element-wise
+    max of contiguous blocks, which the compiler turns into vector instructions (a max reduction over
+    one block it leaves scalar: three times slower)."""
+    out[:] = row[:lanes]
+    for j in range(1, row.shape[0] // lanes):
+        block = row[j * lanes : (j + 1) * lanes]
+        for g in range(lanes):
+            x, m = block[g], out[g]
+            out[g] = x if x > m else m
+
+
+@numba.njit(cache=True)
+def _top_k_kernel(rows, k, exclude, lanes):
+    """Per row: the maxima of `lanes` interleaved lanes in one vectorised pass; an entry among the
+    k + 1 largest is at least the (k + 1)-th largest lane maximum, so only lanes reaching it (and the
+    entries past the last whole block) are searched. One read of the row, which is what bounds it."""
     count, vocab = rows.shape
-    groups = maxima.shape[1]
-    whole = vocab // groups * groups
+    lanes = min(lanes, vocab)
+    whole = vocab // lanes * lanes
     values = np.full((count, k), -np.inf, dtype=rows.dtype)
     ids = np.full((count, k), -1, dtype=np.int64)
-    best = np.empty(k + 1, dtype=rows.dtype)  # the k + 1 largest group maxima
+    maxima = np.empty(lanes, dtype=rows.dtype)
+    best = np.empty(k + 1, dtype=rows.dtype)  # the k + 1 largest lane maxima
     for r in range(count):
+        row = rows[r]
+        _lane_maxima(row, lanes, maxima)
         best[:] = -np.inf
-        for g in range(groups):
-            m = maxima[r, g]
+        for g in range(lanes):
+            m = maxima[g]
             if m > best[k]:
                 i = k
                 while i > 0 and best[i - 1] < m:
                     best[i] = best[i - 1]
                     i -= 1
                 best[i] = m
-        for g in range(groups + vocab - whole):  # the groups that reach the threshold, then the tail
-            if g < groups:
-                if maxima[r, g] < best[k]:
+        floor = best[k]  # each of the k largest is at least this: most entries fail one comparison
+        for g in range(lanes + vocab - whole):  # the lanes that reach it, then the tail
+            if g < lanes:
+                if maxima[g] < floor:
                     continue
-                start, stop, step = g, whole, groups
+                start, stop, step = g, whole, lanes
             else:
-                start, stop, step = whole + g - groups, whole + g - groups + 1, 1
+                start, stop, step = whole + g - lanes, whole + g - lanes + 1, 1
             for p in range(start, stop, step):
-                v = rows[r, p]
-                if p == exclude or not (v > values[r, k - 1] or ids[r, k - 1] < 0):
+                v = row[p]
+                if v < floor or p == exclude or not (v > values[r, k - 1] or ids[r, k - 1] < 0):
                     continue
                 i = k - 1
                 while i > 0 and (values[r, i - 1] < v or ids[r, i - 1] < 0):
@@ -430,19 +468,14 @@ def _top_k_kernel(rows, maxima, k, exclude):
     return values, ids
 
 
-def _shorter(sample: torch.Tensor, hyp: Hypothesis, target: int, blank: int, merge_repeats: bool) -> Hypothesis:
-    """Without `force_length`: the greedy output where it has at most `target` words, else `hyp`."""
-    plain = greedy(sample, blank, merge_repeats)
-    return plain if len(plain.tokens) <= target else hyp
-
-
 @numba.njit(cache=True)
-def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, rep_lp):
-    """The slot loop for one sample (cells 0..target, float32 as the tensor version): the best path.
+def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm):
+    """The slot loop for one sample (cells 0..target, float32 as the tensor version): the best path
+    and its log-probability.
 
-    `word_lp`, `word_id` [T, K]: each slot's K best non-blank words; `rep_lp` [T, T·K]: each
-    slot's log-probability of the word in each (slot, rank) column of `word_id`. Candidates come
-    in the tensor version's order (ε, repeats, new words); among equal scores the earlier wins.
+    `word_lp`, `word_id` [T, K]: each slot's K best non-blank words; `rep_lp[s, columns[t, k]] −
+    norm[s]`: slot s's log-probability of the word `word_id[t, k]` (for repeats). Candidates come in
+    the tensor version's order (ε, repeats, new words); among equal scores the earlier wins.
     """
     scope = word_lp.shape[1]
     neg = np.float32(-np.inf)
@@ -454,13 +487,14 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
     offsets = np.zeros((valid, cells, beam), dtype=np.int64)
     parents = np.zeros((valid, cells, beam), dtype=np.int64)
     tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
+    picked = np.full((valid, cells, beam), -1, dtype=np.int64)  # the state's column (ε: -1), for the path's score
     count = 1 + (beam if merge else 0) + scope
     c_score = np.empty(count, dtype=np.float32)
     c_last, c_column = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
     c_off, c_parent = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
     out = np.zeros(count, dtype=np.bool_)
     for s in range(valid):
-        for cell in range(cells):
+        for cell in range(min(cells, s + 2)):  # s + 1 slots hold at most s + 1 words: the cells above stay empty
             # (1) ε from the cell's best
             c_score[0] = score[cell, 0] + blank_lp[s]
             c_last[0], c_column[0], c_off[0], c_parent[0] = blank, -1, 0, 0
@@ -468,7 +502,7 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
             if merge:  # (2) repeat the last word: same cell, same state
                 for b in range(beam):
                     word = last[cell, b]
-                    c_score[n] = neg if word == blank else score[cell, b] + rep_lp[s, column[cell, b]]
+                    c_score[n] = neg if word == blank else score[cell, b] + (rep_lp[s, column[cell, b]] - norm[s])
                     c_last[n], c_column[n], c_off[n], c_parent[n] = word, column[cell, b], 0, b
                     n += 1
             for k in range(scope):  # (3) a new word after the previous cell's best other word
@@ -481,7 +515,7 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
                 else:
                     parent_score = score[cell - 1, parent]
                 c_score[n] = parent_score + word_lp[s, k]
-                c_last[n], c_column[n], c_off[n], c_parent[n] = word, s * scope + k, 1, parent
+                c_last[n], c_column[n], c_off[n], c_parent[n] = word, columns[s, k], 1, parent
                 n += 1
             if merge:  # a repeat of w and a new w reach one state: the better stays (the repeat on a tie)
                 for b in range(1, 1 + beam):
@@ -506,6 +540,7 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
                 new_last[cell, b] = c_last[best] if finite else blank
                 new_column[cell, b] = c_column[best] if finite else -1
                 offsets[s, cell, b], parents[s, cell, b], tokens[s, cell, b] = c_off[best], c_parent[best], c_last[best]
+                picked[s, cell, b] = c_column[best]
             out[:] = False
         score, new_score = new_score, score
         last, new_last = new_last, last
@@ -515,28 +550,38 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
         if score[t, 0] > neg:
             cell = t
     path = np.empty(valid, dtype=np.int64)
+    total = 0.0
     b = 0
     for s in range(valid - 1, -1, -1):
         path[s] = tokens[s, cell, b]
+        where = picked[s, cell, b]
+        total += blank_lp[s] if where < 0 else rep_lp[s, where] - norm[s]
         cell, b = cell - offsets[s, cell, b], parents[s, cell, b]
-    return path
+    return path, total
 
 
-def greedy_batch(log_probs: torch.Tensor, lengths: torch.Tensor, blank: int = 0) -> list[Hypothesis]:
-    """Greedy decoding of [N, T, V] log-probabilities with valid slots `lengths`."""
-    best, ids = log_probs.max(dim=-1)
-    ids, best = ids.cpu(), best.cpu()
+def greedy_batch(log_probs: torch.Tensor, lengths: torch.Tensor, blank: int = 0,
+                 log_norm: torch.Tensor | None = None, merge_repeats: bool = True) -> list[Hypothesis]:
+    """Greedy decoding of [N, T, V] log-probabilities (or logits with `log_norm`, as in
+    `length_control_batch`) with valid slots `lengths`; on the CPU each slot's best word comes from
+    `top_k_slots` (a third of `torch.max`'s time at V = 30,000; on ties it may pick another)."""
+    lp, norm = normalized(log_probs, log_norm)
+    if lp.device.type == "cpu":
+        best, ids = (x[..., 0] for x in top_k_slots(lp, 1))
+    else:
+        best, ids = (x.cpu() for x in lp.max(dim=-1))
+    best = (best - norm).double()
     out = []
-    for i in range(log_probs.shape[0]):
+    for i in range(lp.shape[0]):
         valid = int(lengths[i])
         path = ids[i, :valid].tolist()
-        out.append(Hypothesis(reduce_path(path, blank), path, float(best[i, :valid].sum())))
+        out.append(Hypothesis(reduce_path(path, blank, merge_repeats), path, float(best[i, :valid].sum())))
     return out
 
 
 def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: list[int], word_chars: np.ndarray,
                        beam_size: int = BEAM, blank: int = 0, unk: int = -1,
-                       unk_chars: list[list[int]] | None = None) -> list[Hypothesis]:
+                       unk_chars: list[list[int]] | None = None, log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
     """The most probable CTC path (within the beam) whose summary, its words joined by single spaces,
     has at most `budgets[i]` characters: length control in characters (NACC, Liu et al. 2022).
 
@@ -552,9 +597,11 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
       length (no other can enter a cell's best B: the B + 1 above it, less at most one that repeats
       the parent's word, share its parent cell and beat it), so the result is what the same beam
       search over every word gives (tested against both on tiny vocabularies).
+
+    With `log_norm`, `log_probs` are logits, as in `length_control_batch`.
     """
     _check_length_control(beam_size, budgets)
-    lp = log_probs.detach().float()
+    lp, norm = normalized(log_probs, log_norm)
     n, time, vocab = lp.shape
     chars = np.asarray(word_chars, dtype=np.int64)
     if chars.shape != (vocab,):
@@ -566,25 +613,30 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, max(budgets, default=0), blank, unk,
                                                           beam_size + 1)
     rep_lp, columns = _repeat_table(lp, word_id, gather=lp.device.type != "cpu")
-    blank_lp, word_lp, word_id, word_len, columns, rep_lp = (
-        x.cpu().numpy() for x in (lp[:, :, blank], word_lp, word_id, word_len, columns, rep_lp))
+    blank_lp, word_lp = lp[:, :, blank].cpu() - norm, word_lp.cpu() - norm[..., None]
+    blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm = (
+        x.cpu().numpy() for x in (blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads()
     with held():
-        paths = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank, blank_lp,
-                                           word_lp, word_id, word_len, starts, columns, rep_lp)
-    return [Hypothesis(reduce_path(path, blank), path, score)
-            for path, score in zip((paths[i, : valid[i]].tolist() for i in range(n)), _path_scores(lp, paths, valid))]
+        paths, scores = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank,
+                                                   blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp, norm)
+    return [Hypothesis(reduce_path(path, blank), path, float(score))
+            for path, score in zip((paths[i, : valid[i]].tolist() for i in range(n)), scores)]
 
 
 @numba.njit(cache=True, parallel=True)
-def _char_control_batch_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp):
-    """`_char_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths."""
+def _char_control_batch_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp,
+                               norm):
+    """`_char_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths
+    and their log-probabilities."""
     paths = np.full(blank_lp.shape, blank, dtype=np.int64)
+    scores = np.zeros(len(valid))
     for i in numba.prange(len(valid)):
-        paths[i, : valid[i]] = _char_control_kernel(valid[i], cells[i], beam, blank, blank_lp[i], word_lp[i], word_id[i],
-                                                    word_len[i], starts, columns[i], rep_lp[i])
-    return paths
+        paths[i, : valid[i]], scores[i] = _char_control_kernel(valid[i], cells[i], beam, blank, blank_lp[i], word_lp[i],
+                                                               word_id[i], word_len[i], starts, columns[i], rep_lp[i],
+                                                               norm[i])
+    return paths, scores
 
 
 def _repeat_table(lp: torch.Tensor, word_id: torch.Tensor, gather: bool) -> tuple[torch.Tensor, torch.Tensor]:
@@ -673,12 +725,14 @@ def _grouped_top_kernel(rows, group, groups, per):
 
 
 @numba.njit(cache=True)
-def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp):
-    """The slot loop for one sample over cells of characters used 0..budget: the best path.
+def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp,
+                         norm):
+    """The slot loop for one sample over cells of characters used 0..budget: the best path and its
+    log-probability.
 
     `word_lp`, `word_id`, `word_len` [T, K]: each slot's candidate words (groups of one length,
-    best first, from `starts`); `rep_lp[s, columns[t, k]]`: slot s's log-probability of the word
-    in column k of slot t, for the repeats.
+    best first, from `starts`); `rep_lp[s, columns[t, k]] − norm[s]`: slot s's log-probability of
+    the word in column k of slot t, for the repeats.
 
     Each cell keeps its `beam` best states (prefixes with distinct last tokens), best first.
     Candidates come as in `_length_control_kernel` (ε, repeats, new words); a state met twice
@@ -695,6 +749,7 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
     sources = np.zeros((valid, cells, beam), dtype=np.int64)  # the cell each state came from
     parents = np.zeros((valid, cells, beam), dtype=np.int64)
     tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
+    picked = np.full((valid, cells, beam), -1, dtype=np.int64)  # the state's column (ε: -1), for the path's score
     groups = starts.shape[0] - 1
     heads = np.empty(groups, dtype=np.float32)
     for s in range(valid):
@@ -713,7 +768,7 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
             for b in range(beam):  # (2) repeat the last word: same cell, same state
                 word = last[cell, b]
                 if word != blank:
-                    value = score[cell, b] + rep_lp[s, column[cell, b]]
+                    value = score[cell, b] + (rep_lp[s, column[cell, b]] - norm[s])
                     if value > new_score[cell, worst]:
                         _offer(value, word, column[cell, b], cell, b, s, cell, new_score, new_last, new_column,
                                sources, parents)
@@ -738,6 +793,7 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
                                sources, parents)
             for b in range(beam):
                 tokens[s, cell, b] = new_last[cell, b]
+                picked[s, cell, b] = new_column[cell, b]
             best_before = max(best_before, score[cell, 0])
         score, new_score = new_score, score
         last, new_last = new_last, last
@@ -747,11 +803,14 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
         if score[c, 0] >= score[cell, 0] and score[c, 0] > neg:
             cell = c
     path = np.empty(valid, dtype=np.int64)
+    total = 0.0
     b = 0
     for s in range(valid - 1, -1, -1):
         path[s] = tokens[s, cell, b]
+        where = picked[s, cell, b]
+        total += blank_lp[s] if where < 0 else rep_lp[s, where] - norm[s]
         cell, b = sources[s, cell, b], parents[s, cell, b]
-    return path
+    return path, total
 
 
 @numba.njit(cache=True, inline="always")  # called per candidate: a call costs more than its work

@@ -54,9 +54,11 @@ class Student(nn.Module):
         x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
         return x, _padding(lengths, time)
 
-    def output(self, x: Tensor) -> Tensor:
-        """Log-probabilities over the vocabulary, through the tied embeddings."""
-        return F.log_softmax(F.linear(x, self.embed.weight).float(), dim=-1)
+    def output(self, x: Tensor, normalize: bool = True) -> Tensor:
+        """Log-probabilities over the vocabulary, through the tied embeddings (the logits with
+        `normalize=False`: for decoders that normalise only the few words they read)."""
+        logits = F.linear(x, self.embed.weight).float()
+        return F.log_softmax(logits, dim=-1) if normalize else logits
 
 
 def _encoder_layers(config: ModelConfig) -> nn.TransformerEncoder:
@@ -71,10 +73,10 @@ class NAUS(Student):
         self.layers = _encoder_layers(config)
         self._init_embeddings()
 
-    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        """Log-probabilities [B, T, V] for source tokens [B, T] with valid lengths [B]."""
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor, normalize: bool = True) -> torch.Tensor:
+        """Log-probabilities (or logits) [B, T, V] for source tokens [B, T] with valid lengths [B]."""
         x, padding = self.embed_source(tokens, lengths)
-        return self.output(self.layers(self.dropout(x), src_key_padding_mask=padding))
+        return self.output(self.layers(self.dropout(x), src_key_padding_mask=padding), normalize)
 
     def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
              smoothing: float = 0.1) -> tuple[Tensor, int, int]:
@@ -147,15 +149,15 @@ class EncoderDecoder(Student):
         return self.encoder(self.dropout(x), src_key_padding_mask=padding), padding
 
     def decode(self, queries: torch.Tensor, query_padding: torch.Tensor | None, memory: torch.Tensor,
-               memory_padding: torch.Tensor, causal: bool = False) -> torch.Tensor:
-        """Log-probabilities [B, U, V] for decoder inputs [B, U, d] (embeddings without positions)."""
+               memory_padding: torch.Tensor, causal: bool = False, normalize: bool = True) -> torch.Tensor:
+        """Log-probabilities (or logits) [B, U, V] for decoder inputs [B, U, d] (embeddings without positions)."""
         time = queries.shape[1]
         self._check(time)
         x = queries + self.target_positions(torch.arange(time, device=queries.device))[None]
         mask = nn.Transformer.generate_square_subsequent_mask(time, device=x.device) if causal else None
         x = self.decoder(self.dropout(x), memory, tgt_mask=mask, tgt_is_causal=causal,
                          tgt_key_padding_mask=query_padding, memory_key_padding_mask=memory_padding)
-        return self.output(x)
+        return self.output(x, normalize)
 
 
 def _cross_entropy(log_probs: torch.Tensor, gold: torch.Tensor, ignore: int, smoothing: float) -> torch.Tensor:
@@ -282,9 +284,9 @@ class NARStudent(EncoderDecoder):
 class NARCTCStudent(EncoderDecoder):
     """Non-autoregressive encoder–decoder with one decoder slot per source token, blank and CTC (as NAUS)."""
 
-    def forward(self, tokens: Tensor, lengths: Tensor) -> Tensor:
+    def forward(self, tokens: Tensor, lengths: Tensor, normalize: bool = True) -> Tensor:
         memory, padding = self.encode(tokens, lengths)
-        return self.decode(self.embed(tokens) * self.scale, padding, memory, padding)
+        return self.decode(self.embed(tokens) * self.scale, padding, memory, padding, normalize=normalize)
 
     loss, usable = NAUS.loss, NAUS.usable  # CTC on the decoder's slots, exactly as NAUS on its encoder's
 

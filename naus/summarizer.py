@@ -16,7 +16,8 @@ from naus import NausError
 import numpy as np
 
 from naus.decoding import (
-    Hypothesis, char_control_batch, ctc_beam_search_batch, greedy_batch, length_control_batch, truncate, word_slots,
+    Hypothesis, char_control_batch, ctc_beam_search_batch, greedy_batch, length_control_batch, slot_log_norm, truncate,
+    word_slots,
 )
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.text import normalize
@@ -90,16 +91,17 @@ class Summarizer:
             tokens, lengths = tokens.to(self.device), lengths.to(self.device)
             if ARCHITECTURES[arch].ctc:
                 tick = time.perf_counter()
-                log_probs = self.model(tokens, lengths)
+                logits = self.model(tokens, lengths, normalize=False)  # the decoders normalise what they read
+                log_norm = slot_log_norm(logits)
                 if self.device.type == "cuda":
                     torch.cuda.synchronize()
                 forward += time.perf_counter() - tick
                 if method == CHAR_METHOD:
                     slots = [[len(w.encode()) for w in texts[i].split()[:max_len]] for i in batch] if raw else None
-                    hyps = char_control_batch(log_probs, lengths, [chars] * len(batch), self.word_bytes, beam_size,
-                                              self.vocab.blank, self.vocab.unk, slots)
+                    hyps = char_control_batch(logits, lengths, [chars] * len(batch), self.word_bytes, beam_size,
+                                              self.vocab.blank, self.vocab.unk, slots, log_norm)
                 else:
-                    hyps = self._decode(log_probs, lengths, targets, method, beam_size)
+                    hyps = self._decode(logits, log_norm, lengths, targets, method, beam_size)
             elif arch == "nar":
                 hyps = self._fill_slots(tokens, lengths, targets)
             else:
@@ -125,13 +127,14 @@ class Summarizer:
         return [Hypothesis(words[i, :n].tolist(), words[i, :n].tolist(), float(best[i, :n].sum()))
                 for i, n in enumerate(targets)]
 
-    def _decode(self, log_probs, lengths, targets, method, beam_size) -> list[Hypothesis]:
+    def _decode(self, logits, log_norm, lengths, targets, method, beam_size) -> list[Hypothesis]:
         blank = self.vocab.blank
         if method == "length-control":
-            return length_control_batch(log_probs, lengths, targets, beam_size, blank)
+            return length_control_batch(logits, lengths, targets, beam_size, blank, log_norm=log_norm)
         if method == "beam":
-            return [truncate(h, t) for h, t in zip(ctc_beam_search_batch(log_probs, lengths, beam_size, blank), targets)]
-        hyps = greedy_batch(log_probs, lengths, blank)
+            hyps = ctc_beam_search_batch(logits, lengths, beam_size, blank, log_norm)
+            return [truncate(h, t) for h, t in zip(hyps, targets)]
+        hyps = greedy_batch(logits, lengths, blank, log_norm)
         if method == "truncate":
             hyps = [truncate(h, t) for h, t in zip(hyps, targets)]
         return hyps

@@ -9,8 +9,7 @@ import numpy as np
 import torch
 
 from naus.decoding import (
-    NEG_INF, Hypothesis, _best_words_torch, _check_length_control, _path_score, _shorter, forced_alignment,
-    reduce_path,
+    NEG_INF, Hypothesis, _best_words_torch, _check_length_control, forced_alignment, greedy, reduce_path,
 )
 from naus.search import Candidates, HillClimber, _top_k
 
@@ -40,6 +39,14 @@ def ctc_beam_search_python(log_probs: torch.Tensor, beam_size: int = 6, blank: i
     best = list(max(beams.items(), key=lambda kv: _logaddexp(*kv[1]))[0])
     path = forced_alignment(log_probs, best, blank) if log_probs.shape[0] else []
     return Hypothesis(best, path, _path_score(log_probs, path))
+
+
+def _path_score(log_probs: torch.Tensor, path: list[int]) -> float:
+    """The path's log-probability: each slot's of its token, summed by torch."""
+    if not path:
+        return 0.0
+    index = torch.tensor(path, device=log_probs.device)
+    return float(log_probs[torch.arange(len(path), device=log_probs.device), index].sum())
 
 
 def _accumulate(table: dict[tuple, list[float]], prefix: tuple, ends_blank: float, ends_word: float) -> None:
@@ -148,7 +155,8 @@ def length_control_tensors(log_probs: torch.Tensor, lengths: torch.Tensor, targe
             cell, b = cell - offsets[i][s][cell][b], parents[i][s][cell][b]
         path.reverse()
         hyp = Hypothesis(reduce_path(path, blank, merge_repeats), path, _path_score(lp[i, :valid], path))
-        results.append(hyp if force_length else _shorter(lp[i, :valid], hyp, targets[i], blank, merge_repeats))
+        plain = None if force_length else greedy(lp[i, :valid], blank, merge_repeats)
+        results.append(plain if plain and len(plain.tokens) <= targets[i] else hyp)
     return results
 
 

@@ -18,6 +18,7 @@ from naus.decoding import (
     length_control,
     length_control_batch,
     reduce_path,
+    slot_log_norm,
     top_k_slots,
     truncate,
 )
@@ -212,7 +213,7 @@ def test_forced_alignment_is_the_best_path_for_its_summary(seed, tokens):
 
 
 @pytest.mark.parametrize("vocab,k,exclude", [(30_000, 7, 4), (20_845, 7, 0), (6, 5, 0), (6, 6, -1), (130, 3, -1),
-                                             (65, 7, 64)])
+                                             (65, 7, 64), (1_027, 7, 1_025)])  # the last: tail entries
 def test_top_k_kernel_equals_torch_topk(vocab, k, exclude):
     gen = torch.Generator().manual_seed(vocab + k)
     lp = (torch.randn(3, 5, vocab, generator=gen) * 3).log_softmax(-1)
@@ -310,19 +311,52 @@ def test_char_control_batch_equals_one_sample_at_a_time():
         assert len(hyp.path) == lengths[i] and summary_chars(hyp.tokens, word_chars) <= budgets[i]
 
 
-def test_char_control_reads_repeats_alike_in_place_and_from_gathered_columns(monkeypatch):
-    """The GPU's way (a gathered table of the candidate columns) gives the CPU's paths."""
+WORD_CHARS = torch.randint(1, 7, (30,), generator=torch.Generator().manual_seed(5)).numpy()
+DECODERS = {  # each batch decoder, on 4 samples of 30 words
+    "length-control": lambda lp, lengths, norm: length_control_batch(lp, lengths, [6, 3, 2, 0], 3, log_norm=norm),
+    "free length": lambda lp, lengths, norm: length_control_batch(lp, lengths, [9, 3, 0, 0], 3, force_length=False,
+                                                                  log_norm=norm),
+    "beam": lambda lp, lengths, norm: ctc_beam_search_batch(lp, lengths, 3, log_norm=norm),
+    "greedy": lambda lp, lengths, norm: greedy_batch(lp, lengths, log_norm=norm),
+    "char-control": lambda lp, lengths, norm: char_control_batch(lp, lengths, [25, 14, 9, 3], WORD_CHARS, 3,
+                                                                 log_norm=norm),
+}
+
+
+@pytest.mark.parametrize("decoder", ["length-control", "beam", "char-control"])
+def test_decoders_read_alike_in_place_and_from_gathered_columns(monkeypatch, decoder):
+    """The GPU's way (a gathered table of the candidate columns) gives the CPU's paths and scores."""
     from naus import decoding
 
     gen = torch.Generator().manual_seed(5)
     lp = (torch.randn(4, 10, 30, generator=gen) * 3).log_softmax(-1)
-    lengths, budgets = torch.tensor([10, 9, 4, 10]), [25, 14, 9, 3]
-    word_chars = torch.randint(1, 7, (30,), generator=gen).numpy()
-    in_place = char_control_batch(lp, lengths, budgets, word_chars, beam_size=3)
-    table = decoding._repeat_table
-    monkeypatch.setattr(decoding, "_repeat_table", lambda lp, word_id, gather: table(lp, word_id, True))
-    gathered = char_control_batch(lp, lengths, budgets, word_chars, beam_size=3)
-    assert [h.path for h in gathered] == [h.path for h in in_place]
+    lengths = torch.tensor([10, 9, 4, 10])
+    in_place = DECODERS[decoder](lp, lengths, None)
+    repeats, candidates = decoding._repeat_table, decoding._candidate_table
+    monkeypatch.setattr(decoding, "_repeat_table", lambda lp, word_id, gather: repeats(lp, word_id, True))
+    monkeypatch.setattr(decoding, "_candidate_table", lambda lp, ranks, blank, gather: candidates(lp, ranks, blank, True))
+    gathered = DECODERS[decoder](lp, lengths, None)
+    assert [(h.path, h.log_prob) for h in gathered] == [(h.path, h.log_prob) for h in in_place]
+
+
+@pytest.mark.parametrize("decoder", list(DECODERS))
+def test_logits_with_their_log_norm_decode_as_their_log_probs(decoder):
+    """Decoders given logits and each slot's log-sum-exp normalise only what they read: the same paths as
+    from the log-softmax, and scores equal to float32 rounding (x − lse and log_softmax's x − max − log Σ
+    differ in the last bits: 1e-6 of 12 terms of about −5 each)."""
+    gen = torch.Generator().manual_seed(8)
+    logits = torch.randn(4, 12, 30, generator=gen) * 3 + 20  # far from normalised
+    lengths = torch.tensor([12, 9, 4, 1])
+    expected = DECODERS[decoder](logits.log_softmax(-1), lengths, None)
+    got = DECODERS[decoder](logits, lengths, slot_log_norm(logits))
+    assert [(h.path, h.tokens) for h in got] == [(h.path, h.tokens) for h in expected]
+    assert [h.log_prob for h in got] == pytest.approx([h.log_prob for h in expected], rel=1e-5, abs=1e-5)
+
+
+def test_slot_log_norm_is_logsumexp():
+    logits = torch.randn(3, 5, 40, generator=torch.Generator().manual_seed(1)) * 4
+    assert torch.allclose(slot_log_norm(logits), logits.logsumexp(-1), rtol=1e-6, atol=1e-6)  # per sample: same sums
+    assert slot_log_norm(logits[:0]).shape == (0, 5)
 
 
 def test_grouped_top_kernel_equals_a_top_k_per_group():

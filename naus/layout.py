@@ -117,6 +117,11 @@ def decoded(split: str, name: str, method: str, target: Part, beam: Part | None 
     return f"decode/{split}/{name}/beams/{method}-{target}-b{beam}"
 
 
+def decoded_model(stem: str) -> str:
+    """The student of a `decoded` path."""
+    return stem.split("/")[2]
+
+
 def lead(split: str, length: Part) -> str:
     """The Lead baseline's output (`all`: the whole input, DUC2004's)."""
     return f"baseline/{split}/lead-{length}"

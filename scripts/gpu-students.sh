@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A profile's GPU work on a borrowed GPU machine: every student trained and every decoding made by the
-# pipeline's own rules (snakemake --allowed-rules train decode decode_beam) from the search output made
+# pipeline's own rules (snakemake --allowed-rules train and $DECODE_RULES) from the search output made
 # here; ROUGE, the tables and the report then run here. The GPU machine has PyTorch but no snakemake,
 # so the wheels travel with the inputs.
 #
@@ -11,7 +11,7 @@
 #
 # `run` trains all students at once (the train rule's one CPU thread each: the GPU does the work), plus the dev-loss sweep
 # of SWEEP (learning rate and batch size at L=10, one variant profile each, ';'-separated), then decodes DECODE_JOBS
-# at a time. PROFILE (default gigaword-sample) picks the profile; EXTRA_CONFIG names a YAML file
+# at a time (the timing jobs one at a time, alone on the machine). PROFILE (default gigaword-sample) picks the profile; EXTRA_CONFIG names a YAML file
 # merged over it (a smoke run here: fewer steps); TRAIN_LIMIT and DECODE_LIMIT (seconds, 0: none) cut
 # the phases short so that what was made still comes back within a lease.
 set -euo pipefail
@@ -21,13 +21,14 @@ config=(--configfile "config/$profile.yaml" ${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
 # The sweep: name and the training keys it changes (the profile's own values are the reference).
 SWEEP=${SWEEP-"lr5e-4:{lr: 5.0e-4};lr2e-3:{lr: 2.0e-3};tokens4096:{max_tokens: 4096}"}
 sweep_length=10
+DECODE_RULES="decode decode_beam time_decode time_decode_beam"   # the rules that read a checkpoint, besides train
 
 snake() { timeout "${TIMEOUT:-0}" python -m snakemake --cores "$(nproc)" --scheduler greedy --rerun-triggers mtime --rerun-incomplete --keep-going "$@"; }
 
 case ${1:-} in
 pack)
     # what the train and decode rules read there: every length's pool and dev search output, DUC2004's source
-    python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train decode decode_beam stage_decode \
+    python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
         --rerun-triggers mtime >/dev/null 2>&1 \
         || { echo "pack: the search output is not complete (run: snakemake stage_search ${config[*]} --cores all)"; exit 1; }
     mkdir -p .dev/wheels
@@ -131,10 +132,10 @@ run)
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
     # the decodings of the students that trained (a student cut short by TRAIN_LIMIT must not stop the rest)
-    decodings=$(python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train decode decode_beam stage_decode \
-        --rerun-triggers mtime 2>/dev/null | grep -oE "$build/decode/[^ ,]+\.txt" | sort -u \
+    decodings=$(python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
+        --rerun-triggers mtime 2>/dev/null | grep -oE "$build/decode/[^ ,]+\.(txt|timing\.json)" | sort -u \
         | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
-    TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules decode decode_beam \
+    TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules $DECODE_RULES \
         --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
     echo "trained and decoded in $(( $(date +%s) - start )) s"
     # issue 27's GPU timings: the decoding benchmark on the first length's seed-0 student, the GPU otherwise idle
@@ -147,10 +148,10 @@ run)
     ;;
 finish)
     # the GPU run's students replace this machine's; their checkpoints stayed there, so the rules that
-    # would make them (train, decode, decode_beam) are left out and their outputs count as given
+    # would make them (train and $DECODE_RULES) are left out and their outputs count as given
     rm -rf "$build/train" "$build/decode" "$build/timing/train" build/sweep-*
     for archive in "${@:2}"; do tar xzf "$archive"; done   # in order: a later run's files replace an earlier's
-    rules=$(python -m snakemake --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE 'train|decode|decode_beam')
+    rules=$(python -m snakemake --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE "train|${DECODE_RULES// /|}")
     snake all "${config[@]}" --allowed-rules $rules
     if ls -d build/sweep-* >/dev/null 2>&1; then python benchmarks/dev_sweep.py --profile "$profile"; fi   # run with SWEEP='' it made none
     ;;

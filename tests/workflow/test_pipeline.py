@@ -59,6 +59,8 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert vanilla["avg_words"] == 4.0
     timing = json.loads((workdir / "build/micro/decode/test/ar-L4/beam-4.timing.json").read_text())
     assert timing["batch1_samples"] == 2 and timing["batch1_seconds_per_sample"] > 0
+    assert (workdir / "build/micro/decode/test/L4/length-control-4.timing.json").is_file()
+    assert not (workdir / "build/micro/decode/test/L4-s1/length-control-4.timing.json").exists()  # the first seed's
     code, out = snakemake(workdir, config, env, "-n")
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
 

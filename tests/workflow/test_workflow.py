@@ -21,6 +21,20 @@ def test_demo_dag_dry_run_with_the_default_profile(env):
     assert "Using workflow specific profile profiles/default" in out  # a plain `snakemake` finds it
 
 
+def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env):
+    """A decoding's time is measured alone (its job takes all the cores, so nothing is scheduled beside
+    it), once per student row: for the first seed's student, not for every seed."""
+    seeded = write(tmp_path / "seeds.yaml", "train: {seeds: [0, 1]}\n")
+    code, out = snakemake(["-n", "--forceall", "--cores", "3", "--configfile", "config/demo.yaml", str(seeded)], env)
+    assert code == 0, out[-3000:]
+    jobs = re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n?)+)", out, flags=re.M)  # a job: its rule and indented lines
+    timed = [text for rule, text in jobs if rule in ("time_decode", "time_decode_beam")]
+    decoded = [text for rule, text in jobs if rule in ("decode", "decode_beam")]
+    assert timed and all("threads: 3" in text for text in timed)
+    assert all("threads: 3" not in text for text in decoded)  # the decodings themselves run side by side
+    assert any("/L10-s1/" in text for text in decoded) and not any("/L10-s1/" in text for text in timed)
+
+
 def test_out_of_range_config_value_names_the_key(tmp_path, env):
     bad = write(tmp_path / "bad.yaml", "profile: demo\ndata: {source: demo, dev_size: 0, test_size: 5, max_article_words: 0, seed: 0}\n")
     code, out = snakemake(["-n", "--configfile", str(bad)], env)

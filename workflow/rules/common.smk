@@ -166,11 +166,19 @@ def metric_files() -> list[str]:
     ]
 
 
+def timed_decodings() -> list[str]:
+    """The decodings whose time the report shows: those of each table's first seed (a time is the
+    architecture's and the method's, not the seed's; timing jobs run one at a time, so fewer is faster)."""
+    first = {SEEDS[0], ANALYSIS_SEEDS[0]}
+    return [s for s in systems() + duc_systems()
+            if s.startswith("decode/") and layout.parse_model(layout.decoded_model(s)).seed in first]
+
+
 def timing_files() -> list[str]:
-    """The times the report shows: each decoding's, each student's training, each search shard's."""
+    """The times the report shows: the timed decodings', each student's training, each search shard's."""
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
-    return ([f"{BUILD}/{s}.timing.json" for s in systems() + duc_systems() if s.startswith("decode/")]
+    return ([f"{BUILD}/{s}.timing.json" for s in timed_decodings()]
             + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
             + [f"{BUILD}/{layout.search_timing(split, n, i)}" for split, n in dict.fromkeys(searched)
                for i in range(config["search"]["shards"])])

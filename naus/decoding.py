@@ -60,7 +60,9 @@ def word_slots(path: list[int], blank: int = 0) -> list[int]:
 
 
 def _share_threads() -> None:
-    """The batch kernels' `prange` runs on the threads torch was given (`--threads`): a one-thread job stays one."""
+    """The batch kernels' `prange` runs on the threads torch was given (`--threads`): a one-thread job stays one.
+    Numba's pool itself is as large as NUMBA_NUM_THREADS when numba is imported (`naus --threads` sets it):
+    the idle workers of a larger pool spin, keeping another core busy."""
     numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))
 
 

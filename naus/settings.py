@@ -172,4 +172,6 @@ class DecodeConfig:
     batch_size: int = setting(64, "sentences per forward pass", minimum=1)
     batch1_samples: int = setting(0, "with --timing, also time the first N sentences decoded one at a time",
                                   minimum=0)
+    timing_passes: int = setting(3, "with --timing, decode this many times (the summaries are the first pass's) and "
+                                 "record the median time (one pass of a small test set is at the mercy of a busy moment)", minimum=1)
 

@@ -69,6 +69,19 @@ def test_summarize_command_line(checkpoint, tmp_path, env):
     assert missing.returncode == 2 and "checkpoint not found" in missing.stderr
 
 
+def test_time_only_records_its_passes_and_writes_no_summaries(checkpoint, tmp_path, capsys):
+    """What the pipeline's timing jobs run: a timing file, no summaries (not even on standard output)."""
+    from naus.cli import main
+
+    source = write(tmp_path / "in.txt", "police arrested five protesters\nin paris\n")
+    decode = ["decode", "--checkpoint", str(checkpoint), "--input", str(source), "--length", "2", "--time-only"]
+    assert main([*decode, "--timing", str(tmp_path / "t.json"), "--timing-passes", "2", "--batch1-samples", "1"]) == 0
+    timing = json.loads((tmp_path / "t.json").read_text())
+    assert (timing["passes"], timing["samples"], timing["batch1_samples"]) == (2, 2, 1)
+    assert timing["seconds_per_sample"] > 0 and capsys.readouterr().out == ""
+    assert main(decode) == 2 and "give --timing FILE" in capsys.readouterr().err
+
+
 class Copier(torch.nn.Module):
     """A stand-in student that copies each slot's source token (its <unk> too): the case where
     a summary of raw text would carry <unk> for every word the vocabulary lacks."""

@@ -12,7 +12,8 @@ DECODE = (
     "{params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
 )
 DECODE_COMMAND = f"{DECODE}--out {{output}} > {{log}} 2>&1"
-TIME_COMMAND = f"{DECODE}--batch1-samples {{params.batch1}} --time-only --timing {{output}} > {{log}} 2>&1"
+TIME_COMMAND = (f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
+                "--timing {{output}} > {{log}} 2>&1")
 # The sentences each split decodes: the Gigaword test set, or DUC2004 with digits masked as in training.
 DECODE_SOURCE = {"test": f"{DATA}/test/article.txt", "duc": f"{SEARCH}/duc/source.txt"}
 DECODE_INPUT = dict(checkpoint=f"{BUILD}/{layout.student_dir('{model}')}/best.pt", source=lambda w: DECODE_SOURCE[w.split])
@@ -58,6 +59,7 @@ rule time_decode:
     params:
         **DECODE_PARAMS,
         batch1=DECODE_CFG["batch1_samples"],
+        passes=DECODE_CFG["timing_passes"],
     log:
         f"logs/{PROFILE}/time/{{split}}-{{model}}-{{method}}-{{target}}.log",
     benchmark:
@@ -102,6 +104,7 @@ rule time_decode_beam:
     params:
         **BEAM_PARAMS,
         batch1=0,
+        passes=DECODE_CFG["timing_passes"],
     log:
         f"logs/{PROFILE}/time/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:

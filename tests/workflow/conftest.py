@@ -27,7 +27,7 @@ train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.0
         min_count: 1, eval_every: 3, checkpoint_every: 3, seeds: [0, 1], fractions: [0.5]}}
 decode: {{methods: [truncate, length-control, beam], beam_size: 3, batch_size: 8, beam_sweep: [1, 2],
          transfer: [[4, "r0.5"], [4, "3"]], chars: [[4, 20]], char_sweep: [15, 25],
-         batch1_samples: 2}}
+         batch1_samples: 2, timing_passes: 1}}
 analysis: {{lengths: [4]}}
 duc: {{length: 4}}
 """

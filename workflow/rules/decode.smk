@@ -13,7 +13,7 @@ DECODE = (
 )
 DECODE_COMMAND = f"{DECODE}--out {{output}} > {{log}} 2>&1"
 TIME_COMMAND = (f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
-                "--timing {{output}} > {{log}} 2>&1")
+                f"--timing {{output}} > {{log}} 2>&1")
 # The sentences each split decodes: the Gigaword test set, or DUC2004 with digits masked as in training.
 DECODE_SOURCE = {"test": f"{DATA}/test/article.txt", "duc": f"{SEARCH}/duc/source.txt"}
 DECODE_INPUT = dict(checkpoint=f"{BUILD}/{layout.student_dir('{model}')}/best.pt", source=lambda w: DECODE_SOURCE[w.split])

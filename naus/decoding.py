@@ -59,11 +59,12 @@ def word_slots(path: list[int], blank: int = 0) -> list[int]:
     return [s for s, token in enumerate(path) if token != blank and (s == 0 or path[s - 1] != token)]
 
 
-def _share_threads() -> None:
-    """The batch kernels' `prange` runs on the threads torch was given (`--threads`): a one-thread job stays one.
-    Numba's pool itself is as large as NUMBA_NUM_THREADS when numba is imported (`naus --threads` sets it):
-    the idle workers of a larger pool spin, keeping another core busy."""
-    numba.set_num_threads(min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS))
+def _share_threads(samples: int) -> None:
+    """The batch kernels' `prange` runs on the threads torch was given (`--threads`), no more than the batch's
+    samples: a one-thread job stays one, and a batch of one wakes no worker. Numba's pool itself is as large
+    as NUMBA_NUM_THREADS when numba is imported (`naus --threads` sets it): the idle workers of a larger pool
+    spin, keeping another core busy."""
+    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS, samples)))
 
 
 def greedy(log_probs: torch.Tensor, blank: int = 0, merge_repeats: bool = True) -> Hypothesis:
@@ -142,7 +143,7 @@ def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_s
                                                gather=lp.device.type != "cpu")
     table, where, top, norm = (x.cpu().numpy() for x in (table, where, top_words, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
-    _share_threads()
+    _share_threads(len(valid))
     with held():
         paths, sizes, words, scores = _beam_batch_kernel(table, where, top, norm, valid, beam_size, blank)
     return [Hypothesis(words[i, : sizes[i]].tolist(), paths[i, : valid[i]].tolist(), float(scores[i]))
@@ -332,7 +333,7 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
     blank_lp, word_lp, word_id, columns, rep_lp, norm = (
         x.cpu().numpy() for x in (blank_lp, word_lp, word_id, columns, rep_lp, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
-    _share_threads()
+    _share_threads(len(valid))
     with held():
         paths, scores = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats,
                                                      blank, blank_lp, word_lp, word_id, columns, rep_lp, norm)
@@ -619,7 +620,7 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm = (
         x.cpu().numpy() for x in (blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
-    _share_threads()
+    _share_threads(len(valid))
     with held():
         paths, scores = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank,
                                                    blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp, norm)

@@ -159,7 +159,8 @@ def _candidate_table(lp: torch.Tensor, ranks: int, blank: int, gather: bool) -> 
     columns = torch.cat([top_words.reshape(n, -1), torch.full((n, 1), blank, device=lp.device)], dim=1)
     if not gather:
         return top_words, lp, columns
-    return top_words, lp.gather(2, columns[:, None, :].expand(n, time, -1)), torch.arange(columns.shape[1]).expand(n, -1)
+    table = lp.gather(2, columns[:, None, :].expand(n, time, -1))
+    return top_words, table, torch.arange(columns.shape[1]).expand(n, -1)
 
 
 @numba.njit(cache=True, parallel=True)
@@ -176,7 +177,7 @@ def _beam_batch_kernel(table, where, top_words, norm, valid, beam_size, blank):
             continue
         best = _beam_kernel(table[i], where[i], norm[i], top_words[i, : valid[i]], beam_size, blank)
         labels = np.full(2 * len(best) + 1, blank, dtype=np.int64)
-        label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)  # each label's candidate (ε: the last)
+        label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)  # each label's candidate (ε: last)
         flat = top_words[i].ravel()
         for j in range(len(best)):
             labels[2 * j + 1] = best[j]
@@ -255,8 +256,8 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank):
             total = _logaddexp_kernel(p_b, p_nb)
             count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count)
             if size[prefix] > 0:
-                count = _add_mass(prefix, -np.inf, p_nb + (row[where[token_column[prefix]]] - shift), nodes, blank_mass, word_mass,
-                                  count)
+                repeat = row[where[token_column[prefix]]] - shift
+                count = _add_mass(prefix, -np.inf, p_nb + repeat, nodes, blank_mass, word_mass, count)
             for c in range(k):
                 column = candidates[c]
                 w = top_words.flat[column]
@@ -269,10 +270,9 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank):
                     token_column[extended] = column
                     child[key] = extended
                     nodes_used += 1
-                if size[prefix] > 0 and w == token[prefix]:
-                    count = _add_mass(extended, -np.inf, p_b + (row[where[column]] - shift), nodes, blank_mass, word_mass, count)
-                else:
-                    count = _add_mass(extended, -np.inf, total + (row[where[column]] - shift), nodes, blank_mass, word_mass, count)
+                before = p_b if size[prefix] > 0 and w == token[prefix] else total  # a repeat needs an ε between
+                count = _add_mass(extended, -np.inf, before + (row[where[column]] - shift), nodes, blank_mass, word_mass,
+                                  count)
         totals = np.empty(count)
         for i in range(count):
             totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])

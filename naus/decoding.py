@@ -138,7 +138,7 @@ def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_s
     only its slots' best words and ε (on the CPU from the array itself, from a GPU out of a table of
     those words gathered where the model ran and brought over at once), each best prefix aligned
     from the same values (every word of it is one of some slot's best)."""
-    lp, norm = normalized(log_probs, log_norm)
+    lp, norm = _normalized(log_probs, log_norm)
     top_words, table, where = _candidate_table(lp, min(beam_size + 1, lp.shape[-1]), blank,
                                                gather=lp.device.type != "cpu")
     table, where, top, norm = (x.cpu().numpy() for x in (table, where, top_words, norm))
@@ -316,14 +316,14 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
 
     With `log_norm` [N, T], `log_probs` are logits and `log_norm` their log-sum-exp per slot: the
     log-probabilities are normalised only where the dynamic program reads them, so no [N, T, V]
-    log-softmax is written (`normalized`). The slot loop is compiled (`_length_control_kernel`) and
+    log-softmax is written (`_normalized`). The slot loop is compiled (`_length_control_kernel`) and
     reads each slot's B + 1 best words and ε, and the log-probability of any word a state can end
     in: on the CPU from the array itself, from a GPU out of the [N, T, T·(B + 1)] table of those
     words gathered where the model ran. Results equal the batched tensor version in
     `tests/reference.py` (tested).
     """
     _check_length_control(beam_size, targets)
-    lp, norm = normalized(log_probs, log_norm)
+    lp, norm = _normalized(log_probs, log_norm)
     n, time, vocab = lp.shape
     beam = beam_size if merge_repeats else 1
     scope = min(beam + 1, vocab - 1)
@@ -355,7 +355,7 @@ def slot_log_norm(logits: torch.Tensor) -> torch.Tensor:
     return torch.stack([sample.logsumexp(dim=-1) for sample in logits]) if len(logits) else logits[..., 0]
 
 
-def normalized(log_probs: torch.Tensor, log_norm: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+def _normalized(log_probs: torch.Tensor, log_norm: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
     """The decoders' scores and what each slot's must lose to be a log-probability (on the CPU): `log_norm`
     for logits, zero for log-probabilities (which are their own logits: x − 0 is x, the same bits)."""
     lp = log_probs.detach().float()
@@ -568,7 +568,7 @@ def greedy_batch(log_probs: torch.Tensor, lengths: torch.Tensor, blank: int = 0,
     """Greedy decoding of [N, T, V] log-probabilities (or logits with `log_norm`, as in
     `length_control_batch`) with valid slots `lengths`; on the CPU each slot's best word comes from
     `top_k_slots` (a third of `torch.max`'s time at V = 30,000; on ties it may pick another)."""
-    lp, norm = normalized(log_probs, log_norm)
+    lp, norm = _normalized(log_probs, log_norm)
     if lp.device.type == "cpu":
         best, ids = (x[..., 0] for x in top_k_slots(lp, 1))
     else:
@@ -604,7 +604,7 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     With `log_norm`, `log_probs` are logits, as in `length_control_batch`.
     """
     _check_length_control(beam_size, budgets)
-    lp, norm = normalized(log_probs, log_norm)
+    lp, norm = _normalized(log_probs, log_norm)
     n, time, vocab = lp.shape
     chars = np.asarray(word_chars, dtype=np.int64)
     if chars.shape != (vocab,):

@@ -86,8 +86,11 @@ def _decoded_row(name: str, metrics: Path, build: Path, stems: list[str], timed:
 def first_timing(build: Path, stems: list[str]) -> dict:
     """A student's time: its first seed's decoding, timed alone (the workflow times each table's first seed
     only); empty when none was timed."""
-    found = [build / f"{stem}.timing.json" for stem in stems if (build / f"{stem}.timing.json").is_file()]
-    return read_json(found[0], ("seconds_per_sample",)) if found else {}
+    for stem in stems:
+        path = build / f"{stem}.timing.json"
+        if path.is_file():
+            return read_json(path, ("seconds_per_sample",))
+    return {}
 
 
 def stems(split: str, seeds: list[int], length: int, method: str, target, arch: str = "naus",

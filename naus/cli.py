@@ -239,6 +239,7 @@ def cmd_lead(args: argparse.Namespace) -> None:
 def cmd_train(args: argparse.Namespace) -> None:
     from naus.architectures import ARCHITECTURES
     from naus.files import iter_parallel
+    from naus.provenance import file_record
     from naus.settings import ModelConfig, TrainConfig
     from naus.train import load_pairs, train
     from naus.vocab import Vocab
@@ -256,7 +257,9 @@ def cmd_train(args: argparse.Namespace) -> None:
     pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
     dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
     log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
-    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing)
+    inputs = {name: file_record(getattr(args, name)) for name in ("train_source", "train_target", "dev_source",
+                                                                    "dev_target") if getattr(args, name)}
+    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing, inputs=inputs)
 
 
 def cmd_decode(args: argparse.Namespace) -> None:
@@ -265,11 +268,16 @@ def cmd_decode(args: argparse.Namespace) -> None:
     import torch
 
     from naus.files import atomic_open, decode_lines, read_lines, write_json
+    from naus.provenance import file_record
     from naus.summarizer import Summarizer
     from naus.device import device_label
 
     if args.time_only and not args.timing:
         raise NausError("--time-only writes only the timing: give --timing FILE")
+    if args.provenance and (args.input == "-" or args.out == "-" or args.time_only):
+        raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
+    made_from = {"input": file_record(args.input), "checkpoint": file_record(args.checkpoint)} \
+        if args.input != "-" and (args.provenance or args.timing) else {}
     tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
     loaded = time.perf_counter() - tick
@@ -292,6 +300,8 @@ def cmd_decode(args: argparse.Namespace) -> None:
                                           "log_prob": round(result.log_prob, 4)}) + "\n")
                 else:
                     out.write(result.summary + "\n")
+        if args.provenance:
+            write_json(args.provenance, {**made_from, "summaries": file_record(args.out), "lines": len(results)})
     if args.timing:
         def passes(items: list[str], batch_size: int, first: dict | None = None) -> dict:
             """The median pass of `timing_passes` (`first`: one already made)."""
@@ -306,13 +316,19 @@ def cmd_decode(args: argparse.Namespace) -> None:
             "method": timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
             "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
             "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
-            "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
+            "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1), **made_from,
         }
         if args.batch1_samples:
             once = passes(sentences[: args.batch1_samples], 1)
             report.update(batch1_samples=once["samples"],
                           batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1))
         write_json(args.timing, report)
+
+
+def cmd_import_run(args: argparse.Namespace) -> None:
+    from naus.archive import import_run
+
+    import_run(args.archives, args.profile)
 
 
 def _read_index(path: str) -> list[int]:
@@ -431,7 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
     parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
     sub = parser.add_subparsers(dest="command", required=True)
-    for add in (_corpus_commands, _search_commands, _student_commands, _scoring_commands):
+    for add in (_corpus_commands, _search_commands, _student_commands, _import_command, _scoring_commands):
         add(sub)
     return parser
 
@@ -513,7 +529,18 @@ def _student_commands(sub) -> None:
                  ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
                  ("--time-only", {"action": "store_true", "help": "with --timing: time the decoding and write no "
                                                                    "summaries (the pipeline's timing jobs)"}),
+                 ("--provenance", {"type": _output_file, "help": "write the sha256 of the input, the checkpoint and "
+                                                                 "the summaries to this JSON file"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+
+
+def _import_command(sub) -> None:
+    """A GPU run's results taken in (scripts/gpu-students.sh finish)."""
+    _command(sub, "import-run", cmd_import_run, "check a GPU run's archives whole, then replace the profile's "
+             "students, decodings and training times with theirs (run from the project's root)",
+             ("--profile", {**IN, "help": "the profile the run made (its files are under build/{profile}/)"}),
+             ("archives", {"nargs": "+", "help": "gpu-run.tar.gz files, in order: a later one's files replace an "
+                                                 "earlier one's"}))
 
 
 def _scoring_commands(sub) -> None:

@@ -15,11 +15,27 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from naus.architectures import TABLE4_ARCHS
+from naus import NausError
+from naus.architectures import CTC_METHODS, TABLE4_ARCHS
 
 Part = int | float | str
 
 MODEL_PATTERN = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
+METHOD_PATTERN = "|".join(CTC_METHODS)
+TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
+# A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.
+PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
+# The sentences each split decodes, under build/{profile}/: the Gigaword test set, or DUC2004 with
+# digits masked as in training.
+DECODE_SOURCES = {"test": "data/test/article.txt", "duc": "search/duc/source.txt"}
+
+
+def check_profile(name: object) -> str:
+    """A profile's name, refused unless it is one safe path component (`..` would write outside build/)."""
+    if not isinstance(name, str) or not re.fullmatch(PROFILE_PATTERN, name):
+        raise NausError(f"profile {name!r}: a profile's name is one path component of letters, digits, '_', '-' "
+                        "and '.' that does not start with '.' (it names build/{profile} and results/{profile})")
+    return name
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,13 @@ def searches(build: Path) -> list[tuple[str, int, Path]]:
         if match:
             found.append((path.parent.name, int(match[1]), path))
     return sorted(found, key=lambda item: item[:2])
+
+
+def train_inputs(length: Part) -> dict[str, str]:
+    """What a student for `length` learns from, by its `naus train` option: the pool's search output,
+    and the dev split's for model selection."""
+    return {"train_source": "search/pool/source.txt", "train_target": f"{search('pool', length)}.txt",
+            "dev_source": "search/dev/source.txt", "dev_target": f"{search('dev', length)}.txt"}
 
 
 def search_part(split: str, length: Part, shard: Part) -> str:

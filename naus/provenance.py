@@ -29,3 +29,10 @@ def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, .
         if key not in ignore and old_flat.get(key) != new_flat.get(key):
             raise NausError(f"{what}: made with {key} = {old_flat.get(key)!r}, now {key} = {new_flat.get(key)!r}; "
                             + remedy)
+
+
+def file_record(path: str | Path) -> dict:
+    """A file as provenance names it: its path as given and the sha256 of its content."""
+    from naus.files import sha256sum
+
+    return {"path": str(path), "sha256": sha256sum(path)}

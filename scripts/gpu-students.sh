@@ -6,29 +6,36 @@
 #
 #   scripts/gpu-students.sh pack          # here: .dev/inputs.tar.gz (search output, test sources) and .dev/wheels
 #   scripts/gpu-students.sh run OUT       # there: train, decode, write OUT/gpu-run.tar.gz and OUT/gpu.txt
-#   scripts/gpu-students.sh finish TAR... # here: its histories, timings and decodings into build/, then
-#                                         # ROUGE, tables, figures and report by the pipeline
+#   scripts/gpu-students.sh finish TAR... # here: every archive checked (naus import-run), its histories, timings
+#                                         # and decodings into build/, then ROUGE, tables, figures and report
 #
 # `run` trains all students at once (the train rule's one CPU thread each: the GPU does the work), plus the dev-loss sweep
 # of SWEEP (learning rate and batch size at L=10, one variant profile each, ';'-separated), then decodes DECODE_JOBS
-# at a time (the timing jobs one at a time, alone on the machine). PROFILE (default gigaword-sample) picks the profile; EXTRA_CONFIG names a YAML file
+# at a time (the timing jobs one at a time, alone on the machine). PROFILE (default gigaword-sample) picks the profile
+# (CONFIG its file when not config/$PROFILE.yaml); EXTRA_CONFIG names a YAML file
 # merged over it (a smoke run here: fewer steps); TRAIN_LIMIT and DECODE_LIMIT (seconds, 0: none) cut
 # the phases short so that what was made still comes back within a lease.
 set -euo pipefail
 profile=${PROFILE:-gigaword-sample}
+# names that become paths (build/$profile, build/sweep-$name): one safe path component each, or stop here
+safe_name() { python3 -c 'import sys; from naus import NausError, layout
+try: layout.check_profile(sys.argv[1])
+except NausError as err: sys.exit(f"gpu-students.sh: {err}")' "$1"; }
+safe_name "$profile"
 build=build/$profile
-config=(--configfile "config/$profile.yaml" ${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
+snakefile=$(cd "$(dirname "$0")/.." && pwd)/Snakefile   # the project's, whichever directory the profile's build is in
+config=(--configfile "${CONFIG:-config/$profile.yaml}" ${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
 # The sweep: name and the training keys it changes (the profile's own values are the reference).
 SWEEP=${SWEEP-"lr5e-4:{lr: 5.0e-4};lr2e-3:{lr: 2.0e-3};tokens4096:{max_tokens: 4096}"}
 sweep_length=10
 DECODE_RULES="decode decode_beam time_decode time_decode_beam"   # the rules that read a checkpoint, besides train
 
-snake() { timeout "${TIMEOUT:-0}" python -m snakemake --cores "$(nproc)" --scheduler greedy --rerun-triggers mtime --rerun-incomplete --keep-going "$@"; }
+snake() { timeout "${TIMEOUT:-0}" python -m snakemake -s "$snakefile" --cores "$(nproc)" --scheduler greedy --rerun-triggers mtime --rerun-incomplete --keep-going "$@"; }
 
 case ${1:-} in
 pack)
     # what the train and decode rules read there: every length's pool and dev search output, DUC2004's source
-    python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
+    python -m snakemake -s "$snakefile" -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
         --rerun-triggers mtime >/dev/null 2>&1 \
         || { echo "pack: the search output is not complete (run: snakemake stage_search ${config[*]} --cores all)"; exit 1; }
     mkdir -p .dev/wheels
@@ -118,21 +125,22 @@ run)
     IFS=';' read -ra variants <<< "$SWEEP"
     for variant in "${variants[@]}"; do
         name=${variant%%:*}
+        safe_name "sweep-$name"
         mkdir -p "build/sweep-$name" && ln -sfn "../$profile/search" "build/sweep-$name/search"
         printf 'profile: sweep-%s\ntrain: %s\n' "$name" "${variant#*:}" > "/tmp/sweep-$name.yaml"
-        timeout "${TRAIN_LIMIT:-0}" python -m snakemake --cores 1 --rerun-triggers mtime --nolock \
+        timeout "${TRAIN_LIMIT:-0}" python -m snakemake -s "$snakefile" --cores 1 --rerun-triggers mtime --nolock \
             "build/sweep-$name/train/L$sweep_length/best.pt" "${config[@]}" "/tmp/sweep-$name.yaml" \
             --allowed-rules train > "$logdir/sweep-$name.log" 2>&1 &
         pids+=($!)
     done
     # the students of Tables 2 and 3 first: a phase cut short by TRAIN_LIMIT loses the analysis students
-    first=$(python -m snakemake -n stage_train "${config[@]}" --allowed-rules train stage_train --rerun-triggers mtime 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
+    first=$(python -m snakemake -s "$snakefile" -n stage_train "${config[@]}" --allowed-rules train stage_train --rerun-triggers mtime 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
     TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train --prioritize $first \
         > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
     # the decodings of the students that trained (a student cut short by TRAIN_LIMIT must not stop the rest)
-    decodings=$(python -m snakemake -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
+    decodings=$(python -m snakemake -s "$snakefile" -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
         --rerun-triggers mtime 2>/dev/null | grep -oE "$build/decode/[^ ,]+\.(txt|timing\.json)" | sort -u \
         | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
     TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules $DECODE_RULES \
@@ -143,20 +151,23 @@ run)
     [ -f "$checkpoint" ] && timeout "${BENCH_LIMIT:-240}" python -m benchmarks.decode_speed --checkpoint "$checkpoint" \
         --data /tmp/raw/* --samples "${BENCH_SAMPLES:-512}" --threads "${BENCH_THREADS:-8}" --out "$out/decode_gpu.json" \
         > "$logdir/decode_gpu.log" 2>&1 || echo "the decoding benchmark failed or was cut"
-    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read build/*/train/*/history.json build/*/timing/train \
-        "$build/decode" logs/
+    # what `finish` accepts, and nothing else: histories, training times, decodings (each with its provenance), logs
+    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read "$build"/train/*/history.json build/sweep-*/train/*/history.json \
+        "$build/timing/train" build/sweep-*/timing/train "$build/decode" "logs/$profile" logs/gpu-run logs/sweep-*
     ;;
 finish)
-    # the GPU run's students replace this machine's; their checkpoints stayed there, so the rules that
-    # would make them (train and $DECODE_RULES) are left out and their outputs count as given
-    rm -rf "$build/train" "$build/decode" "$build/timing/train" build/sweep-*
-    for archive in "${@:2}"; do tar xzf "$archive"; done   # in order: a later run's files replace an earlier's
-    rules=$(python -m snakemake --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE "train|${DECODE_RULES// /|}")
+    # the GPU run's students replace this machine's once every archive is checked (naus import-run: regular
+    # files of this profile's run only, decodings of this machine's inputs by the students that came back);
+    # their checkpoints stayed there, so the rules that would make them (train and $DECODE_RULES) are left
+    # out and their outputs count as given
+    [ $# -ge 2 ] || { echo "finish: name the archives (OUT/gpu-run.tar.gz of each run, in order)"; exit 2; }
+    python -m naus import-run --profile "$profile" "${@:2}"
+    rules=$(python -m snakemake -s "$snakefile" --list-rules "${config[@]}" | grep -oE '^[a-z_]+' | grep -vxE "train|${DECODE_RULES// /|}")
     snake all "${config[@]}" --allowed-rules $rules
     if ls -d build/sweep-* >/dev/null 2>&1; then python benchmarks/dev_sweep.py --profile "$profile"; fi   # run with SWEEP='' it made none
     ;;
 *)
-    sed -n '2,16p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac

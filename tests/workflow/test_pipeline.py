@@ -68,6 +68,29 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
 
 
+def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, env):
+    """`scripts/gpu-students.sh finish` on the archive its `run` packs (here of the micro build): every member
+    checked, the students and decodings replaced, ROUGE and the tables made again by the pipeline, the same."""
+    import tarfile
+
+    workdir, config = micro
+    tables = workdir / "results/micro/tables"
+    before = {path.name: path.read_text() for path in tables.glob("*.csv")}
+    build = workdir / "build/micro"
+    with tarfile.open(workdir / "gpu-run.tar.gz", "w:gz") as tar:  # the members `run` packs
+        for path in [*build.glob("train/*/history.json"), build / "timing/train", build / "decode", workdir / "logs/micro"]:
+            tar.add(path, arcname=str(path.relative_to(workdir)))
+    metrics = workdir / "results/micro/metrics/decode/test/L4/length-control-4.json"
+    metrics.unlink()  # scored again from the imported decoding, and the tables made again from it
+    result = subprocess.run([str(ROOT / "scripts/gpu-students.sh"), "finish", "gpu-run.tar.gz"], cwd=workdir,
+                            capture_output=True, text=True,
+                            env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro", "CONFIG": str(config)})
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    assert metrics.is_file() and not (build / "train/L4/best.pt").exists()
+    assert (build / ".replaced/train/L4/best.pt").is_file()
+    assert {path.name: path.read_text() for path in tables.glob("*.csv")} == before
+
+
 def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     """The paper profile's download path, on a file:// archive of the fixture (nothing leaves the machine)."""
     import zipfile

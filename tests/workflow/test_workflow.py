@@ -3,8 +3,10 @@
 import re
 import subprocess
 
+import pytest
 import yaml
 
+from naus import layout
 from tests.helpers import ROOT, write
 
 
@@ -77,6 +79,38 @@ def test_a_misspelt_config_key_stops_the_workflow_naming_it(tmp_path, env):
     bad = write(tmp_path / "typo.yaml", text.replace("\n  lr:", "\n  lrr:", 1))
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
     assert code != 0 and "'lrr' was unexpected" in out and "['train']" in out, out[-2000:]
+
+
+def schema_error(config: dict) -> str | None:
+    """The schema's complaint about a configuration, on one line (None: valid)."""
+    import jsonschema
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
+    return None if error is None else f"{list(error.absolute_path)}: {error.message}"
+
+
+@pytest.mark.parametrize("profile", ["..", ".", "a/../..", "/abs", ".hidden", "a/b", ""])
+def test_a_profile_that_is_not_one_safe_path_component_is_refused_by_the_schema(profile):
+    assert schema_error({"profile": profile, "data": {"source": "demo"}}) == \
+        f"['profile']: {profile!r} does not match '^{layout.PROFILE_PATTERN}$'"
+    assert schema_error({"profile": "gigaword-sample.v2", "data": {"source": "demo"}}) is None
+
+
+@pytest.mark.parametrize("key, path", [("pool_article", "../../etc/passwd"), ("test_title", "/etc/passwd"),
+                                       ("duc_dir", "duc/../../.."), ("extra_headlines", ["ok.txt", ".."])])
+def test_a_data_path_outside_the_data_directory_is_refused_by_the_schema(key, path):
+    data = {"source": "gigaword", "pool_article": "a", "pool_title": "b", "test_article": "c", "test_title": "d"}
+    error = schema_error({"profile": "x", "data": {**data, key: path}})
+    assert error is not None and error.startswith(f"['data', '{key}'"), error
+
+
+def test_a_climbing_profile_stops_the_workflow_before_anything_is_written(tmp_path, env):
+    bad = write(tmp_path / "bad.yaml", (ROOT / "config/demo.yaml").read_text().replace("profile: demo", 'profile: ".."'))
+    before = sorted(path.name for path in ROOT.iterdir())
+    code, out = snakemake(["-n", "--configfile", str(bad)], env)
+    assert code != 0 and "ValidationError: '..' does not match" in out, out[-2000:]
+    assert sorted(path.name for path in ROOT.iterdir()) == before
 
 
 def schema_defaults() -> dict:

@@ -11,8 +11,8 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
-from naus import layout
-from naus.architectures import ARCHITECTURES, CHAR_METHOD, CTC_METHODS, TABLE4_ARCHS
+from naus import NausError, layout
+from naus.architectures import ARCHITECTURES, CHAR_METHOD, TABLE4_ARCHS
 
 
 if not config:  # no --configfile: the demo profile
@@ -37,7 +37,10 @@ USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_m
 RUNNING_PYTHON = "" if USES_CONDA else f"export PATH={shlex.quote(os.path.dirname(sys.executable))}:$PATH; "
 shell.prefix(f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
 
-PROFILE = config["profile"]
+try:  # the schema's pattern too, checked again where the paths are built
+    PROFILE = layout.check_profile(config["profile"])
+except NausError as err:
+    raise WorkflowError(f"config key profile: {err}") from None
 BUILD = f"build/{PROFILE}"
 RESULTS = f"results/{PROFILE}"
 DATA = f"{BUILD}/data"

@@ -2,8 +2,8 @@ DECODE_CFG = config["decode"]
 
 
 wildcard_constraints:
-    method="|".join(CTC_METHODS),
-    target=r"\d+|r0\.\d+|c\d+",
+    method=layout.METHOD_PATTERN,
+    target=layout.TARGET_PATTERN,
     beam=r"\d+",
 
 
@@ -11,11 +11,12 @@ DECODE = (
     "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
     "{params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
 )
-DECODE_COMMAND = f"{DECODE}--out {{output}} > {{log}} 2>&1"
+# Beside the summaries, what made them (the input's and the student's sha256): `naus import-run` checks
+# a GPU run's decodings against this machine's files with it.
+DECODE_COMMAND = f"{DECODE}--out {{output.summaries}} --provenance {{output.provenance}} > {{log}} 2>&1"
 TIME_COMMAND = (f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
                 f"--timing {{output}} > {{log}} 2>&1")
-# The sentences each split decodes: the Gigaword test set, or DUC2004 with digits masked as in training.
-DECODE_SOURCE = {"test": f"{DATA}/test/article.txt", "duc": f"{SEARCH}/duc/source.txt"}
+DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURCES.items()}
 DECODE_INPUT = dict(checkpoint=f"{BUILD}/{layout.student_dir('{model}')}/best.pt", source=lambda w: DECODE_SOURCE[w.split])
 DECODE_PARAMS = dict(target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"],
                      batch=DECODE_CFG["batch_size"])
@@ -31,7 +32,8 @@ rule decode:
     input:
         **DECODE_INPUT,
     output:
-        f"{BUILD}/{STEM}.txt",
+        summaries=f"{BUILD}/{STEM}.txt",
+        provenance=f"{BUILD}/{STEM}.provenance.json",
     params:
         **DECODE_PARAMS,
     log:
@@ -79,7 +81,8 @@ rule decode_beam:
         checkpoint=DECODE_INPUT["checkpoint"],
         source=DECODE_SOURCE["test"],
     output:
-        f"{BUILD}/{BEAM_STEM}.txt",
+        summaries=f"{BUILD}/{BEAM_STEM}.txt",
+        provenance=f"{BUILD}/{BEAM_STEM}.provenance.json",
     params:
         **BEAM_PARAMS,
     log:

@@ -9,10 +9,7 @@ rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
     the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
     input:
-        source=f"{SEARCH}/pool/source.txt",
-        target=lambda w: f"{BUILD}/{layout.search('pool', layout.parse_model(w.model).length)}.txt",
-        dev_source=f"{SEARCH}/dev/source.txt",
-        dev_target=lambda w: f"{BUILD}/{layout.search('dev', layout.parse_model(w.model).length)}.txt",
+        unpack(lambda w: {role: f"{BUILD}/{path}" for role, path in layout.train_inputs(layout.parse_model(w.model).length).items()}),
     output:
         best=f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
         history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
@@ -33,8 +30,8 @@ rule train:
     resources:
         gpu=1,
     shell:
-        "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.source} "
-        "--train-target {input.target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
+        "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.train_source} "
+        "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
         "{params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
 

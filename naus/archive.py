@@ -1,0 +1,216 @@
+"""A GPU run's results brought back: every archive checked whole before anything here changes.
+
+`scripts/gpu-students.sh run` trains and decodes on a borrowed machine and packs the training
+histories, timings, decodings and logs; `naus import-run` takes them in here. An archive is a
+stranger's file: each member must be a regular file at a path the named profile's GPU run makes
+(no links, devices, absolute or `..` names, nothing another profile's), each decoding must have
+been made from this machine's input by a student whose history came back with it, and each
+history from this machine's search output. Members are staged in a new directory under build/;
+only when every archive passed are the profile's old students, decodings and training times moved
+aside (to build/{profile}/.replaced, kept until the next import) and the staged ones moved in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import zlib
+from pathlib import Path
+
+from naus import NausError, layout
+from naus.files import check_file, sha256sum
+
+log = logging.getLogger(__name__)
+
+MAX_MEMBER_BYTES = 1 << 28  # 256 MiB: a history, a timing or a decoding of the paper's test set is far smaller
+# The directories a GPU run replaces, under build/{profile}/ (sweep-{name} profiles replace theirs whole).
+REPLACED = ("train", "decode", "timing/train")
+_NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
+
+
+def allowed_patterns(profile: str) -> list[re.Pattern]:
+    """The paths a GPU run of `profile` brings back (relative to the project root)."""
+    build, model = re.escape(f"build/{layout.check_profile(profile)}"), layout.MODEL_PATTERN
+    decoding = rf"(?:{'|'.join(layout.DECODE_SOURCES)})/{model}/(?:beams/)?(?:{layout.METHOD_PATTERN})-(?:{layout.TARGET_PATTERN})(?:-b\d+)?"
+    sweep = rf"build/sweep-{_NAME}"
+    return [re.compile(pattern) for pattern in (
+        rf"(?:{build}|{sweep})/train/{model}/history\.json",
+        rf"(?:{build}|{sweep})/timing/train/{model}\.json",
+        rf"{build}/decode/{decoding}\.(?:txt|timing\.json|provenance\.json)",
+        rf"logs/(?:{re.escape(profile)}|gpu-run|sweep-{_NAME})(?:/{_NAME})+\.(?:log|tsv)",
+    )]
+
+
+def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
+    """Every member of every archive checked, the regular files written under `staging` (a later
+    archive's file replaces an earlier's); returns the members' names. Nothing outside `staging` is
+    written: no member is a link, and no name is absolute or climbs."""
+    patterns = allowed_patterns(profile)
+    names: dict[str, None] = {}
+    for archive in archives:
+        archive = check_file(archive, "archive of a GPU run", "scripts/gpu-students.sh run writes OUT/gpu-run.tar.gz")
+        try:
+            with tarfile.open(archive, "r:gz") as tar:
+                for member in tar:
+                    _check_member(archive, member, patterns)
+                    if member.isdir():
+                        continue
+                    _write(tar, member, staging / member.name)
+                    names[member.name] = None
+        except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
+            raise NausError(f"{archive}: not a whole gzip-compressed tar archive ({type(err).__name__}: {err}); "
+                            "nothing was changed") from None
+    if not names:
+        raise NausError(f"{', '.join(map(str, archives))}: no files to import; nothing was changed")
+    return list(names)
+
+
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
+    """A member's content into the staging directory, its time kept as tar would (the rules compare times).
+    Read whole first (a member is at most MAX_MEMBER_BYTES), so a damaged archive and a full disk differ."""
+    content = tar.extractfile(member).read()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    except OSError as err:
+        raise NausError(f"{target}: could not stage ({err.strerror}); nothing was changed") from None
+    os.utime(target, (member.mtime, member.mtime))
+
+
+def _check_member(archive: Path, member: tarfile.TarInfo, patterns: list[re.Pattern]) -> None:
+    name = member.name
+    where = f"{archive}: member {name!r}"
+    if name.startswith("/") or ".." in name.split("/"):
+        raise NausError(f"{where}: an absolute or climbing path; nothing was changed")
+    if member.isdir():
+        return
+    if not member.isreg():
+        kind = "a symbolic link" if member.issym() else "a hard link" if member.islnk() else "not a regular file"
+        raise NausError(f"{where}: {kind}; a GPU run's archive holds regular files only; nothing was changed")
+    if not any(pattern.fullmatch(name) for pattern in patterns):
+        raise NausError(f"{where}: not a history, timing, decoding or log of this profile's GPU run; "
+                        "nothing was changed")
+    if member.size > MAX_MEMBER_BYTES:
+        raise NausError(f"{where}: {member.size} bytes, more than any output of a GPU run ({MAX_MEMBER_BYTES}); "
+                        "nothing was changed")
+
+
+def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
+    """Each history made from this machine's search output; each decoding and timing from this machine's
+    input, by the student whose history came back (its best.pt's sha256). Only the paths this machine's
+    pipeline would read are opened, whatever paths the records name."""
+    build = f"build/{profile}"
+    for name in names:
+        if name.endswith("/history.json"):  # a sweep's student learns from its profile's search output too
+            record = _read(staging, name, ("inputs", "best"))
+            expected = layout.train_inputs(layout.parse_model(name.split("/")[-2]).length)
+            if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
+                raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
+            for role, path in expected.items():
+                _same_content(name, role, record["inputs"][role], root / build / path)
+    for name in names:
+        if not name.startswith(f"{build}/decode/") or name.endswith(".provenance.json"):
+            continue
+        stem = name.removesuffix(".txt").removesuffix(".timing.json")
+        made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines")) \
+            if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"))
+        split, model = stem.split("/")[3:5]
+        _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split])
+        if Path(_path(name, "checkpoint", made["checkpoint"])).parent.name != model:
+            raise NausError(f"{name}: decoded by {made['checkpoint']['path']}, not by student {model}; "
+                            "nothing was changed")
+        history = f"{build}/{layout.student_dir(model)}/history.json"
+        if history not in names:
+            raise NausError(f"{name}: its student's history ({history}) is not in the archives; nothing was changed")
+        best = _read(staging, history, ("best",))["best"]
+        _path(history, "best", best)
+        if made["checkpoint"]["sha256"] != best["sha256"]:
+            raise NausError(f"{name}: decoded by another {model} than the one whose history came back (best.pt "
+                            f"sha256 {made['checkpoint']['sha256'][:12]}, not {best['sha256'][:12]}); "
+                            "nothing was changed")
+        if name.endswith(".txt") and _path(name, "summaries", made["summaries"]) \
+                and sha256sum(staging / name) != made["summaries"]["sha256"]:
+            raise NausError(f"{name}: not the summaries its provenance records (sha256 differs); nothing was changed")
+
+
+def _read(staging: Path, name: str, required: tuple[str, ...]) -> dict:
+    path = staging / name
+    if not path.is_file():
+        raise NausError(f"{name}: missing from the archives (a run of an older scripts/gpu-students.sh?); "
+                        "nothing was changed")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise NausError(f"{name}: not valid JSON ({err}); nothing was changed") from None
+    missing = [key for key in required if not isinstance(record, dict) or key not in record]
+    if missing:
+        raise NausError(f"{name}: no {missing[0]!r} (made by an older naus?); nothing was changed")
+    return record
+
+
+def _path(name: str, role: str, record: object) -> str:
+    if not isinstance(record, dict) or not isinstance(record.get("path"), str) or not isinstance(record.get("sha256"), str):
+        raise NausError(f"{name}: its {role} is not recorded as a path and a sha256; nothing was changed")
+    return record["path"]
+
+
+def _same_content(name: str, role: str, record: dict, here: Path) -> None:
+    _path(name, role, record)
+    if not here.is_file():
+        raise NausError(f"{name}: made from {record['path']}, but {here} is not on this machine; nothing was changed")
+    if sha256sum(here) != record["sha256"]:
+        raise NausError(f"{name}: made from another {role} than this machine's {here} (sha256 differs: another "
+                        "split, profile or teacher?); nothing was changed")
+
+
+def import_run(archives: list[str | Path], profile: str, root: str | Path = ".") -> dict:
+    """Check every archive, then replace the profile's students, decodings and training times with
+    theirs; returns counts of what came in. A refusal changes nothing."""
+    root = Path(root)
+    layout.check_profile(profile)
+    (root / "build").mkdir(exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=root / "build", prefix=f".import-{profile}-"))
+    try:
+        names = stage(archives, profile, staging)
+        verify(staging, names, profile, root)
+        _replace(staging, profile, root)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    counts = {kind: sum(name.endswith(suffix) for name in names) for kind, suffix in (
+        ("histories", "/history.json"), ("decodings", ".txt"), ("timings", ".timing.json"), ("logs", ".log"))}
+    log.info("imported %s from %d archive(s); the files they replace are in build/%s/.replaced until the next import",
+             ", ".join(f"{n} {kind}" for kind, n in counts.items()), len(archives), profile)
+    return counts
+
+
+def _replace(staging: Path, profile: str, root: Path) -> None:
+    """The old directories moved aside (build/{profile}/.replaced), the staged ones moved in (renames
+    within build/); the logs merged into logs/."""
+    build = root / "build" / profile
+    aside = build / ".replaced"
+    shutil.rmtree(aside, ignore_errors=True)
+    old = {part: build / part for part in REPLACED}
+    old.update({path.name: path for path in sorted((root / "build").glob("sweep-*"))})
+    for name, path in old.items():
+        if path.exists() or path.is_symlink():
+            (aside / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, aside / name)
+    new = [(staging / f"build/{profile}" / part, build / part) for part in REPLACED]
+    new += [(path, root / "build" / path.name) for path in sorted((staging / "build").glob("sweep-*"))]
+    for source, target in new:
+        if source.is_dir():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+    for source in sorted((staging / "logs").rglob("*")) if (staging / "logs").is_dir() else []:
+        if source.is_file():
+            target = root / source.relative_to(staging)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                target.unlink()  # a link left here would otherwise be followed
+            os.replace(source, target)

@@ -7,13 +7,14 @@ It is read with `torch.load(weights_only=True)`: tensors and plain Python values
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import torch
 
 from naus import NausError
 from naus.files import atomic_open, check_file
-from naus.model import build_model
+from naus.model import ARCH_MARK, build_model, marked_arch
 from naus.settings import ModelConfig
 from naus.vocab import Vocab
 
@@ -50,14 +51,31 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", 
 
 
 def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
+    """The student a checkpoint holds, refused in one line when its settings are not this version's or its
+    weights are not of the architecture its settings name."""
     vocab = Vocab(payload["vocab"])
-    config = ModelConfig(**payload["model_config"])
+    settings = payload["model_config"]
+    known = {spec.name for spec in dataclasses.fields(ModelConfig)}
+    if not isinstance(settings, dict):
+        raise NausError(f"{path}: model_config is not a mapping of settings")
+    if set(settings) - known:
+        raise NausError(f"{path}: model_config has settings this naus does not know: {sorted(set(settings) - known)} "
+                        "(made by another version?)")
+    try:
+        config = ModelConfig(**settings)
+    except (TypeError, NausError) as err:
+        raise NausError(f"{path}: model_config: {err}") from None
     if config.vocab_size != len(vocab):
         raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
     try:
         model = build_model(config)
     except ValueError as err:
         raise NausError(f"{path}: {err}") from None
+    mark = payload["model"].get(ARCH_MARK) if isinstance(payload["model"], dict) else None
+    if not isinstance(mark, torch.Tensor):
+        raise NausError(f"{path}: its weights name no architecture (made by an older naus?): train it again")
+    if marked_arch(mark) != config.arch:
+        raise NausError(f"{path}: weights of a {marked_arch(mark)!r} student, but its model_config says {config.arch!r}")
     try:
         model.load_state_dict(payload["model"])
     except RuntimeError as err:

@@ -71,12 +71,13 @@ def _add_settings(parser: argparse.ArgumentParser, settings: type, only: tuple[s
             continue
         kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
         meta = spec.metadata
-        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"], meta["below"]),
+        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"], meta["below"],
+                                                                         meta["maximum"]),
                             default=spec.default, choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
 
 
-def _ranged(kind: type, minimum: float | None, above: float | None, below: float | None):
-    """An argparse type: `kind`, refused below `minimum`, at or below `above`, or at or above `below`."""
+def _ranged(kind: type, minimum: float | None, above: float | None, below: float | None, maximum: float | None = None):
+    """An argparse type: `kind`, refused below `minimum`, above `maximum`, at or below `above`, or at or above `below`."""
     def convert(value: str):
         try:
             number = kind(value)
@@ -84,6 +85,8 @@ def _ranged(kind: type, minimum: float | None, above: float | None, below: float
             raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {value!r}") from None
         if minimum is not None and not number >= minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and not number <= maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
         if above is not None and not number > above:
             raise argparse.ArgumentTypeError(f"must be greater than {above}, got {value}")
         if below is not None and not number < below:
@@ -384,12 +387,15 @@ def _target(required: bool, default: int | None, chars: bool = False) -> tuple:
     """--length or --ratio, one of them: the summary length the same way for `search` and `decode`
     (and for decoding, --chars: a budget in characters)."""
     from naus.architectures import CHAR_METHOD
+    from naus.settings import MAX_CHARS, MAX_POSITIONS
 
-    options = [("--length", {"type": _positive, "default": default, "help": "summary length L in words"}),
+    options = [("--length", {"type": _ranged(int, 1, None, None, MAX_POSITIONS), "default": default,
+                             "help": "summary length L in words"}),
                ("--ratio", {"type": _ratio, "help": "L = floor(ratio * source length), 0 < ratio <= 1"})]
     if chars:
-        options.append(("--chars", {"type": _positive, "help": f"at most N characters (UTF-8 bytes), whole words: "
-                                                               f"the {CHAR_METHOD} method, its default"}))
+        options.append(("--chars", {"type": _ranged(int, 1, None, None, MAX_CHARS),
+                                    "help": f"at most N characters (UTF-8 bytes), whole words: the {CHAR_METHOD} "
+                                            "method, its default"}))
     return ("one of", required, options)
 
 

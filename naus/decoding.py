@@ -23,15 +23,18 @@ broken another way).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numba
 import numpy as np
 import torch
 
+from naus import NausError
 from naus.settings import DecodeConfig
-from naus.signals import held
+from naus.signals import stoppable, stopped
 
 NEG_INF = float("-inf")
 BEAM = DecodeConfig.beam_size
@@ -85,7 +88,7 @@ def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0)
     if log_probs.shape[0] == 0:
         return []
     lattice = log_probs.detach()[:, labels].double().cpu().numpy()
-    with held():
+    with stoppable():
         return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank)[0].tolist()
 
 
@@ -144,8 +147,9 @@ def ctc_beam_search_batch(log_probs: torch.Tensor, lengths: torch.Tensor, beam_s
     table, where, top, norm = (x.cpu().numpy() for x in (table, where, top_words, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads(len(valid))
-    with held():
-        paths, sizes, words, scores = _beam_batch_kernel(table, where, top, norm, valid, beam_size, blank)
+    with stoppable() as stop, _failures_raised():
+        paths, sizes, words, scores = _beam_batch_kernel(table, where, top, norm, valid, beam_size, blank, stop)
+    _check_finished(scores, valid)
     return [Hypothesis(words[i, : sizes[i]].tolist(), paths[i, : valid[i]].tolist(), float(scores[i]))
             for i in range(len(valid))]
 
@@ -164,18 +168,21 @@ def _candidate_table(lp: torch.Tensor, ranks: int, blank: int, gather: bool) -> 
 
 
 @numba.njit(cache=True, parallel=True)
-def _beam_batch_kernel(table, where, top_words, norm, valid, beam_size, blank):
+def _beam_batch_kernel(table, where, top_words, norm, valid, beam_size, blank, stop):
     """`_beam_kernel` and the best prefix's alignment for every sample: paths [N, T], prefix sizes [N],
     prefixes [N, T] and the paths' log-probabilities [N]."""
     n, time, ranks = top_words.shape
     paths = np.full((n, time), blank, dtype=np.int64)
     words = np.full((n, time), blank, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
-    scores = np.zeros(n)
+    scores = np.full(n, np.nan)  # left NaN where a sample's kernel failed (`_check_finished`)
     for i in numba.prange(n):
         if valid[i] == 0:
+            scores[i] = 0.0  # the empty path
             continue
-        best = _beam_kernel(table[i], where[i], norm[i], top_words[i, : valid[i]], beam_size, blank)
+        if stopped(stop):  # the caller raises: the samples left are not started
+            continue
+        best = _beam_kernel(table[i], where[i], norm[i], top_words[i, : valid[i]], beam_size, blank, stop)
         labels = np.full(2 * len(best) + 1, blank, dtype=np.int64)
         label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)  # each label's candidate (ε: last)
         flat = top_words[i].ravel()
@@ -219,7 +226,7 @@ def _add_mass(node, ends_blank, ends_word, nodes, blank_mass, word_mass, count):
 
 
 @numba.njit(cache=True)
-def _beam_kernel(table, where, norm, top_words, beam_size, blank):
+def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
     """`ctc_beam_search_python`'s slot loop: the same candidates, sums and stable ranking.
 
     `table[s, where[c]] − norm[s]`: slot s's log-probability of the word top_words.flat[c] (c's last
@@ -244,6 +251,8 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank):
     nodes, blank_mass, word_mass = np.empty(width, np.int64), np.empty(width), np.empty(width)
     candidates = np.empty(ranks, dtype=np.int64)  # columns of the slot's best non-blank words
     for s in range(time):
+        if stopped(stop):  # the caller raises: no result is used
+            return np.empty(0, dtype=np.int64)
         row, shift = table[s], norm[s]
         k = 0
         for r in range(ranks):
@@ -334,9 +343,11 @@ def length_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, targets
         x.cpu().numpy() for x in (blank_lp, word_lp, word_id, columns, rep_lp, norm))
     valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads(len(valid))
-    with held():
-        paths, scores = _length_control_batch_kernel(valid, np.asarray(targets, dtype=np.int64) + 1, beam, merge_repeats,
-                                                     blank, blank_lp, word_lp, word_id, columns, rep_lp, norm)
+    cells = np.minimum(np.asarray(targets, dtype=np.int64), valid) + 1  # s slots hold at most s words: no more cells
+    with stoppable() as stop, _failures_raised():
+        paths, scores = _length_control_batch_kernel(valid, cells, beam, merge_repeats, blank, blank_lp, word_lp, word_id,
+                                                     columns, rep_lp, norm, stop)
+    _check_finished(scores, valid)
     plain = None if force_length else greedy_batch(log_probs, lengths, blank, log_norm, merge_repeats)
     results = []
     for i in range(n):
@@ -365,15 +376,40 @@ def _normalized(log_probs: torch.Tensor, log_norm: torch.Tensor | None) -> tuple
 
 
 @numba.njit(cache=True, parallel=True)
-def _length_control_batch_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm):
+def _length_control_batch_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm,
+                                 stop):
     """`_length_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths
     (ε past each sample's valid slots) and their log-probabilities."""
     paths = np.full(blank_lp.shape, blank, dtype=np.int64)
-    scores = np.zeros(len(valid))
+    scores = np.full(len(valid), np.nan)  # left NaN where a sample's kernel failed (`_check_finished`)
     for i in numba.prange(len(valid)):
+        if stopped(stop):  # the caller raises: the samples left are not started
+            continue
         paths[i, : valid[i]], scores[i] = _length_control_kernel(valid[i], cells[i], beam, merge, blank, blank_lp[i],
-                                                                 word_lp[i], word_id[i], columns[i], rep_lp[i], norm[i])
+                                                                 word_lp[i], word_id[i], columns[i], rep_lp[i], norm[i],
+                                                                 stop)
     return paths, scores
+
+
+@contextlib.contextmanager
+def _failures_raised() -> Iterator[None]:
+    """A compiled kernel that failed is an error in one line: an allocation that failed inside numba's
+    `prange` comes back as a SystemError whose cause is the MemoryError (or not at all: `_check_finished`)."""
+    try:
+        yield
+    except (MemoryError, SystemError) as err:
+        cause = err.__cause__ if isinstance(err.__cause__, MemoryError) else err
+        raise NausError(f"the decoder failed ({type(cause).__name__}: {cause}): a smaller beam, batch or "
+                        "target needs less memory") from None
+
+
+def _check_finished(scores: np.ndarray, valid: np.ndarray) -> None:
+    """A batch kernel leaves a sample's score NaN when its kernel did not finish: an exception inside
+    numba's `prange` (an allocation that failed, say) is dropped there, so it is raised here."""
+    failed = np.flatnonzero(np.isnan(scores) & (valid > 0))
+    if len(failed):
+        raise NausError(f"the decoder failed on {len(failed)} of {len(valid)} samples of a batch (the first: row "
+                        f"{failed[0]} of {valid[failed[0]]} slots): out of memory, or a non-finite model output")
 
 
 def _check_length_control(beam_size: int, targets: list[int]) -> None:
@@ -404,7 +440,7 @@ def top_k_slots(lp: torch.Tensor, k: int, exclude: int = -1) -> tuple[torch.Tens
     (`_top_k_kernel`). Equal values may be ordered differently from `torch.topk`."""
     *outer, vocab = lp.shape
     rows = lp.detach().reshape(-1, vocab).float().contiguous().numpy()
-    with held():
+    with stoppable():
         values, ids = _top_k_kernel(rows, min(k, vocab - (0 <= exclude < vocab)), exclude, TOP_K_LANES)
     return torch.from_numpy(values).reshape(*outer, -1), torch.from_numpy(ids).reshape(*outer, -1)
 
@@ -472,7 +508,7 @@ def _top_k_kernel(rows, k, exclude, lanes):
 
 
 @numba.njit(cache=True)
-def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm):
+def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, word_id, columns, rep_lp, norm, stop):
     """The slot loop for one sample (cells 0..target, float32 as the tensor version): the best path
     and its log-probability.
 
@@ -497,6 +533,8 @@ def _length_control_kernel(valid, cells, beam, merge, blank, blank_lp, word_lp, 
     c_off, c_parent = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
     out = np.zeros(count, dtype=np.bool_)
     for s in range(valid):
+        if stopped(stop):  # the caller raises: no result is used
+            return np.full(valid, blank, dtype=np.int64), np.nan
         for cell in range(min(cells, s + 2)):  # s + 1 slots hold at most s + 1 words: the cells above stay empty
             # (1) ε from the cell's best
             c_score[0] = score[cell, 0] + blank_lp[s]
@@ -613,32 +651,39 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     if unk_chars is not None:
         for i, row in enumerate(unk_chars):
             slot_unk[i, : len(row)] = np.asarray(row, dtype=np.int64)[:time]
-    word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, max(budgets, default=0), blank, unk,
+    valid = lengths.cpu().numpy().astype(np.int64)
+    # no summary of s slots is longer than s of the longest words and the spaces between: a larger budget
+    # gives the same path, and would only widen the table (a cell per character)
+    longest = max(int(chars.max(initial=0)), int(slot_unk.max(initial=0)))
+    cells = np.minimum(np.asarray(budgets, dtype=np.int64), valid * (longest + 1)) + 1
+    word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, int(cells.max(initial=1)) - 1, blank, unk,
                                                           beam_size + 1)
     rep_lp, columns = _repeat_table(lp, word_id, gather=lp.device.type != "cpu")
     blank_lp, word_lp = lp[:, :, blank].cpu() - norm, word_lp.cpu() - norm[..., None]
     blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm = (
         x.cpu().numpy() for x in (blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm))
-    valid = lengths.cpu().numpy().astype(np.int64)
     _share_threads(len(valid))
-    with held():
-        paths, scores = _char_control_batch_kernel(valid, np.asarray(budgets, dtype=np.int64) + 1, beam_size, blank,
-                                                   blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp, norm)
+    with stoppable() as stop, _failures_raised():
+        paths, scores = _char_control_batch_kernel(valid, cells, beam_size, blank, blank_lp, word_lp, word_id, word_len,
+                                                   starts, columns, rep_lp, norm, stop)
+    _check_finished(scores, valid)
     return [Hypothesis(reduce_path(path, blank), path, float(score))
             for path, score in zip((paths[i, : valid[i]].tolist() for i in range(n)), scores)]
 
 
 @numba.njit(cache=True, parallel=True)
 def _char_control_batch_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp,
-                               norm):
+                               norm, stop):
     """`_char_control_kernel` for every sample of a batch, on the threads numba is given: [N, T] paths
     and their log-probabilities."""
     paths = np.full(blank_lp.shape, blank, dtype=np.int64)
-    scores = np.zeros(len(valid))
+    scores = np.full(len(valid), np.nan)  # left NaN where a sample's kernel failed (`_check_finished`)
     for i in numba.prange(len(valid)):
+        if stopped(stop):  # the caller raises: the samples left are not started
+            continue
         paths[i, : valid[i]], scores[i] = _char_control_kernel(valid[i], cells[i], beam, blank, blank_lp[i], word_lp[i],
                                                                word_id[i], word_len[i], starts, columns[i], rep_lp[i],
-                                                               norm[i])
+                                                               norm[i], stop)
     return paths, scores
 
 
@@ -684,7 +729,7 @@ def _grouped_top(lp: torch.Tensor, group: np.ndarray, groups: int, per: int) -> 
     largest first, as CPU tensors [N, T, groups·per]; missing ones -inf with id -1."""
     n, time, vocab = lp.shape
     if lp.device.type == "cpu":
-        with held():
+        with stoppable():
             values, ids = _grouped_top_kernel(lp.reshape(n * time, vocab).contiguous().numpy(), group, groups, per)
         return (torch.from_numpy(values).reshape(n, time, groups * per),
                 torch.from_numpy(ids).reshape(n, time, groups * per))
@@ -729,7 +774,7 @@ def _grouped_top_kernel(rows, group, groups, per):
 
 @numba.njit(cache=True)
 def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, word_len, starts, columns, rep_lp,
-                         norm):
+                         norm, stop):
     """The slot loop for one sample over cells of characters used 0..budget: the best path and its
     log-probability.
 
@@ -756,6 +801,8 @@ def _char_control_kernel(valid, cells, beam, blank, blank_lp, word_lp, word_id, 
     groups = starts.shape[0] - 1
     heads = np.empty(groups, dtype=np.float32)
     for s in range(valid):
+        if stopped(stop):  # the caller raises: no result is used
+            return np.full(valid, blank, dtype=np.int64), np.nan
         new_score[:] = neg
         new_last[:] = blank
         new_column[:] = -1

@@ -180,8 +180,10 @@ def sha256sum(path: str | os.PathLike) -> str:
     return digest.hexdigest()
 
 
-def read_json(path: str | os.PathLike, required: tuple[str, ...] = ()) -> object:
-    """A JSON file; with `required`, an object that must have those keys (the first missing one is named)."""
+def read_json(path: str | os.PathLike, required: tuple[str, ...] = (),
+              bounds: dict[str, tuple[float, float]] | None = None) -> object:
+    """A JSON file; with `required`, an object that must have those keys (the first missing one is named);
+    with `bounds`, each of those keys it has a finite number in [low, high]."""
     path = check_file(path)
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
@@ -193,4 +195,9 @@ def read_json(path: str | os.PathLike, required: tuple[str, ...] = ()) -> object
         for key in required:
             if key not in value:
                 raise NausError(f"{path}: missing key {key!r}")
+    for key, (low, high) in (bounds or {}).items():
+        number = value.get(key) if isinstance(value, dict) else None
+        if key in value and (isinstance(number, bool) or not isinstance(number, (int, float))
+                             or not low <= number <= high):  # also false for nan
+            raise NausError(f"{path}: {key} is {number!r}, expected a number in [{low}, {high}]")
     return value

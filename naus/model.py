@@ -22,6 +22,17 @@ from torch import Tensor, nn
 from naus.settings import ModelConfig
 
 
+ARCH_MARK = "arch_mark"  # a buffer naming the architecture, so that weights relabelled as another are refused
+
+
+def arch_mark(arch: str) -> Tensor:
+    return torch.tensor(list(arch.encode().ljust(32, b"\0")[:32]), dtype=torch.uint8)
+
+
+def marked_arch(mark: Tensor) -> str:
+    return bytes(mark.tolist()).rstrip(b"\0").decode("utf-8", "replace")
+
+
 class Student(nn.Module):
     """What every student shares: source embeddings (tied to the output layer), learned positions,
     dropout, and embedding a padded batch of sources. Subclasses build their layers, then call
@@ -30,6 +41,7 @@ class Student(nn.Module):
     def __init__(self, config: ModelConfig):
         super().__init__()
         self.config = config
+        self.register_buffer(ARCH_MARK, arch_mark(config.arch))  # in the checkpoint; checked where it is loaded
         self.embed = nn.Embedding(config.vocab_size, config.d_model)
         self.positions = nn.Embedding(config.max_len, config.d_model)
         self.scale = math.sqrt(config.d_model)

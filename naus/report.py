@@ -18,6 +18,7 @@ import pandas as pd
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.files import atomic_open, read_json
+from naus.settings import MAX_POSITIONS
 from naus.shards import read_records
 
 
@@ -44,6 +45,9 @@ PAPER_DUC = [
     ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
 ]
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
+# What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
+METRIC_BOUNDS = {"rouge1": (0, 100), "rouge2": (0, 100), "rougeL": (0, 100), "avg_words": (0, MAX_POSITIONS)}
+TIMING_BOUNDS = {key: (0, 86_400) for key in ("seconds_per_sample", "batch1_seconds_per_sample")}
 # A student's row is the mean over its seeds; the spread columns are filled where there are several.
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
@@ -60,7 +64,7 @@ OUR_SYSTEMS = (
 
 def _metric_row(name: str, path: Path, seconds: float | None, batch1: float | None = None) -> dict:
     """A table row from a metrics file of `naus evaluate`."""
-    metrics = read_json(path, METRIC_KEYS)
+    metrics = read_json(path, METRIC_KEYS, METRIC_BOUNDS)
     return {"System": name, "Len": metrics["avg_words"], "R-1": metrics["rouge1"], "R-2": metrics["rouge2"],
             "R-L": metrics["rougeL"], "Time (s/sample)": seconds, "Time b=1 (s/sample)": batch1}
 
@@ -89,7 +93,7 @@ def first_timing(build: Path, stems: list[str]) -> dict:
     for stem in stems:
         path = build / f"{stem}.timing.json"
         if path.is_file():
-            return read_json(path, ("seconds_per_sample",))
+            return read_json(path, ("seconds_per_sample",), TIMING_BOUNDS)
     return {}
 
 
@@ -134,7 +138,7 @@ def bootstrap_interval(values: list[float], resamples: int = BOOTSTRAP) -> tuple
 
 def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
     """Sentences searched and their seconds (one CPU core per shard), summed over the shards' timing files."""
-    parts = [read_json(p, ("sentences", "seconds")) for p in sorted(build.glob(layout.search_timings(split, length)))]
+    parts = [read_json(p, ("sentences", "seconds"), {"sentences": (0, 10**9), "seconds": (0, 10**9)}) for p in sorted(build.glob(layout.search_timings(split, length)))]
     return (sum(p["sentences"] for p in parts), sum(p["seconds"] for p in parts)) if parts else None
 
 
@@ -389,10 +393,10 @@ def chars_figure(metrics: Path, build: Path, length: int, budgets: list[int], ou
     for budget in sorted(budgets):
         path = metrics / f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.json"
         if path.is_file():
-            points.append((budget, read_json(path, METRIC_KEYS)))
+            points.append((budget, read_json(path, METRIC_KEYS, METRIC_BOUNDS)))
     fig, ax = _axes()
     words = layout.decoded("test", layout.model(length), "length-control", length)
-    reference = (read_json(metrics / f"{words}.json", METRIC_KEYS) if (metrics / f"{words}.json").is_file()
+    reference = (read_json(metrics / f"{words}.json", METRIC_KEYS, METRIC_BOUNDS) if (metrics / f"{words}.json").is_file()
                  and (build / f"{words}.txt").is_file() else None)
     if reference:
         summaries = (build / f"{words}.txt").read_text(encoding="utf-8").splitlines()
@@ -499,7 +503,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
     _write(out / "README.md", "\n".join(sections))
     written = [name for name, frame, _ in tables if len(frame)]
     _write(out / "report.rst", landing_page(spec.profile, build, tables[0][1], written, figures))
-    flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS).items() if k.startswith("rouge")}
+    flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items() if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
     with atomic_open(out / "metrics.json") as handle:
         json.dump(flat, handle, indent=1, sort_keys=True)
@@ -562,7 +566,7 @@ def training_section(build: Path) -> str | None:
     for path in trained:
         info = read_json(path, ("history",))
         timing_file = build / layout.train_timing(path.parent.name)
-        timing = read_json(timing_file, ("seconds", "device")) if timing_file.is_file() else {}
+        timing = read_json(timing_file, ("seconds", "device"), {"seconds": (0, 10**9)}) if timing_file.is_file() else {}
         history = info["history"]
         best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
         minutes = f"{timing['seconds'] / 60:.1f} min" if timing else "–"

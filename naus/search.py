@@ -27,7 +27,7 @@ from naus.lm import LanguageModel
 from naus.progress import Progress
 from naus.settings import SearchConfig
 from naus.shards import ResumableOutput
-from naus.signals import held
+from naus.signals import stoppable, stopped
 from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 
 log = logging.getLogger(__name__)
@@ -142,10 +142,10 @@ class HillClimber:
             sim_parts = (sim.vx, sim.cx, sim.vc, sim.cc, sim.gram)
         else:
             sim_parts = (np.zeros(source_length), 0.0, np.zeros(source_length), 0.0, np.zeros((source_length,) * 2))
-        with held():
+        with stoppable() as stop:
             positions, keys, (objective, log_prob, slor, sim) = _climb_kernel(
                 rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
-                self.config.fluency == "slor", self.config.gamma, sim_parts, order,
+                self.config.fluency == "slor", self.config.gamma, sim_parts, order, stop,
             )
         # best first, ties by the state's bit key; a state met again has the same scores, so
         # copies sit side by side and the first of each run is kept
@@ -220,7 +220,7 @@ def _score(positions, table, unigram, slor_fluency, gamma, similarity, window, p
 
 
 @numba.njit(cache=True)
-def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, similarity, order):
+def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, similarity, order, stop):
     """Every restart's walk, one swap per step: each scored state (positions, bit key, scores).
 
     Rows come step by step, restart by restart (the first `restarts` rows are the starting
@@ -239,6 +239,8 @@ def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, simil
     proposal = np.empty(source_length, dtype=np.int64)
     for row in range(rows):
         step, r = divmod(row, restarts)
+        if r == 0 and stopped(stop):  # the caller raises: the rows left are never read
+            break
         if step == 0:
             proposal[:] = order[r]
         else:

@@ -7,35 +7,55 @@ import torch."""
 from __future__ import annotations
 
 import math
+import numbers
+import typing
 from dataclasses import asdict, dataclass, field, fields
 
-from naus import NausError
+from naus import NausError, SettingError
 
 FLUENCIES = ("slor", "perplexity")
 PAPER_BUDGET = (0.1, 0.035)  # hill-climbing steps and restarts coefficients of Schumann et al. and the paper
+# Upper bounds, so that a typo cannot ask for a job graph of millions or a table of terabytes. Each is far
+# above any use (the paper: 256 positions, beam 6, 10 seeds) and bounds what grows with it:
+MAX_POSITIONS = 4096  # a student's positions: attention costs T^2 per layer; a summary has at most T words
+MAX_BEAM = 256  # hypotheses kept per cell of the decoders' tables: their memory and time grow with it
+MAX_CHARS = 10_000  # a character budget: char-control keeps a column per character of it
+MAX_BATCH = 4096  # sentences per forward pass: the logits are batch x positions x vocabulary floats
+MAX_SEEDS = 100  # students per length: each is a training job and a dozen decodings (100: ~2,000 jobs)
 
 
 def setting(default, help: str, minimum: float | None = None, above: float | None = None, below: float | None = None,
-            choices=None):
+            choices=None, maximum: float | None = None):
     """A field with its default, the help of its command-line option and its range
-    ([minimum, ...), (above, ...), [..., below))."""
+    ([minimum, maximum], (above, ...), [..., below))."""
     return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "below": below,
-                                            "choices": choices})
+                                            "choices": choices, "maximum": maximum})
 
 
 def check_ranges(settings) -> None:
-    """Every field of a settings dataclass inside its range, whoever built it (CLI, workflow or API)."""
+    """Every field of a settings dataclass of its type and inside its range, whoever built it (CLI, workflow
+    or API): a float where an integer belongs is a TypeError, not a number silently cut."""
+    hints = typing.get_type_hints(type(settings))
     for spec in fields(settings):
         value, meta = getattr(settings, spec.name), spec.metadata
+        kinds = typing.get_args(hints[spec.name]) or (hints[spec.name],)
+        if value is not None and (int in kinds or float in kinds) and (
+                isinstance(value, bool) or not isinstance(value, numbers.Real if float in kinds else numbers.Integral)):
+            raise TypeError(f"{spec.name} must be {'a number' if float in kinds else 'an integer'}, "
+                            f"got {type(value).__name__} {value!r}")
+        if value is not None and str in kinds and not isinstance(value, str):
+            raise TypeError(f"{spec.name} must be a string, got {type(value).__name__} {value!r}")
         if "help" not in meta or not isinstance(value, (int, float)) or isinstance(value, bool):
             continue
         if ((meta["minimum"] is not None and not value >= meta["minimum"])
+                or (meta["maximum"] is not None and not value <= meta["maximum"])
                 or (meta["above"] is not None and not value > meta["above"])
                 or (meta["below"] is not None and not value < meta["below"])):
             bounds = [f">= {meta['minimum']}" if meta["minimum"] is not None else "",
+                      f"<= {meta['maximum']}" if meta["maximum"] is not None else "",
                       f"> {meta['above']}" if meta["above"] is not None else "",
                       f"< {meta['below']}" if meta["below"] is not None else ""]
-            raise NausError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
+            raise SettingError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
 
 
 def target_length(source_length: int, length: int | None, ratio: float | None, min_length: int = 1) -> int:
@@ -62,16 +82,16 @@ class SearchConfig:
     fluency: str = setting("slor", "the fluency term: SLOR, or the paper's 1/perplexity", choices=FLUENCIES)
     gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
     rerank_k: int = setting(1600, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
-                                 "search)", minimum=0)
+                                 "search)", minimum=0, maximum=100_000)
     rerank_exact: int = setting(60, "of those, the states the in-context estimate ranks best, encoded on their "
-                                    "own for the choice (0: all)", minimum=0)
+                                    "own for the choice (0: all)", minimum=0, maximum=100_000)
     rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
     seed: int = setting(0, "seed of the hill climbing")
     max_source_words: int = setting(200, "longer sources are searched on their first N words (the search's "
-                                         "work grows with N^2)", minimum=1)
+                                         "work grows with N^2)", minimum=1, maximum=MAX_POSITIONS)
     max_memory_mb: int = setting(1024, "memory one sentence's search may use: a source whose n-gram table "
                                        "((N + 2)^order floats) would not fit is searched on its first words, "
-                                       "a budget whose states would not fit is refused", minimum=16)
+                                       "a budget whose states would not fit is refused", minimum=16, maximum=1 << 20)
 
     def __post_init__(self) -> None:
         check_ranges(self)
@@ -98,13 +118,13 @@ class ModelConfig:
     """A student; the paper's by default (6 × 512, 8 heads)."""
 
     vocab_size: int
-    d_model: int = setting(512, "width of the Transformer", minimum=8)
-    n_heads: int = setting(8, "attention heads", minimum=1)
+    d_model: int = setting(512, "width of the Transformer", minimum=8, maximum=8192)
+    n_heads: int = setting(8, "attention heads", minimum=1, maximum=256)
     n_layers: int = setting(6, "Transformer layers (of the encoder, and of the decoder of an encoder-decoder)",
-                            minimum=1)
-    d_ff: int = setting(2048, "width of the feed-forward layers", minimum=8)
+                            minimum=1, maximum=96)
+    d_ff: int = setting(2048, "width of the feed-forward layers", minimum=8, maximum=65536)
     dropout: float = setting(0.1, "dropout probability", minimum=0, below=1)
-    max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8)
+    max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8, maximum=MAX_POSITIONS)
     arch: str = "naus"  # a key of naus.architectures.ARCHITECTURES
 
     def __post_init__(self) -> None:
@@ -121,8 +141,8 @@ class ModelConfig:
 class TrainConfig:
     """The paper's recipe by default (AdamW, inverse-square-root decay, 4,096-token batches)."""
 
-    max_steps: int = setting(100_000, "optimizer steps", minimum=1)
-    max_tokens: int = setting(4096, "source tokens (padding included) per batch", minimum=16)
+    max_steps: int = setting(100_000, "optimizer steps", minimum=1, maximum=10**8)
+    max_tokens: int = setting(4096, "source tokens (padding included) per batch", minimum=16, maximum=10**7)
     lr: float = setting(5e-4, "peak learning rate", above=0)
     warmup: int = setting(10_000, "steps of linear warm-up, then 1/sqrt(step) decay", minimum=0)
     weight_decay: float = setting(0.01, "AdamW weight decay", minimum=0)
@@ -144,9 +164,9 @@ class TrainConfig:
 class DataConfig:
     """How a corpus is split into pool, dev (and, for the demo, test) pairs, and which the demo keeps."""
 
-    dev_size: int = setting(500, "pool pairs held out as the dev split", minimum=1)
+    dev_size: int = setting(500, "pool pairs held out as the dev split", minimum=1, maximum=10**7)
     seed: int = setting(0, "seed of the dev (and test) split")
-    test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1)
+    test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1, maximum=10**7)
     max_article_words: int = setting(60, "demo: lead sentences longer than this are left out (0 keeps every "
                                          "length)", minimum=0)
 
@@ -166,12 +186,24 @@ class LMConfig:
 class DecodeConfig:
     """How a student decodes (the summarizer's defaults too)."""
 
-    length: int = 10  # summary words (the command line's --length, exclusive with --ratio)
-    min_length: int = setting(1, "with --ratio, at least this many words", minimum=1)
-    beam_size: int = setting(6, "beam of length control and CTC beam search", minimum=1)
-    batch_size: int = setting(64, "sentences per forward pass", minimum=1)
+    length: int | None = 10  # summary words (the command line's --length, exclusive with --ratio and --chars)
+    min_length: int = setting(1, "with --ratio, at least this many words", minimum=1, maximum=MAX_POSITIONS)
+    beam_size: int = setting(6, "beam of length control and CTC beam search", minimum=1, maximum=MAX_BEAM)
+    batch_size: int = setting(64, "sentences per forward pass", minimum=1, maximum=MAX_BATCH)
     batch1_samples: int = setting(0, "with --timing, also time the first N sentences decoded one at a time",
-                                  minimum=0)
+                                  minimum=0, maximum=100_000)
     timing_passes: int = setting(3, "with --timing, decode this many times (the summaries are the first pass's) and "
-                                 "record the median time (one pass of a small test set is at the mercy of a busy moment)", minimum=1)
+                                 "record the median time (one pass of a small test set is at the mercy of a busy moment)",
+                                 minimum=1, maximum=100)
+    ratio: float | None = None  # L = floor(ratio x source length), in (0, 1] (--ratio)
+    chars: int | None = None  # char-control's budget in characters (--chars)
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+        if self.length is not None and not 1 <= self.length <= MAX_POSITIONS:
+            raise SettingError(f"length must be between 1 and {MAX_POSITIONS} words, got {self.length}")
+        if self.ratio is not None and not 0 < self.ratio <= 1:  # also false for nan
+            raise SettingError(f"ratio must be in (0, 1], got {self.ratio}")
+        if self.chars is not None and not 1 <= self.chars <= MAX_CHARS:
+            raise SettingError(f"chars must be between 1 and {MAX_CHARS}, got {self.chars}")
 

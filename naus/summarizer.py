@@ -6,6 +6,7 @@ slots at once (`greedy`); the AR student generates left to right (`greedy` or `b
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,8 @@ from naus.text import normalize
 from naus.device import pick_device
 from naus.settings import DecodeConfig, target_length
 from naus.checkpoint import load_checkpoint, model_from_checkpoint
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -63,6 +66,14 @@ class Summarizer:
         whose inputs and references are already tokenised) summaries keep `<unk>` as decoded.
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
         summary as returned (a raw text's `<unk>` counted as its source word)."""
+        if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):
+            kind = "a string" if isinstance(sentences, str) else next(type(s).__name__ for s in sentences
+                                                                        if not isinstance(s, str))
+            raise TypeError(f"sentences must be a list of strings, got {kind}")
+        if method is not None and not isinstance(method, str):
+            raise TypeError(f"method must be a string, got {type(method).__name__}")
+        DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
+                     batch_size=batch_size)  # the command line's checks, types included
         arch = self.model.config.arch
         methods = ARCHITECTURES[arch].methods
         method = method or (CHAR_METHOD if chars is not None else methods[0])
@@ -74,7 +85,14 @@ class Summarizer:
             raise NausError(f"a budget in characters (--chars) is for {CHAR_METHOD}, not {method}")
         texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
         max_len = self.model.config.max_len
-        encoded = [self.vocab.encode(t)[:max_len] for t in texts]
+        encoded = [self.vocab.encode(t) for t in texts]
+        cut = [i for i, tokens in enumerate(encoded) if len(tokens) > max_len]
+        if cut:
+            longest = max(cut, key=lambda i: len(encoded[i]))
+            log.warning("%d of %d sentences are longer than this student's %d positions and are read on their first "
+                        "%d words (the longest: sentence %d, %d words)", len(cut), len(texts), max_len, max_len,
+                        longest + 1, len(encoded[longest]))
+            encoded = [tokens[:max_len] for tokens in encoded]
         results: list[Result | None] = [None] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
         started, forward = time.perf_counter(), 0.0

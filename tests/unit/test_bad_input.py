@@ -422,6 +422,37 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
     assert [json.loads(x)["index"] for x in (tmp_path / "out.jsonl").read_text().splitlines()] == list(range(3000))
 
 
+def test_a_decode_inside_a_long_compiled_kernel_ends_within_two_seconds_of_sigterm(tmp_path, env):
+    """Length control over 600 slots with a beam of 128 keeps its kernel busy for seconds per sentence:
+    a stop ends it within 2 s (the kernel polls the flag the signal sets), in one line, writing nothing."""
+    import signal
+    import subprocess
+    import time
+
+    from tests.helpers import ROOT
+
+    words = [f"w{k}" for k in range(300)]
+    lines = [" ".join(words[(k * 7 + j) % 300] for j in range(600)) for k in range(8)]
+    source = write(tmp_path / "long.txt", "".join(line + "\n" for line in lines))
+    vocab = Vocab.build(lines)
+    config = ModelConfig(len(vocab), d_model=16, n_heads=2, n_layers=1, d_ff=32, dropout=0.0, max_len=640)
+    torch.manual_seed(0)
+    save_checkpoint(tmp_path / "best.pt", {"format": FORMAT, "vocab": vocab.tokens, "model_config": config.to_dict(),
+                                           "model": NAUS(config).state_dict()})
+    out = tmp_path / "out.txt"
+    running = subprocess.Popen(["naus", "--threads", "1", "decode", "--checkpoint", tmp_path / "best.pt", "--input", source,
+                                "--length", "300", "--beam-size", "128", "--out", out],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    time.sleep(8)  # imports, the model, then eight sentences of seconds each in one kernel call
+    assert running.poll() is None, running.communicate()[1][-2000:]
+    stopped = time.monotonic()
+    running.send_signal(signal.SIGTERM)
+    _, err = running.communicate(timeout=60)
+    assert time.monotonic() - stopped < 2, f"ended {time.monotonic() - stopped:.1f} s after SIGTERM"
+    assert running.returncode == 143 and err.strip().splitlines()[-1].startswith("naus: error: stopped by SIGTERM")
+    assert "Traceback" not in err and not out.exists()
+
+
 def test_a_language_model_with_impossible_probabilities_is_refused():
     """A damaged model without its checksum record may load and answer garbage (KenLM itself never
     writes a positive log-probability): the search's table refuses it in one line."""

@@ -137,6 +137,40 @@ def test_the_schema_defaults_are_the_settings_dataclasses_defaults():
         assert not missing, f"{section}: {missing} have no schema entry"
 
 
+def test_the_schema_bounds_are_the_settings_bounds():
+    """The upper bounds are written in naus/settings.py (with their reasons); the schema repeats them."""
+    import dataclasses
+
+    from naus import settings
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())["properties"]
+    for section, kind in (("model", settings.ModelConfig), ("train", settings.TrainConfig),
+                          ("search", settings.SearchConfig), ("data", settings.DataConfig),
+                          ("decode", settings.DecodeConfig)):
+        for spec in dataclasses.fields(kind):
+            if spec.metadata.get("maximum") is not None and spec.name in schema[section]["properties"]:
+                assert schema[section]["properties"][spec.name].get("maximum") == spec.metadata["maximum"], spec.name
+    decode, train = schema["decode"]["properties"], schema["train"]["properties"]
+    assert decode["beam_sweep"]["items"]["maximum"] == settings.MAX_BEAM
+    assert decode["char_sweep"]["items"]["maximum"] == settings.MAX_CHARS == decode["chars"]["items"]["prefixItems"][1]["maximum"]
+    assert schema["duc"]["properties"]["chars"]["maximum"] == settings.MAX_CHARS
+    assert train["seeds"]["maxItems"] == train["analysis_seeds"]["maxItems"] == settings.MAX_SEEDS
+    for lengths in (schema["search"]["properties"]["lengths"]["items"], schema["analysis"]["properties"]["lengths"]["items"],
+                    schema["duc"]["properties"]["length"]):
+        assert lengths["maximum"] == settings.MAX_POSITIONS
+
+
+@pytest.mark.parametrize("section, key, value, complaint", [
+    ("search", "lengths", [10, 8, 10], "has non-unique elements"),
+    ("train", "seeds", list(range(1000)), "is too long"),
+    ("decode", "beam_size", 10**6, "is greater than the maximum of 256"),
+    ("decode", "batch_size", 10**6, "is greater than the maximum of 4096"),
+])
+def test_a_typo_that_would_build_a_huge_job_graph_is_refused_by_the_schema(section, key, value, complaint):
+    error = schema_error({"profile": "x", "data": {"source": "demo"}, section: {key: value}})
+    assert error is not None and error.startswith(f"['{section}', '{key}'") and complaint in error, error
+
+
 def test_a_profile_that_leaves_a_key_out_gets_the_schema_default_not_the_demos(tmp_path, env):
     """The demo profile is read only when no --configfile is given: a key a profile omits takes the default."""
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")

@@ -29,7 +29,7 @@ from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.files import OutputLock, iter_parallel, write_json
-from naus.model import build_model
+from naus.model import ARCH_MARK, build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
 from naus.provenance import check_same_provenance, file_record, fingerprint
@@ -285,7 +285,13 @@ class _Run:
         payload = load_checkpoint(self.last, self.device, RESUME)
         check_same_provenance(self.last, payload.get("provenance", {}), self.made_of,
                               remedy="train without --resume (or into another directory) to start over")
-        self.model.load_state_dict(payload["model"])
+        weights = {ARCH_MARK: self.model.state_dict()[ARCH_MARK], **payload["model"]}  # a last.pt from before the
+        # mark: its provenance, just checked, names this architecture
+        try:
+            self.model.load_state_dict(weights)
+        except RuntimeError as err:
+            raise NausError(f"{self.last}: weights do not match the model ({str(err).splitlines()[0]}); train without "
+                            "--resume (or into another directory) to start over") from None
         self.optimizer.load_state_dict(payload["optimizer"])
         self.scheduler.load_state_dict(payload["scheduler"])
         self.state = payload["state"]

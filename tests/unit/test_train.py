@@ -179,3 +179,22 @@ def test_pairs_are_held_compactly_and_read_back_as_they_were():
     assert pairs.fingerprint() == Pairs([[1, 2], [3]], [[4], [5]]).fingerprint()
     assert pairs.fingerprint() != Pairs([[1], [2, 3]], [[4], [5]]).fingerprint()  # the same ids, other boundaries
     assert len(pairs.head(0.5)) == 1 and len(pairs.head(0.01)) == 1
+
+
+def test_a_run_from_before_the_architecture_mark_resumes_to_the_same_weights(tmp_path):
+    """A last.pt whose weights carry no architecture mark (an older naus) resumes: its provenance names the
+    architecture; the checkpoints written after carry the mark."""
+    from naus.checkpoint import save_checkpoint
+    from naus.model import ARCH_MARK
+
+    vocab, pairs, model_config = tiny(tmp_path)
+    common = dict(max_tokens=64, lr=1e-3, warmup=5, checkpoint_every=7, eval_every=7, device="cpu", seed=3)
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=14, **common), tmp_path / "whole")
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=7, **common), tmp_path / "old")
+    payload = load_checkpoint(tmp_path / "old" / "last.pt")
+    del payload["model"][ARCH_MARK]
+    save_checkpoint(tmp_path / "old" / "last.pt", payload)
+    train(pairs, None, vocab, model_config, TrainConfig(max_steps=14, **common), tmp_path / "old", resume=True)
+    whole = load_checkpoint(tmp_path / "whole" / "last.pt")["model"]
+    resumed = load_checkpoint(tmp_path / "old" / "last.pt")["model"]
+    assert all(torch.equal(whole[name], resumed[name]) for name in whole) and ARCH_MARK in resumed

@@ -249,6 +249,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
+    asked = model_config.to_dict()  # the settings the report compares with the configuration
     if ARCHITECTURES[args.arch].pretrained:
         from dataclasses import replace
 
@@ -262,7 +263,8 @@ def cmd_train(args: argparse.Namespace) -> None:
     log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
     inputs = {name: file_record(getattr(args, name)) for name in ("train_source", "train_target", "dev_source",
                                                                     "dev_target") if getattr(args, name)}
-    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing, inputs=inputs)
+    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing,
+          made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
 
 
 def cmd_decode(args: argparse.Namespace) -> None:

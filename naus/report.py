@@ -18,6 +18,7 @@ import pandas as pd
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.files import atomic_open, read_json
+from naus.fingerprints import fingerprints, stale
 from naus.settings import MAX_POSITIONS
 from naus.shards import read_records
 
@@ -462,6 +463,7 @@ class ReportSpec:
     char_sweep: list[int] = field(default_factory=list)  # the budgets of the character figure, first length
     seeds: list[int] = field(default_factory=lambda: [0])  # NAUS students per length (Tables 2, 3)
     analysis_seeds: list[int] = field(default_factory=lambda: [0])  # Table 4's other students, Table 6, Figures 3 and 4
+    config: dict = field(default_factory=dict)  # the whole configuration: what the outputs' recorded settings should be
 
     @classmethod
     def from_config(cls, config: dict) -> "ReportSpec":
@@ -471,7 +473,7 @@ class ReportSpec:
                        config["analysis"]["lengths"], config.get("duc", {}).get("length"),
                        [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                        config.get("duc", {}).get("chars"), config["decode"].get("char_sweep", []),
-                       config["train"].get("seeds", [0]), config["train"].get("analysis_seeds", [0]))
+                       config["train"].get("seeds", [0]), config["train"].get("analysis_seeds", [0]), config)
         except (KeyError, TypeError, ValueError) as err:
             raise NausError(f"--config: not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 
@@ -487,11 +489,16 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
                 "student timed alone (nothing else running); search timing: one CPU core per shard. Speedup: the "
                 "teacher's time over the student's at batch 64.\n"]
     tables = _tables(metrics, build, spec, device)
+    prints = fingerprints(build, {**spec.config, "profile": spec.profile})
+    marks = stale(prints)
+    warning = f"STALE: made with other settings than the configuration's ({'; '.join(marks)}). " if marks else ""
     for name, frame, caption in tables:
         if len(frame):
+            caption = warning + caption
             body = write_table(frame, out / "tables", name, caption)
             sections.append(f"## {name.replace('table', 'Table ')}\n\n{caption}\n\n{body}\n")
-    sections += [section for section in (search_section(build), training_section(build)) if section]
+    sections += [section for section in (search_section(build), training_section(build), fingerprint_section(prints))
+                 if section]
     if not spec.analysis:
         sections.append("## Table 4\n\nArchitecture analysis: not configured for this profile "
                         "(config key analysis.lengths is empty).\n")
@@ -502,7 +509,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
     _write(out / "README.md", "\n".join(sections))
     written = [name for name, frame, _ in tables if len(frame)]
-    _write(out / "report.rst", landing_page(spec.profile, build, tables[0][1], written, figures))
+    _write(out / "report.rst", landing_page(spec.profile, build, tables[0][1], written, figures, warning))
+    with atomic_open(out / "fingerprints.json") as handle:
+        json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items() if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
     with atomic_open(out / "metrics.json") as handle:
@@ -611,7 +620,7 @@ HEADLINE_SYSTEMS = ("Search teacher", "NAUS truncate", "NAUS length control")
 
 
 def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
-                 figures: list[tuple[str, str]]) -> str:
+                 figures: list[tuple[str, str]], warning: str = "") -> str:
     """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
     profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
@@ -620,7 +629,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
     rows = table2[table2["L"] == length].set_index("System")
     title = f"naus: the {profile} profile"
-    lines = [title, "=" * len(title), "",
+    lines = [title, "=" * len(title), "", *([f"**{warning.strip()}**", ""] if warning else []),
              "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
              "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
@@ -640,7 +649,8 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     if figures:
         lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures) + ".")
     lines += ["", f"Every number comes from the pipeline's own run (``results/{profile}/README.md`` says how it was "
-              "run and timed)."]
+              f"run and timed); ``results/{profile}/fingerprints.json`` holds the SHA-256 of every search output, "
+              "student and decoding, and the settings that made them."]
     return "\n".join(lines) + "\n"
 
 
@@ -650,6 +660,19 @@ def _scores(row) -> tuple[str, str]:
     spread = row.get("ΔR sd")
     delta = f"{row['ΔR']:+.2f}" + ("" if spread is None or pd.isna(spread) else f" ± {spread:.2f}")
     return f"{row['R-1']:.2f} / {row['R-2']:.2f} / {row['R-L']:.2f}", delta
+
+
+def fingerprint_section(prints: dict) -> str | None:
+    """The outputs' SHA-256 (the first 16 hex digits; all of them in fingerprints.json)."""
+    rows = [(f"search output {name}", output["sha256"]) for name, output in prints["search"].items()]
+    rows += [(f"student {name} (best.pt)", output["sha256"]) for name, output in prints["students"].items()]
+    if not rows:
+        return None
+    lines = ["## Fingerprints", "", f"SHA-256 of each stage's outputs ({len(prints['decodings'])} decodings in "
+             "`fingerprints.json`, with the settings recorded beside each output): the same commit and settings "
+             "reproduce them byte for byte on one machine.", "", "| output | sha256 |", "|---|---|"]
+    lines += [f"| {name} | `{(digest or '–')[:16]}` |" for name, digest in rows]
+    return "\n".join(lines) + "\n"
 
 
 def _decode_device(build: Path, lengths: list[int]) -> str:

@@ -231,19 +231,20 @@ def train(
     out_dir: str | Path,
     resume: bool = False,
     timing: str | Path | None = None,
-    inputs: dict | None = None,
+    made_from: dict | None = None,
 ) -> dict:
     """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`
     (and this run's time to `timing`: apart, so the same run writes the same bytes); a second
-    run into the same directory meanwhile is refused. `inputs` (the files the pairs came from, as
-    `naus.provenance.file_record`s) go into history.json with best.pt's sha256: what a history brought
-    back from another machine is checked against (`naus import-run`)."""
+    run into the same directory meanwhile is refused. `made_from` (the files the pairs came from as
+    `naus.provenance.file_record`s, `inputs`, and the settings asked for, `settings`) goes into
+    history.json with best.pt's sha256: what a history brought back from another machine is checked
+    against (`naus import-run`), and what the report compares with the configuration (`naus.fingerprints`)."""
     with OutputLock(out_dir):
         run = _Run(pairs, dev, vocab, model_config, config, Path(out_dir))
         if resume:
             run.resume()
         run.loop()
-        return run.finish(timing, inputs or {})
+        return run.finish(timing, made_from or {})
 
 
 class _Run:
@@ -382,7 +383,7 @@ class _Run:
                  entry["train_loss"], f" dev {entry['dev_loss']:.4f}" if "dev_loss" in entry else "", entry["lr"],
                  self.tokens_seen / elapsed, f"{eta / 60:.1f} min", state["skipped"])
 
-    def finish(self, timing: str | Path | None, inputs: dict) -> dict:
+    def finish(self, timing: str | Path | None, made_from: dict) -> dict:
         """best.pt (without a dev split: the last weights), history.json, and this run's time apart."""
         if self.dev is None:
             self.checkpoint(self.out_dir / "best.pt", weights_only=True)
@@ -391,7 +392,7 @@ class _Run:
                         self.out_dir / "best.pt")
             self.checkpoint(self.out_dir / "best.pt", weights_only=True)
         write_json(self.out_dir / "history.json", {"history": self.state["history"],
-                                                   "skipped_pairs": self.state["skipped"], "inputs": inputs,
+                                                   "skipped_pairs": self.state["skipped"], **made_from,
                                                    "best": file_record(self.out_dir / "best.pt")})
         if timing:
             seconds = time.perf_counter() - self.started

@@ -2,6 +2,7 @@ import json
 
 import pandas as pd
 
+from naus.files import sha256sum
 from naus.report import ReportSpec, build_report
 from tests.helpers import write
 
@@ -145,3 +146,43 @@ def test_a_student_row_is_the_mean_over_its_seeds_with_its_spread(tmp_path):
     markdown = (tmp_path / "out/tables/table2.md").read_text()
     assert "28.00 ± 2.65" in markdown and "+3.00 ± 2.65" in markdown and "R-1 sd" not in markdown
     assert "mean of 4 students (seeds 0–3" in markdown
+
+
+def test_results_made_with_other_settings_than_the_configurations_are_marked_stale(tmp_path):
+    """The search shards and the students record their settings; the report compares them with the
+    configuration, and a table made by another teacher says so in its caption and on the landing page."""
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
+    write(m / "decode/test/L10/length-control-10.json", metrics(27.0, 8.0, 23.0))
+    search_output(b, "test", 10, 3, 0.2)
+    write(b / "search/test/L10.txt", "a b\nc d\ne f\n")
+    teacher = {"rerank_k": 1600, "rerank_exact": 60, "fluency": "slor"}
+    write(b / "search/test/L10/part0.jsonl.provenance.json",
+          json.dumps({"parameters": {"search": {"length": 10, **teacher}}}))
+    write(b / "train/L10/history.json", json.dumps({"history": [], "settings": {"model": {"d_model": 256}, "train": {"lr": 1e-3}},
+                                                   "best": {"path": "best.pt", "sha256": "ab" * 32}}))
+    write(b / "decode/test/L10/length-control-10.txt", "a b\n")
+    config = {"profile": "fixture", "search": {"lengths": [10], "shards": 2, **teacher},
+              "model": {"d_model": 256}, "train": {"lr": 1e-3, "seeds": [0]}, "data": {"data_dir": "/x"}}
+
+    def report(changes: dict) -> tuple[str, str, dict]:
+        changed = {section: {**values, **changes.get(section, {})} for section, values in config.items()
+                   if isinstance(values, dict)}
+        spec = ReportSpec("fixture", [10], config={**config, **changed})
+        build_report(m, b, tmp_path / "out", spec)
+        out = tmp_path / "out"
+        return ((out / "tables/table2.rst").read_text(), (out / "report.rst").read_text(),
+                json.loads((out / "fingerprints.json").read_text()))
+
+    caption, landing, prints = report({})
+    assert "STALE" not in caption + landing and prints["stale"] == []
+    assert prints["search"]["test/L10"]["sha256"] == sha256sum(b / "search/test/L10.txt")
+    assert prints["students"]["L10"]["sha256"] == "ab" * 32 and "decode/test/L10/length-control-10" in prints["decodings"]
+    assert "data_dir" not in prints["settings"]["data"]  # the machine's own path is no setting of the results
+    caption, landing, prints = report({"search": {"rerank_k": 200}})
+    assert caption.startswith("STALE: made with other settings than the configuration's "
+                              "(search.rerank_k: 1600 made the results, the configuration says 200).")
+    assert "**STALE: made with other settings" in landing and len(prints["stale"]) == 1
+    caption, _, _ = report({"search": {"shards": 8}, "train": {"lr": 5e-4, "seeds": [0, 1]}})  # shards name no content
+    assert "train.lr: 0.001 made the results, the configuration says 0.0005" in caption and "shards" not in caption

@@ -64,6 +64,9 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert timing["batch1_samples"] == 2 and timing["batch1_seconds_per_sample"] > 0
     assert (workdir / "build/micro/decode/test/L4/length-control-4.timing.json").is_file()
     assert not (workdir / "build/micro/decode/test/L4-s1/length-control-4.timing.json").exists()  # the first seed's
+    prints = json.loads((results / "fingerprints.json").read_text())  # what made them, and nothing stale
+    assert prints["stale"] == [] and len(prints["search"]["test/L4"]["sha256"]) == 64
+    assert prints["students"]["L4-s1"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 20
     code, out = snakemake(workdir, config, env, "-n", *SHARED_TIMING)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
 

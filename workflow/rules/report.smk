@@ -13,6 +13,7 @@ rule report:
         readme=f"{RESULTS}/README.md",
         landing=f"{RESULTS}/report.rst",
         metrics=f"{RESULTS}/metrics.json",
+        fingerprints=f"{RESULTS}/fingerprints.json",
         table2=report(f"{RESULTS}/tables/table2.md", caption=os.path.abspath(f"{RESULTS}/tables/table2.rst"), category="Tables"),
         table3=[report(f"{RESULTS}/tables/table3.md", caption=os.path.abspath(f"{RESULTS}/tables/table3.rst"), category="Tables")]
         if DUC_LENGTH else [],

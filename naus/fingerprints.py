@@ -1,0 +1,56 @@
+"""What made a profile's results: the SHA-256 of each stage's outputs and the settings recorded beside
+them, and which of those settings differ from the configuration (the results are then stale).
+
+The search shards record their settings (`*.jsonl.provenance.json`) and each student its model and
+training settings (`history.json`): a table made from outputs that an earlier configuration made
+(a GPU run finished on old search output, a rule left out with `--allowed-rules`) says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from naus import layout
+from naus.files import read_json, sha256sum
+
+# Settings that name no output's content: the machine's data directory, and what only schedules or times work.
+UNRECORDED = {"data": ("data_dir",), "search": ("shards", "lengths", "pool_limit", "embedder"),
+              "train": ("seeds", "analysis_seeds", "fractions", "device"), "model": ()}
+
+
+def fingerprints(build: Path, config: dict) -> dict:
+    """The settings of the configuration, and per stage each output's sha256 and recorded settings."""
+    search = {}
+    for split, length, path in layout.searches(build):
+        text = path.with_suffix(".txt")
+        parts = sorted(path.with_suffix("").glob("part*.jsonl.provenance.json"))
+        recorded = read_json(parts[0]).get("parameters", {}).get("search", {}) if parts else {}
+        search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None, "settings": recorded}
+    students = {}
+    for history in sorted(build.glob(f"{layout.student_dir('*')}/history.json")):
+        record = read_json(history)
+        best = record.get("best", {}).get("sha256") if isinstance(record.get("best"), dict) else None
+        students[history.parent.name] = {"sha256": best, "settings": record.get("settings", {})}
+    decodings = {str(path.relative_to(build).with_suffix("")): sha256sum(path)
+                 for path in sorted(build.glob("decode/**/*.txt"))}
+    settings = {section: {k: v for k, v in values.items() if k not in UNRECORDED.get(section, ())}
+                for section, values in config.items() if isinstance(values, dict)}
+    return {"profile": config.get("profile"), "settings": settings, "search": search, "students": students,
+            "decodings": decodings}
+
+
+def stale(prints: dict) -> list[str]:
+    """Each setting an output was made with that the configuration now sets otherwise, once per key:
+    `search.rerank_k: 200 made the results, the configuration says 1600`."""
+    configured, found = prints["settings"], {}
+    for kind, section_of in (("search", lambda key: "search"), ("students", lambda key: key)):
+        for output in prints[kind].values():
+            recorded = output["settings"]
+            groups = {"search": recorded} if kind == "search" else recorded
+            for section, values in groups.items():
+                for key, value in values.items():
+                    want = configured.get(section_of(section), {}).get(key, value)
+                    if key not in UNRECORDED.get(section, ()) and want != value:
+                        found.setdefault(f"{section}.{key}", (value, want))
+    return [f"{key}: {made!r} made the results, the configuration says {want!r}" for key, (made, want) in
+            sorted(found.items())]

@@ -25,7 +25,8 @@ def fingerprints(build: Path, config: dict) -> dict:
         text = path.with_suffix(".txt")
         parts = sorted(path.with_suffix("").glob("part*.jsonl.provenance.json"))
         recorded = read_json(parts[0]).get("parameters", {}).get("search", {}) if parts else {}
-        search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None, "settings": recorded}
+        search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None,
+                                        "records_sha256": sha256sum(path), "settings": recorded}
     students = {}
     for history in sorted(build.glob(f"{layout.student_dir('*')}/history.json")):
         record = read_json(history)

@@ -178,6 +178,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     caption, landing, prints = report({})
     assert "STALE" not in caption + landing and prints["stale"] == []
     assert prints["search"]["test/L10"]["sha256"] == sha256sum(b / "search/test/L10.txt")
+    assert prints["search"]["test/L10"]["records_sha256"] == sha256sum(b / "search/test/L10.jsonl")
     assert prints["students"]["L10"]["sha256"] == "ab" * 32 and "decode/test/L10/length-control-10" in prints["decodings"]
     assert "data_dir" not in prints["settings"]["data"]  # the machine's own path is no setting of the results
     caption, landing, prints = report({"search": {"rerank_k": 200}})

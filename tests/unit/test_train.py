@@ -198,3 +198,34 @@ def test_a_run_from_before_the_architecture_mark_resumes_to_the_same_weights(tmp
     whole = load_checkpoint(tmp_path / "whole" / "last.pt")["model"]
     resumed = load_checkpoint(tmp_path / "old" / "last.pt")["model"]
     assert all(torch.equal(whole[name], resumed[name]) for name in whole) and ARCH_MARK in resumed
+
+
+def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, env):
+    """`naus` pins torch and oneDNN to their AVX2 kernels, so a student is the same on an AVX2 and an AVX-512
+    machine: a run equals one with AVX2 asked for explicitly, and, where the CPU has AVX-512, differs from one
+    with AVX-512 asked for (which is what an unpinned run on that CPU would be)."""
+    import platform
+    import subprocess
+
+    from tests.helpers import ROOT, write
+
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        pytest.skip("the pin is for x86-64 CPUs")
+    source = write(tmp_path / "source.txt", "".join(s + "\n" for s in SOURCES))
+    target = write(tmp_path / "target.txt", "".join(t + "\n" for t in TARGETS))
+
+    def weights(name: str, **isa: str) -> dict:
+        command = ["naus", "--threads", "1", "train", "--train-source", source, "--train-target", target, "--d-model", "64",
+                   "--n-heads", "4", "--n-layers", "2", "--d-ff", "128", "--max-len", "32", "--max-steps", "30",
+                   "--max-tokens", "128", "--warmup", "5", "--lr", "3e-3", "--out", tmp_path / name]
+        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                              env={k: v for k, v in env.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+                              | isa)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return load_checkpoint(tmp_path / name / "best.pt")["model"]
+
+    pinned, avx2 = weights("pinned"), weights("avx2", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2")
+    assert all(torch.equal(pinned[k], avx2[k]) for k in pinned)
+    if "avx512f" in open("/proc/cpuinfo").read():
+        wide = weights("avx512", ATEN_CPU_CAPABILITY="avx512", ONEDNN_MAX_CPU_ISA="AVX512_CORE")
+        assert not all(torch.equal(pinned[k], wide[k]) for k in pinned)

@@ -106,6 +106,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
     input, by the student whose history came back (its best.pt's sha256). Only the paths this machine's
     pipeline would read are opened, whatever paths the records name."""
     build = f"build/{profile}"
+    best, hashes = {}, {}  # each history's best.pt record; each file of this machine's sha256, hashed once
     for name in names:
         if name.endswith("/history.json"):  # a sweep's student learns from its profile's search output too
             record = _read(staging, name, ("inputs", "best"))
@@ -113,7 +114,9 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
                 raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
             for role, path in expected.items():
-                _same_content(name, role, record["inputs"][role], root / build / path)
+                _same_content(name, role, record["inputs"][role], root / build / path, hashes)
+            _path(name, "best", record["best"])
+            best[name] = record["best"]
     for name in names:
         if not name.startswith(f"{build}/decode/") or name.endswith(".provenance.json"):
             continue
@@ -121,18 +124,16 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
         made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines")) \
             if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"))
         split, model = stem.split("/")[3:5]
-        _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split])
+        _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split], hashes)
         if Path(_path(name, "checkpoint", made["checkpoint"])).parent.name != model:
             raise NausError(f"{name}: decoded by {made['checkpoint']['path']}, not by student {model}; "
                             "nothing was changed")
         history = f"{build}/{layout.student_dir(model)}/history.json"
-        if history not in names:
+        if history not in best:
             raise NausError(f"{name}: its student's history ({history}) is not in the archives; nothing was changed")
-        best = _read(staging, history, ("best",))["best"]
-        _path(history, "best", best)
-        if made["checkpoint"]["sha256"] != best["sha256"]:
+        if made["checkpoint"]["sha256"] != best[history]["sha256"]:
             raise NausError(f"{name}: decoded by another {model} than the one whose history came back (best.pt "
-                            f"sha256 {made['checkpoint']['sha256'][:12]}, not {best['sha256'][:12]}); "
+                            f"sha256 {made['checkpoint']['sha256'][:12]}, not {best[history]['sha256'][:12]}); "
                             "nothing was changed")
         if name.endswith(".txt") and _path(name, "summaries", made["summaries"]) \
                 and sha256sum(staging / name) != made["summaries"]["sha256"]:
@@ -160,11 +161,13 @@ def _path(name: str, role: str, record: object) -> str:
     return record["path"]
 
 
-def _same_content(name: str, role: str, record: dict, here: Path) -> None:
+def _same_content(name: str, role: str, record: dict, here: Path, hashes: dict[Path, str]) -> None:
     _path(name, role, record)
     if not here.is_file():
         raise NausError(f"{name}: made from {record['path']}, but {here} is not on this machine; nothing was changed")
-    if sha256sum(here) != record["sha256"]:
+    if here not in hashes:
+        hashes[here] = sha256sum(here)
+    if hashes[here] != record["sha256"]:
         raise NausError(f"{name}: made from another {role} than this machine's {here} (sha256 differs: another "
                         "split, profile or teacher?); nothing was changed")
 

@@ -34,7 +34,7 @@ import torch
 
 from naus import NausError
 from naus.settings import DecodeConfig
-from naus.signals import stoppable, stopped
+from naus.signals import held, stoppable, stopped
 
 NEG_INF = float("-inf")
 BEAM = DecodeConfig.beam_size
@@ -88,7 +88,7 @@ def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0)
     if log_probs.shape[0] == 0:
         return []
     lattice = log_probs.detach()[:, labels].double().cpu().numpy()
-    with stoppable():
+    with held():
         return _align_kernel(lattice, np.array(labels, dtype=np.int64), blank)[0].tolist()
 
 
@@ -440,7 +440,7 @@ def top_k_slots(lp: torch.Tensor, k: int, exclude: int = -1) -> tuple[torch.Tens
     (`_top_k_kernel`). Equal values may be ordered differently from `torch.topk`."""
     *outer, vocab = lp.shape
     rows = lp.detach().reshape(-1, vocab).float().contiguous().numpy()
-    with stoppable():
+    with held():
         values, ids = _top_k_kernel(rows, min(k, vocab - (0 <= exclude < vocab)), exclude, TOP_K_LANES)
     return torch.from_numpy(values).reshape(*outer, -1), torch.from_numpy(ids).reshape(*outer, -1)
 
@@ -729,7 +729,7 @@ def _grouped_top(lp: torch.Tensor, group: np.ndarray, groups: int, per: int) -> 
     largest first, as CPU tensors [N, T, groups·per]; missing ones -inf with id -1."""
     n, time, vocab = lp.shape
     if lp.device.type == "cpu":
-        with stoppable():
+        with held():
             values, ids = _grouped_top_kernel(lp.reshape(n * time, vocab).contiguous().numpy(), group, groups, per)
         return (torch.from_numpy(values).reshape(n, time, groups * per),
                 torch.from_numpy(ids).reshape(n, time, groups * per))

@@ -43,15 +43,13 @@ def fingerprints(build: Path, config: dict) -> dict:
 def stale(prints: dict) -> list[str]:
     """Each setting an output was made with that the configuration now sets otherwise, once per key:
     `search.rerank_k: 200 made the results, the configuration says 1600`."""
+    recorded = [("search", output["settings"]) for output in prints["search"].values()]
+    recorded += [item for output in prints["students"].values() for item in output["settings"].items()]
     configured, found = prints["settings"], {}
-    for kind, section_of in (("search", lambda key: "search"), ("students", lambda key: key)):
-        for output in prints[kind].values():
-            recorded = output["settings"]
-            groups = {"search": recorded} if kind == "search" else recorded
-            for section, values in groups.items():
-                for key, value in values.items():
-                    want = configured.get(section_of(section), {}).get(key, value)
-                    if key not in UNRECORDED.get(section, ()) and want != value:
-                        found.setdefault(f"{section}.{key}", (value, want))
+    for section, values in recorded:
+        for key, value in values.items():
+            want = configured.get(section, {}).get(key, value)
+            if key not in UNRECORDED.get(section, ()) and want != value:
+                found.setdefault(f"{section}.{key}", (value, want))
     return [f"{key}: {made!r} made the results, the configuration says {want!r}" for key, (made, want) in
             sorted(found.items())]

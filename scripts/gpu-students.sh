@@ -134,8 +134,8 @@ run)
         pids+=($!)
     done
     # the students of Tables 2 and 3 first: a phase cut short by TRAIN_LIMIT loses the analysis students
-    first=$(python -m snakemake -s "$snakefile" -n stage_train "${config[@]}" --allowed-rules train stage_train --rerun-triggers mtime 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u)
-    TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train --prioritize $first \
+    first=$(python -m snakemake -s "$snakefile" -n stage_train "${config[@]}" --allowed-rules train stage_train --rerun-triggers mtime 2>/dev/null | grep -oE "$build/train/L[0-9]+(-s[0-9]+)?/best.pt" | sort -u || true)
+    TIMEOUT=${TRAIN_LIMIT:-0} snake stage_train "${config[@]}" --allowed-rules train stage_train ${first:+--prioritize $first} \
         > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
     for pid in "${pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
     echo "trained in $(( $(date +%s) - start )) s"
@@ -143,7 +143,7 @@ run)
     decodings=$(python -m snakemake -s "$snakefile" -n stage_decode "${config[@]}" --allowed-rules train $DECODE_RULES stage_decode \
         --rerun-triggers mtime 2>/dev/null | grep -oE "$build/decode/[^ ,]+\.(txt|timing\.json)" | sort -u \
         | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
-    TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules $DECODE_RULES \
+    [ -z "$decodings" ] || TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" --allowed-rules $DECODE_RULES \
         --resources gpu="${DECODE_JOBS:-4}" > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
     echo "trained and decoded in $(( $(date +%s) - start )) s"
     # issue 27's GPU timings: the decoding benchmark on the first length's seed-0 student, the GPU otherwise idle

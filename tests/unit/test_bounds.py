@@ -158,6 +158,20 @@ def test_a_huge_length_under_a_4_gb_limit_is_one_error_line_or_the_whole_source(
     refused = decode("--length", "1000000000")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
         "naus decode: error: argument --length: must be at most 4096, got 1000000000"
+    refused = decode("--chars", "1000000000")  # was a MemoryError traceback
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
+        "naus decode: error: argument --chars: must be at most 10000, got 1000000000"
     widest = decode("--length", "4096", "--beam-size", "256")
     assert widest.returncode == 0, widest.stderr[-2000:]
     assert [len(line.split()) for line in widest.stdout.splitlines()] == [len(t.split()) for t in TEXT]
+
+
+@pytest.mark.parametrize("seconds", [-0.002, float("nan"), "fast"])
+def test_the_report_refuses_an_implausible_time(tmp_path, seconds):
+    """A negative time was shown as a speedup of −76×."""
+    from naus.report import first_timing
+
+    stem = "decode/test/L10/length-control-10"
+    path = write(tmp_path / f"{stem}.timing.json", json.dumps({"seconds_per_sample": seconds, "device": "cpu"}))
+    with pytest.raises(NausError, match=f"{path}: seconds_per_sample is .*, expected a number in"):
+        first_timing(tmp_path, [stem])

@@ -43,7 +43,7 @@ def allowed_patterns(profile: str) -> list[re.Pattern]:
         rf"(?:{build}|{sweep})/train/{model}/history\.json",
         rf"(?:{build}|{sweep})/timing/train/{model}\.json",
         rf"{build}/decode/{decoding}\.(?:txt|timing\.json|provenance\.json)",
-        rf"logs/(?:{re.escape(profile)}|gpu-run|sweep-{_NAME})(?:/{_NAME})+\.(?:log|tsv)",
+        rf"logs/(?:{re.escape(profile)}|gpu-run|(?:sweep|recipe)-{_NAME})(?:/{_NAME})+\.(?:log|tsv)",
     )]
 
 

@@ -1,6 +1,7 @@
 """Every name the pipeline gives a student or a file, built and parsed here only.
 
-A student's name says what it is: `L10` (NAUS for 10 words), `L10-f0.25` (trained on the first
+A student's name says what it is: `L10` (the profile's student for 10 words: NAUS, or the
+architecture of config key `model.arch`), `L10-f0.25` (trained on the first
 quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder), `L10-s3` (seed 3; seed 0
 has no suffix). Paths are relative to
 `build/{profile}/` (outputs) or `results/{profile}/metrics/` (their scores, the same stems with
@@ -25,9 +26,9 @@ METHOD_PATTERN = "|".join(CTC_METHODS)
 TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
 # A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.
 PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
-# The sentences each split decodes, under build/{profile}/: the Gigaword test set, or DUC2004 with
-# digits masked as in training.
-DECODE_SOURCES = {"test": "data/test/article.txt", "duc": "search/duc/source.txt"}
+# The sentences each split decodes, under build/{profile}/: the Gigaword test set, DUC2004 with
+# digits masked as in training, or the dev split (a training recipe is chosen by its dev ROUGE).
+DECODE_SOURCES = {"test": "data/test/article.txt", "duc": "search/duc/source.txt", "dev": "data/dev/article.txt"}
 
 
 def check_profile(name: object) -> str:

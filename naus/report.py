@@ -526,7 +526,9 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
               "else running); the teacher on one CPU core per sentence.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
-    runs = (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
+    student = spec.config.get("model", {}).get("arch", "naus")
+    runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}. " if student != "naus" else "")
+    runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
             "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
             if len(spec.seeds) > 1 else "One student per row (one seed).")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1

@@ -187,3 +187,9 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert "**STALE: made with other settings" in landing and len(prints["stale"]) == 1
     caption, _, _ = report({"search": {"shards": 8}, "train": {"lr": 5e-4, "seeds": [0, 1]}})  # shards name no content
     assert "train.lr: 0.001 made the results, the configuration says 0.0005" in caption and "shards" not in caption
+    # model.arch is the profile's own students' (L10); a Table 4 student names its own architecture
+    write(b / "train/L10/history.json", json.dumps({"history": [], "settings": {"model": {"d_model": 256, "arch": "naus"}}}))
+    write(b / "train/ar-L10/history.json", json.dumps({"history": [], "settings": {"model": {"d_model": 256, "arch": "ar"}}}))
+    assert report({"model": {"arch": "naus"}})[2]["stale"] == []
+    assert report({"model": {"arch": "naus-minilm"}})[2]["stale"] == [
+        "model.arch: 'naus' made the results, the configuration says 'naus-minilm'"]

@@ -160,6 +160,14 @@ def test_the_schema_bounds_are_the_settings_bounds():
         assert lengths["maximum"] == settings.MAX_POSITIONS
 
 
+def test_the_profiles_student_architectures_are_the_ctc_ones():
+    """Tables 2 and 3 decode by length control: model.arch offers exactly the CTC architectures."""
+    from naus.architectures import ARCHITECTURES
+
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())["properties"]
+    assert schema["model"]["properties"]["arch"]["enum"] == [name for name, a in ARCHITECTURES.items() if a.ctc]
+
+
 @pytest.mark.parametrize("section, key, value, complaint", [
     ("search", "lengths", [10, 8, 10], "has non-unique elements"),
     ("train", "seeds", list(range(1000)), "is too long"),

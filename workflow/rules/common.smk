@@ -100,6 +100,12 @@ def flags(settings: dict) -> str:
 SEEDS, ANALYSIS_SEEDS = config["train"]["seeds"], config["train"]["analysis_seeds"]
 
 
+def student_arch(name: str) -> str:
+    """A student's architecture: its name's (`ar-L10`), or for the profile's own (`L10-s3`) config key model.arch."""
+    arch = layout.parse_model(name).arch
+    return config["model"]["arch"] if arch == "naus" else arch
+
+
 def students() -> list[str]:
     """Every student's name: one per length (DUC2004's too) and seed, the Figure 3 sweep, Table 4's."""
     lengths = config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])

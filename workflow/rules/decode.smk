@@ -26,9 +26,10 @@ BEAM_STEM = layout.decoded("test", "{model}", "{method}", "{target}", "{beam}")
 
 
 rule decode:
-    """Summaries of a split (test, or DUC2004 for Table 3) by model {model} for a target length or ratio."""
+    """Summaries of a split (test, DUC2004 for Table 3, or dev to choose a recipe) by model {model} for a
+    target length or ratio."""
     wildcard_constraints:
-        split="test|duc",
+        split="|".join(layout.DECODE_SOURCES),
     input:
         **DECODE_INPUT,
     output:

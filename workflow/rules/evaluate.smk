@@ -25,12 +25,13 @@ rule lead:
 
 
 rule evaluate_test:
-    """Gigaword-style ROUGE F1 of any system's test output against the test titles."""
+    """Gigaword-style ROUGE F1 of any system's test output against the test titles (a student's dev
+    output, `decode/dev/...`, against the dev titles: a recipe is chosen on them)."""
     wildcard_constraints:
         system=r"(?!duc2004/).+",
     input:
         hyp=f"{BUILD}/{{system}}.txt",
-        ref=f"{DATA}/test/title.txt",
+        ref=lambda w: f"{DATA}/{'dev' if w.system.startswith('decode/dev/') else 'test'}/title.txt",
     output:
         f"{METRICS}/{{system}}.json",
     log:

@@ -1,8 +1,9 @@
 TRAIN_CFG = config["train"]
 # `naus train` options: the model section and the training section (the Figure 3 sweep is the workflow's).
 # (the seeds and the fractions are the workflow's: each student's name carries them).
-TRAIN_FLAGS = flags({**config["model"], **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds",
-                                                                                           "analysis_seeds")}})
+# (the architecture is each student's: `model.arch` for the profile's own, `ar-L10` names its own)
+TRAIN_FLAGS = flags({**{k: v for k, v in config["model"].items() if k != "arch"},
+                     **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds")}})
 
 
 rule train:
@@ -16,7 +17,7 @@ rule train:
         timing=f"{BUILD}/{layout.train_timing('{model}')}",
     params:
         flags=TRAIN_FLAGS,
-        arch=lambda w: layout.parse_model(w.model).arch,
+        arch=lambda w: student_arch(w.model),
         fraction=lambda w: layout.parse_model(w.model).fraction,
         seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),

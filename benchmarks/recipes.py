@@ -1,0 +1,82 @@
+"""The training recipe chosen on dev: each candidate's dev loss and dev ROUGE of length control.
+
+`scripts/gpu-students.sh train` trains, before the table students, a few students per candidate
+recipe (a profile `recipe-<name>`: the profile with one YAML overlay, its search output shared)
+and decodes the dev split with each by length control; the pipeline scores them against the dev
+titles. This reads their histories and dev metrics, writes every run and each recipe's mean to
+results/benchmarks/recipes.json, and prints the recipe with the highest mean dev total ROUGE over
+all lengths (the winner per length is recorded too). The test set plays no part.
+
+    python -m benchmarks.recipes --profile gigaword-sample --recipes naus minilm dropout
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from pathlib import Path
+
+import yaml
+
+from naus import NausError, layout
+from naus.files import read_json, write_json
+
+
+def total(scores: dict) -> float:
+    return scores["rouge1"] + scores["rouge2"] + scores["rougeL"]
+
+
+def runs_of(recipe: str) -> dict:
+    """Each student of recipe-<recipe> with dev metrics: its best dev loss and its dev ROUGE at its length."""
+    build, results, runs = Path("build") / f"recipe-{recipe}", Path("results") / f"recipe-{recipe}", {}
+    for metrics in sorted(results.glob(f"metrics/{layout.decoded('dev', '*', 'length-control', '*')}.json")):
+        model = metrics.parent.name
+        student = layout.parse_model(model)
+        scores = read_json(metrics, ("rouge1", "rouge2", "rougeL"))
+        history = read_json(build / layout.student_dir(model) / "history.json", ("history",))["history"]
+        losses = [entry["dev_loss"] for entry in history if "dev_loss" in entry]
+        runs[model] = {"length": student.length, "seed": student.seed, "best_dev_loss": min(losses),
+                       "steps": history[-1]["step"], **{k: scores[k] for k in ("rouge1", "rouge2", "rougeL")},
+                       "total": round(total(scores), 2)}
+    return runs
+
+
+def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
+    """The recipe with the highest mean dev total over every length (each length weighs the same), and
+    per length its winner; a recipe without a dev score at some length cannot win."""
+    lengths = sorted({run["length"] for runs in recipes.values() for run in runs.values()})
+    means = {name: {n: statistics.mean(r["total"] for r in runs.values() if r["length"] == n)
+                    for n in lengths if any(r["length"] == n for r in runs.values())}
+             for name, runs in recipes.items()}
+    complete = [name for name in recipes if len(means[name]) == len(lengths)]
+    if not complete:
+        raise NausError(f"no recipe has dev scores at every length {lengths}: nothing to choose from")
+    chosen = max(complete, key=lambda name: statistics.mean(means[name].values()))
+    per_length = {n: max((name for name in recipes if n in means[name]), key=lambda name: means[name][n])
+                  for n in lengths}
+    return chosen, {"mean_dev_total": {name: {str(n): round(v, 2) for n, v in m.items()} for name, m in means.items()},
+                    "winner_per_length": {str(n): name for n, name in per_length.items()}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", default="gigaword-sample")
+    parser.add_argument("--recipes", nargs="+", required=True, help="names: build/recipe-<name>, with recipe.yaml")
+    parser.add_argument("--note", default="", help="where the students were trained (device, run)")
+    parser.add_argument("--out", default="results/benchmarks/recipes.json")
+    args = parser.parse_args()
+    recipes = {name: runs_of(name) for name in args.recipes}
+    chosen, summary = choose(recipes)
+    overlays = {name: yaml.safe_load((Path("build") / f"recipe-{name}" / "recipe.yaml").read_text()) or {}
+                for name in args.recipes}
+    write_json(args.out, {"profile": args.profile, "note": args.note, "chosen": chosen, "chosen_by":
+                          "highest mean dev total ROUGE (R-1 + R-2 + R-L F1, length control) over the lengths",
+                          **summary, "overlays": overlays, "runs": recipes})
+    for name, runs in recipes.items():
+        print(f"{name:10s} {summary['mean_dev_total'][name]}  " + "  ".join(
+            f"{model}: loss {r['best_dev_loss']:.4f} total {r['total']}" for model, r in runs.items()))
+    print(chosen)
+
+
+if __name__ == "__main__":
+    main()

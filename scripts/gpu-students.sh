@@ -22,8 +22,8 @@
 # DECODE_JOBS decodings at a time (the timing jobs one at a time, alone on the machine), each method's
 # compiled kernels built once first. PROFILE (default gigaword-sample) picks the profile (CONFIG its file when
 # not config/$PROFILE.yaml); EXTRA_CONFIG names a YAML file merged over it (a smoke run here: fewer steps; one
-# lease's share of the tables); TRAIN_LIMIT, RECIPE_LIMIT and DECODE_LIMIT (seconds, 0: none) cut the phases
-# short so that what was made still comes back within a lease.
+# lease's share of the tables); TRAIN_LIMIT (the whole of `train`), RECIPE_LIMIT (its recipe part) and DECODE_LIMIT
+# (seconds, 0: none) cut the phases short so that what was made still comes back within a lease.
 set -euo pipefail
 profile=${PROFILE:-gigaword-sample}
 # names that become paths (build/$profile, build/sweep-$name): one safe path component each, or stop here
@@ -43,6 +43,9 @@ RECIPES=${RECIPES-"naus:{};minilm:{model: {arch: naus-minilm}};dropout:{model: {
 DECODE_RULES="decode decode_beam time_decode time_decode_beam"   # the rules that read a checkpoint, besides train
 
 snake() { timeout "${TIMEOUT:-0}" python -m snakemake -s "$snakefile" --cores "$(nproc)" --scheduler greedy --rerun-triggers mtime --rerun-incomplete --keep-going "$@"; }
+
+# Seconds left of a phase's limit counted from $start (0: no limit; at least 1 otherwise).
+left() { [ "$1" = 0 ] && echo 0 || echo $(( $1 - ($(date +%s) - start) > 0 ? $1 - ($(date +%s) - start) : 1 )); }
 
 # Set up the GPU machine once (a second call on the same machine finds it done): the wheels, MiniLM, the
 # inputs (tar keeps their times, so nothing looks newer than a student), python, CUDA's multi-process service.
@@ -239,7 +242,7 @@ train|decode|bench|run)
         # every other student of the profile with the chosen recipe, Tables 2 and 3's first
         rest=$(dry_run_students stage_train "${chosen_config[@]}" | grep -vE "^$build/train/[a-z-]+-L" || true)
         first=$(echo "$rest" | grep -E "/train/L[0-9]+(-s[0-9]+)?/best.pt" || true)
-        [ -z "$rest" ] || TIMEOUT=${TRAIN_LIMIT:-0} snake $rest "${config[@]}" "${chosen_config[@]}" --allowed-rules train \
+        [ -z "$rest" ] || TIMEOUT=$(left "${TRAIN_LIMIT:-0}") snake $rest "${config[@]}" "${chosen_config[@]}" --allowed-rules train \
             --nolock ${first:+--prioritize $first} > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
         wait "$table4_pid" || true
         for pid in "${sweep_pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done

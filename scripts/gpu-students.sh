@@ -17,7 +17,7 @@
 # and seeds 0..RECIPE_SEEDS-1, decodes the dev split by length control and scores it (the pipeline's rules);
 # benchmarks/recipes.py picks the highest mean dev ROUGE (OUT/recipes.json), whose overlay
 # (build/chosen-recipe.yaml) every later rule reads and whose students become the profile's. Then every other
-# student, all side by side (one CPU thread each: the GPU does the work), Table 4's from the start, and the
+# student, all side by side (one CPU thread each: the GPU does the work), Tables 2 and 3's first, and the
 # dev-loss sweep of SWEEP (learning rate and batch size at L=10, one variant profile each). `decode` then runs
 # DECODE_JOBS decodings at a time (the timing jobs one at a time, alone on the machine), each method's
 # compiled kernels built once first. PROFILE (default gigaword-sample) picks the profile (CONFIG its file when
@@ -232,14 +232,14 @@ train|decode|bench|run)
     chosen=build/chosen-recipe.yaml   # the recipe chosen on dev (by `train`), read by every later rule
     if [ "$1" = train ] || [ "$1" = run ]; then
         start=$(date +%s)
-        # Table 4's students depend on no recipe: they start at once (the slow encoder-decoders first)
-        table4=$(dry_run_students stage_train | grep -E "^$build/train/[a-z-]+-L" || true)
-        [ -z "$table4" ] || { TIMEOUT=${TRAIN_LIMIT:-0} snake $table4 "${config[@]}" --allowed-rules train --nolock \
-            > "$logdir/train-table4.log" 2>&1 || echo "Table 4 training: some jobs failed"; } &
-        table4_pid=$!
         start_sweep
         choose_recipe
-        # every other student of the profile with the chosen recipe, Tables 2 and 3's first
+        # every other student of the profile with the chosen recipe (its settings are Table 4's too): Table 4's
+        # beside the rest, Tables 2 and 3's first
+        table4=$(dry_run_students stage_train "${chosen_config[@]}" | grep -E "^$build/train/[a-z-]+-L" || true)
+        [ -z "$table4" ] || { TIMEOUT=$(left "${TRAIN_LIMIT:-0}") snake $table4 "${config[@]}" "${chosen_config[@]}" \
+            --allowed-rules train --nolock > "$logdir/train-table4.log" 2>&1 || echo "Table 4 training: some jobs failed"; } &
+        table4_pid=$!
         rest=$(dry_run_students stage_train "${chosen_config[@]}" | grep -vE "^$build/train/[a-z-]+-L" || true)
         first=$(echo "$rest" | grep -E "/train/L[0-9]+(-s[0-9]+)?/best.pt" || true)
         [ -z "$rest" ] || TIMEOUT=$(left "${TRAIN_LIMIT:-0}") snake $rest "${config[@]}" "${chosen_config[@]}" --allowed-rules train \

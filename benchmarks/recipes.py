@@ -49,7 +49,7 @@ def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
                     for n in lengths if any(r["length"] == n for r in runs.values())}
              for name, runs in recipes.items()}
     complete = [name for name in recipes if len(means[name]) == len(lengths)]
-    if not complete:
+    if not lengths or not complete:
         raise NausError(f"no recipe has dev scores at every length {lengths}: nothing to choose from")
     chosen = max(complete, key=lambda name: statistics.mean(means[name].values()))
     per_length = {n: max((name for name in recipes if n in means[name]), key=lambda name: means[name][n])

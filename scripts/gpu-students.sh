@@ -59,9 +59,9 @@ there() {
         export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
     fi
     command -v python >/dev/null || { mkdir -p /tmp/bin && ln -sf "$(command -v python3)" /tmp/bin/python; export PATH=/tmp/bin:$PATH; }
-    if [ ! -f /tmp/raw/.unpacked ]; then
+    if [ ! -f build/.gpu-inputs ]; then
         mkdir -p /tmp/raw && tar xzf .dev/inputs.tar.gz --exclude='*/gigaword/test/input.txt' \
-            && tar xzf .dev/inputs.tar.gz -C /tmp/raw --wildcards '*/gigaword/test/input.txt' && touch /tmp/raw/.unpacked
+            && tar xzf .dev/inputs.tar.gz -C /tmp/raw --wildcards '*/gigaword/test/input.txt' && touch build/.gpu-inputs
     fi
     export NAUS_DATA=${NAUS_DATA:-/nonexistent}   # read only by the search rules, which do not run
     { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || echo cpu; python -c 'import torch; print("torch", torch.__version__)'; } > "$out/gpu.txt"

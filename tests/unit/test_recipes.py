@@ -29,3 +29,5 @@ def test_a_recipe_missing_a_length_cannot_win_and_none_complete_is_an_error():
     assert choose(recipes)[0] == "naus"
     with pytest.raises(NausError, match="no recipe has dev scores at every length"):
         choose({"cut": runs(L8_s0=70.0), "other": runs(L10_s0=70.0)})
+    with pytest.raises(NausError, match="no recipe has dev scores"):
+        choose({"naus": {}, "minilm": {}})  # every run cut before its dev score

@@ -49,26 +49,33 @@ def rouge(
         raise NausError("no hypotheses to evaluate")
     if backend == "perl":
         return _perl_rouge(hypotheses, references, metric, max_bytes)
+    samples = sample_scores(hypotheses, references, metric, max_bytes)
+    n = len(hypotheses)
+    result = {name: round(100 * sum(sample[name] for sample in samples) / n, 2) for name in METRICS}
+    result["avg_words"] = round(sum(len(h.split()) for h in hypotheses) / n, 2)
+    result["n"] = n
+    result["empty"] = sum(1 for h in hypotheses if not (truncate_bytes(h, max_bytes) if max_bytes else h).strip())
+    return result
+
+
+def sample_scores(hypotheses: list[str], references: list[list[str]], metric: str = "f1",
+                  max_bytes: int | None = None) -> list[dict[str, float]]:
+    """Each sample's ROUGE as a fraction (rouge-score, averaged over its references; an empty output
+    scores 0): what corpus ROUGE averages, and what a paired significance test compares."""
     field = "fmeasure" if metric == "f1" else "recall"
-    totals = dict.fromkeys(METRICS, 0.0)
-    empty = 0
+    samples = []
     for i, hyp in enumerate(hypotheses):
         hyp = hyp.lower()
         if max_bytes is not None:
             hyp = truncate_bytes(hyp, max_bytes)
-        if not hyp.strip():
-            empty += 1
-            continue
-        for refs in references:
-            scores = _scorer().score(refs[i].lower(), hyp)
-            for name in METRICS:
-                totals[name] += getattr(scores[name], field) / len(references)
-    n = len(hypotheses)
-    result = {name: round(100 * totals[name] / n, 2) for name in METRICS}
-    result["avg_words"] = round(sum(len(h.split()) for h in hypotheses) / n, 2)
-    result["n"] = n
-    result["empty"] = empty
-    return result
+        sample = dict.fromkeys(METRICS, 0.0)
+        if hyp.strip():
+            for refs in references:
+                scores = _scorer().score(refs[i].lower(), hyp)
+                for name in METRICS:
+                    sample[name] += getattr(scores[name], field) / len(references)
+        samples.append(sample)
+    return samples
 
 
 def _perl_rouge(hypotheses: list[str], references: list[list[str]], metric: str, max_bytes: int | None) -> dict:

@@ -17,10 +17,12 @@ import pandas as pd
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
-from naus.files import atomic_open, read_json
+from naus.files import atomic_open, read_json, read_lines
+from naus.evaluate import sample_scores
 from naus.fingerprints import fingerprints, stale
 from naus.settings import MAX_POSITIONS
 from naus.shards import read_records
+from naus.significance import paired_p_value, seed_mean
 
 
 # Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
@@ -53,8 +55,11 @@ TIMING_BOUNDS = {key: (0, 86_400) for key in ("seconds_per_sample", "batch1_seco
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
 SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
+# Paired significance of a NAUS row over the test sentences (naus.significance): against the teacher, and
+# length control against truncation.
+P_VALUES = ["p vs teacher", "p vs truncate"]
 COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
-           *SCORE_SD]
+           *P_VALUES, *SCORE_SD]
 BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
 OUR_SYSTEMS = (
     ("NAUS truncate", "truncate"),
@@ -79,7 +84,8 @@ def _decoded_row(name: str, metrics: Path, build: Path, stems: list[str], timed:
             for stem in stems if (metrics / f"{stem}.json").is_file()]
     if not runs:
         return None
-    row = {"System": name, "Seeds": len(runs), "_totals": [_total(r) for r in runs]}
+    row = {"System": name, "Seeds": len(runs), "_totals": [_total(r) for r in runs],
+           "_stems": [stem for stem in stems if (metrics / f"{stem}.json").is_file()]}
     for key in ("Len", "R-1", "R-2", "R-L", "Time (s/sample)", "Time b=1 (s/sample)"):
         values = [r[key] for r in runs if r[key] is not None]
         row[key] = statistics.mean(values) if values else None
@@ -119,6 +125,7 @@ def _finish(rows: list[dict], teacher: dict | None) -> list[dict]:
     seeds where there are several) and the speedup."""
     for row in rows:
         totals = row.pop("_totals", None) or [_total(row)]
+        row.pop("_stems", None)
         deltas = [t - _total(teacher) for t in totals] if teacher else []
         row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None
         if len(deltas) > 1:
@@ -177,10 +184,47 @@ def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int,
     return [row] if row else []
 
 
+class SentenceTotals:
+    """Per-sentence total ROUGE (R-1 + R-2 + R-L) of output files against a split's references, each file
+    scored once; None for a file that is not there (a report drawn from metrics alone has no p-values)."""
+
+    def __init__(self, references: list[Path], metric: str = "f1", max_bytes: int | None = None):
+        self.references = [read_lines(path) for path in references] if all(p.is_file() for p in references) else None
+        self.metric, self.max_bytes, self.cache = metric, max_bytes, {}
+
+    def __call__(self, path: Path) -> np.ndarray | None:
+        if self.references is None or not path.is_file():
+            return None
+        if path not in self.cache:
+            samples = sample_scores(read_lines(path), self.references, self.metric, self.max_bytes)
+            self.cache[path] = np.array([sum(sample.values()) for sample in samples])
+        return self.cache[path]
+
+
+def _significance(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path) -> None:
+    """Each NAUS row's p-value against the teacher, and length control's against truncation, on the
+    seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
+    def scores(row: dict) -> np.ndarray | None:
+        runs = [scorer(outputs / f"{stem}.txt") for stem in row.get("_stems", [])]
+        return seed_mean(runs) if runs and all(run is not None for run in runs) else None
+
+    reference, truncated = scorer(teacher), None
+    for row in rows:
+        ours = scores(row)
+        if ours is None:
+            continue
+        if reference is not None:
+            row["p vs teacher"] = paired_p_value(ours, reference)
+        if row["System"].startswith("NAUS truncate"):
+            truncated = ours
+        if row["System"].startswith("NAUS length control") and truncated is not None:
+            row["p vs truncate"] = paired_p_value(ours, truncated)
+
+
 def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path],
                    chars: list[tuple[int, int]] = (), seeds: list[int] = (0,)) -> pd.DataFrame:
     """Table 2: one group of rows per target length (a student's character budgets in its length's group)."""
-    frames = []
+    frames, scorer = [], SentenceTotals([build / "data/test/title.txt"])
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
         ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"{layout.lead('test', length)}.json", None), teacher]
@@ -189,6 +233,7 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
             ours += [row] if row else []
         for model, budget in chars:
             ours += _chars_row(metrics, build, "test", length, budget, "chars", seeds) if model == length else []
+        _significance(ours, build, scorer, build / f"{layout.search('test', length)}.txt")
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
@@ -213,6 +258,8 @@ def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None,
         row = _decoded_row(f"{name} (ours)", duc, build, stems("duc", seeds, length, method, length))
         rows += [row] if row else []
     rows += _chars_row(duc, build, "duc", length, chars, "bytes", seeds) if chars else []
+    scorer = SentenceTotals([build / f"data/duc2004/ref{i}.txt" for i in range(4)], "recall", 75)
+    _significance(rows, build / "duc2004", scorer, build / "duc2004" / f"{layout.search('duc', length)}.txt")
     rows = _finish(rows, teacher)
     for path in sorted((duc / layout.published("duc")).glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
@@ -238,6 +285,8 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
             return f"{value:.3g}"
         if column == "Seeds":
             return str(int(value))
+        if column in P_VALUES:
+            return "<0.001" if value < 0.001 else f"{value:.3f}"
         if isinstance(value, float):
             return f"{value:.2f}"
         return str(value)
@@ -247,8 +296,9 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
         if column in frame and sd in frame:
             shown[column] = [text if missing(spread) else f"{text} ± {spread:.2f}"
                              for text, spread in zip(shown[column], frame[sd].tolist())]
-    if "ΔR 95% CI" in frame and all(missing(v) for v in frame["ΔR 95% CI"].tolist()):
-        del shown["ΔR 95% CI"]
+    for column in ("ΔR 95% CI", *P_VALUES):
+        if column in frame and all(missing(v) for v in frame[column].tolist()):
+            del shown[column]
     return pd.DataFrame(shown)
 
 
@@ -531,6 +581,10 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
             "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
             if len(spec.seeds) > 1 else "One student per row (one seed).")
+    runs += (" p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
+             "sentences (10,000 seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + R-L), "
+             "each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length control) "
+             "against truncation.")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return [

@@ -156,5 +156,5 @@ def published(label: str) -> str:
 
 
 def figure(kind: str, length: Part) -> str:
-    """A per-length figure's name under figures/ (`loss`, `lengths`)."""
+    """A per-length figure's name under figures/ (`loss`, `lengths`, `source-length`)."""
     return f"{kind}-L{length}"

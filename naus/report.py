@@ -185,7 +185,7 @@ def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int,
 
 
 class SentenceTotals:
-    """Per-sentence total ROUGE (R-1 + R-2 + R-L) of output files against a split's references, each file
+    """Per-sentence total ROUGE in percent (R-1 + R-2 + R-L) of output files against a split's references, each file
     scored once; None for a file that is not there (a report drawn from metrics alone has no p-values)."""
 
     def __init__(self, references: list[Path], metric: str = "f1", max_bytes: int | None = None):
@@ -197,7 +197,7 @@ class SentenceTotals:
             return None
         if path not in self.cache:
             samples = sample_scores(read_lines(path), self.references, self.metric, self.max_bytes)
-            self.cache[path] = np.array([sum(sample.values()) for sample in samples])
+            self.cache[path] = np.array([100 * sum(sample.values()) for sample in samples])
         return self.cache[path]
 
 
@@ -355,6 +355,40 @@ def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
     ax.legend()
     fig.tight_layout()
     _save(fig, out)
+
+
+SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
+
+
+def source_length_figure(build: Path, length: int, seeds: list[int], out: Path) -> bool:
+    """Total ROUGE against the source's length (buckets of words) for the teacher and the student by
+    truncation and by length control (per-sentence scores averaged over the seeds); False when an
+    output is not in build/."""
+    scorer = SentenceTotals([build / "data/test/title.txt"])
+    systems = {"search teacher": [build / f"{layout.search('test', length)}.txt"]}
+    systems.update({f"NAUS {m.replace('-', ' ')}": [build / f"{s}.txt" for s in stems("test", seeds, length, m, length)]
+                    for m in ("truncate", "length-control")})
+    scores = {label: [scorer(path) for path in paths] for label, paths in systems.items()}
+    source = build / "data/test/article.txt"
+    if not source.is_file() or any(run is None for runs in scores.values() for run in runs):
+        return False
+    words = np.array([len(line.split()) for line in read_lines(source)])
+    bucket = np.searchsorted(SOURCE_BUCKETS, words, side="right") - 1
+    labels = [f"{low}–{high - 1}" for low, high in zip(SOURCE_BUCKETS, SOURCE_BUCKETS[1:])] + [f"≥{SOURCE_BUCKETS[-1]}"]
+    fig, ax = _axes()
+    for label, runs in scores.items():
+        mean = seed_mean(runs)
+        ax.plot(range(len(labels)), [mean[bucket == b].mean() if (bucket == b).any() else np.nan
+                                     for b in range(len(labels))], marker="o", label=label)
+    counts = [int((bucket == b).sum()) for b in range(len(labels))]
+    ax.set_xticks(range(len(labels)), [f"{label}\n({n})" for label, n in zip(labels, counts)])
+    ax.set_xlabel("source length in words (sentences)")
+    ax.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
+    ax.set_title(f"ROUGE by source length, L={length}")
+    ax.legend()
+    fig.tight_layout()
+    _save(fig, out)
+    return True
 
 
 def _save(fig, out: Path, drawn: bool = True) -> None:
@@ -669,6 +703,11 @@ def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> list[tu
             name = layout.figure("lengths", length)
             length_histogram(runs, out / name, f"Summary lengths, L={length}")
             figures.append((name, f"Summary lengths on the test set: truncation vs length control (L={length})."))
+        name = layout.figure("source-length", length)
+        if source_length_figure(build, length, spec.seeds, out / name):
+            figures.append((name, f"Total ROUGE F1 by the source's length in words (test sentences per bucket in "
+                                  f"brackets) for the teacher and the L={length} student by truncation and length "
+                                  f"control (per-sentence scores averaged over {len(spec.seeds)} seed(s))."))
     return figures
 
 

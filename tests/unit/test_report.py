@@ -193,3 +193,30 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert report({"model": {"arch": "naus"}})[2]["stale"] == []
     assert report({"model": {"arch": "naus-minilm"}})[2]["stale"] == [
         "model.arch: 'naus' made the results, the configuration says 'naus-minilm'"]
+
+
+def test_p_values_and_the_source_length_figure_come_from_the_outputs_in_build(tmp_path):
+    """Length control better than truncation and the teacher on every one of 30 sentences: both p-values
+    are at their floor; a row whose outputs are not in build/ gets none."""
+    m, b = tmp_path / "metrics", tmp_path / "build"
+    titles = [f"word{i} alpha beta gamma delta" for i in range(30)]
+    write(b / "data/test/title.txt", "".join(t + "\n" for t in titles))
+    write(b / "data/test/article.txt", "".join(" ".join(["w"] * (10 + i)) + "\n" for i in range(30)))
+    write(b / "search/test/L10.txt", "".join(f"word{i} alpha\n" for i in range(30)))
+    write(b / "decode/test/L10/truncate-10.txt", "".join(f"word{i} zeta\n" for i in range(30)))
+    write(b / "decode/test/L10/length-control-10.txt", "".join(f"word{i} alpha beta gamma\n" for i in range(30)))
+    write(m / "baseline/test/lead-10.json", metrics(20.0, 5.0, 18.0))
+    write(m / "search/test/L10.json", metrics(25.0, 8.0, 22.0))
+    for method in ("truncate", "length-control", "beam"):
+        write(m / f"decode/test/L10/{method}-10.json", metrics(26.0, 8.0, 23.0))
+
+    build_report(m, b, tmp_path / "out", ReportSpec("fixture", [10]))
+
+    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    floor = 1 / 10_001
+    assert rows.loc["NAUS length control (ours)", "p vs teacher"] == floor
+    assert rows.loc["NAUS length control (ours)", "p vs truncate"] == floor
+    assert rows.loc["NAUS truncate (ours)", "p vs teacher"] == floor  # worse on every sentence: as significant
+    assert pd.isna(rows.loc["CTC beam search + truncate (ours)", "p vs teacher"])  # its output is not in build/
+    assert "| <0.001 " in (tmp_path / "out/tables/table2.md").read_text()
+    assert (tmp_path / "out/figures/source-length-L10.png").stat().st_size > 1000

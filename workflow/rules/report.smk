@@ -23,9 +23,11 @@ rule report:
         if config["decode"].get("transfer") else [],
         figures=[
             report(path, caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"), category="Figures")
-            for path in [f"{RESULTS}/figures/{layout.figure(kind, n)}.png" for kind in ("loss", "lengths") for n in config["search"]["lengths"]]
+            for path in [f"{RESULTS}/figures/{layout.figure(kind, n)}.png" for kind in ("loss", "lengths", "source-length")
+                         for n in config["search"]["lengths"]]
             + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
             + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else [])
+            + ([f"{RESULTS}/figures/char-budget.png"] if config["decode"].get("char_sweep") else [])
         ],
     params:
         config=json.dumps(config),

@@ -357,6 +357,30 @@ def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
     _save(fig, out)
 
 
+CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length
+
+
+def case_study(build: Path, length: int, chars: list[tuple[int, int]], cases: int = CASES, seed: int = 0) -> pd.DataFrame:
+    """The paper's case study: a seeded choice of test sentences, one from each of `cases` groups by
+    source length, with the source, the reference, the teacher's summary and the seed-0 student's by
+    each method (and within its character budget); empty when an output is not in build/."""
+    outputs = {"Search teacher": build / f"{layout.search('test', length)}.txt"}
+    methods = [(name, method, length) for name, method in OUR_SYSTEMS]
+    methods += [(f"NAUS char control, {budget} chars", CHAR_METHOD, layout.chars_target(budget))
+                for model, budget in chars if model == length]
+    outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
+                    for name, method, target in methods})
+    files = {"Source": build / "data/test/article.txt", "Reference": build / "data/test/title.txt", **outputs}
+    if not all(path.is_file() for path in files.values()):
+        return pd.DataFrame()
+    lines = {name: read_lines(path) for name, path in files.items()}
+    by_length = np.argsort([len(line.split()) for line in lines["Source"]], kind="stable")
+    rng = np.random.default_rng(seed)
+    chosen = [int(rng.choice(group)) for group in np.array_split(by_length, cases) if len(group)]
+    return pd.DataFrame([{"Sentence": index + 1, "System": name, "Words": len(lines[name][index].split()),
+                          "Text": lines[name][index]} for index in chosen for name in lines])
+
+
 SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
 
 
@@ -648,6 +672,10 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
          f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
          f"Each row: the students of seeds {_seed_list(spec.analysis_seeds)} (mean ± sd where several)."),
+        ("case-study", case_study(build, spec.lengths[0], spec.chars),
+         f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth of the test "
+         f"set by source length (Sentence: its line in the test set), with the reference, the L={spec.lengths[0]} "
+         "teacher's summary and the seed-0 student's by each decoding method (Words: its length)."),
     ]
 
 

@@ -220,3 +220,21 @@ def test_p_values_and_the_source_length_figure_come_from_the_outputs_in_build(tm
     assert pd.isna(rows.loc["CTC beam search + truncate (ours)", "p vs teacher"])  # its output is not in build/
     assert "| <0.001 " in (tmp_path / "out/tables/table2.md").read_text()
     assert (tmp_path / "out/figures/source-length-L10.png").stat().st_size > 1000
+
+
+def test_the_case_study_spreads_over_source_lengths_and_is_the_same_every_run(tmp_path):
+    b = tmp_path / "build"
+    write(b / "data/test/article.txt", "".join(" ".join([f"s{i}"] * (i + 1)) + "\n" for i in range(50)))
+    write(b / "data/test/title.txt", "".join(f"ref {i}\n" for i in range(50)))
+    write(b / "search/test/L8.txt", "".join(f"teacher {i}\n" for i in range(50)))
+    for method in ("truncate", "length-control", "beam"):
+        write(b / f"decode/test/L8/{method}-8.txt", "".join(f"{method} {i}\n" for i in range(50)))
+    from naus.report import case_study
+
+    table = case_study(b, 8, [])
+    chosen = table["Sentence"].unique().tolist()
+    assert len(chosen) == 5 and sorted((i - 1) // 10 for i in chosen) == [0, 1, 2, 3, 4]  # one per fifth by length
+    assert table.equals(case_study(b, 8, []))
+    first = table[table["Sentence"] == chosen[0]].set_index("System")["Text"]
+    assert first["Reference"] == f"ref {chosen[0] - 1}" and first["NAUS length control"] == f"length-control {chosen[0] - 1}"
+    assert case_study(b, 8, [(8, 50)]).empty  # the char-control output is not there

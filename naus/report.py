@@ -671,7 +671,7 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
             "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
             if len(spec.seeds) > 1 else "One student per row (one seed).")
-    runs += (" p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
+    significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
              "sentences (10,000 seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + R-L), "
              "each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length control) "
              "against truncation.")
@@ -683,16 +683,16 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
          "the NAUS student decoded by truncation, length control and CTC beam search"
          + (", and within a budget of characters by char-control (whole words, at most that many characters with "
             "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
-         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {timing} "
-         f"{quoted}"),
+         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
+         f"{timing} {quoted}"),
         ("table3", duc_table(metrics, build, duc_length, spec.duc_chars, spec.seeds) if duc_length else pd.DataFrame(),
          f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
          f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and "
          "student"
          + (f" (also by char-control within {spec.duc_chars} bytes: whole words, nothing for the cut to remove)"
             if spec.duc_chars else "")
-         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {timing} "
-         f"{quoted}"),
+         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
+         f"{timing} {quoted}"),
         ("table4", architecture_table(metrics, build, list(spec.analysis), spec.seeds, spec.analysis_seeds),
          f"Table 4 ({profile}): students of several architectures trained on the same search output, vocabulary "
          "and training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "

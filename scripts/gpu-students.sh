@@ -259,9 +259,11 @@ train|decode|bench|run)
             --allowed-rules train $DECODE_RULES stage_decode --rerun-triggers mtime 2>/dev/null \
             | grep -oE "$build/decode/[^ ,]+\.(txt|timing\.json)" | sort -u \
             | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
+        # Table 2's times first: a phase cut short by DECODE_LIMIT loses the others'
+        first=$(echo "$decodings" | grep -E "^$build/decode/test/L[0-9]+/[^/]+\.timing\.json$" || true)
         [ -z "$decodings" ] || TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" "${chosen_config[@]}" \
-            --allowed-rules $DECODE_RULES --resources gpu="${DECODE_JOBS:-16}" > "$logdir/decode.log" 2>&1 \
-            || echo "decoding: some jobs failed"
+            --allowed-rules $DECODE_RULES --resources gpu="${DECODE_JOBS:-16}" ${first:+--prioritize $first} \
+            > "$logdir/decode.log" 2>&1 || echo "decoding: some jobs failed"
         echo "decoded in $(( $(date +%s) - start )) s"
         # what `finish` accepts, and nothing else: histories, training times, decodings (each with its provenance), logs
         tar czf "$out/${ARCHIVE:-gpu-run}.tar.gz" --ignore-failed-read "$build"/train/*/history.json \

@@ -191,7 +191,8 @@ def end_to_end(args) -> dict:
         "model": f"{config.n_layers} layers x {config.d_model}, vocabulary {config.vocab_size}",
         "data": f"{args.samples} seeded-random Gigaword test sources (batch 1: the first {args.batch1_samples}); "
                 f"L = {args.length}, char-control within {args.chars} characters",
-        "device": str(summarizer.device),
+        "device": (torch.cuda.get_device_name(summarizer.device) if summarizer.device.type == "cuda"
+                   else str(summarizer.device)),
         "seconds_per_sample": {k: round(v, 6) for k, v in seconds.items()},
         "over_truncate": {
             f"{method}@batch{b}": round(seconds[f"{method}@batch{b}"] / seconds[f"truncate@batch{b}"], 2)

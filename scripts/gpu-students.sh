@@ -21,7 +21,7 @@
 # dev-loss sweep of SWEEP (learning rate and batch size at L=10, one variant profile each). `decode` then runs
 # DECODE_JOBS decodings at a time (the timing jobs one at a time, alone on the machine), each method's
 # compiled kernels built once first. PROFILE (default gigaword-sample) picks the profile (CONFIG its file when
-# not config/$PROFILE.yaml); EXTRA_CONFIG names a YAML file merged over it (a smoke run here: fewer steps; one
+# not config/$PROFILE.yaml); EXTRA_CONFIG names YAML files (space-separated) merged over it (a smoke run here: fewer steps; one
 # lease's share of the tables); TRAIN_LIMIT (the whole of `train`), RECIPE_LIMIT (its recipe part) and DECODE_LIMIT
 # (seconds, 0: none) cut the phases short so that what was made still comes back within a lease.
 set -euo pipefail
@@ -33,7 +33,7 @@ except NausError as err: sys.exit(f"gpu-students.sh: {err}")' "$1"; }
 safe_name "$profile"
 build=build/$profile
 snakefile=$(cd "$(dirname "$0")/.." && pwd)/Snakefile   # the project's, whichever directory the profile's build is in
-config=(--configfile "${CONFIG:-config/$profile.yaml}" ${EXTRA_CONFIG:+"$EXTRA_CONFIG"})
+config=(--configfile "${CONFIG:-config/$profile.yaml}" ${EXTRA_CONFIG:-})   # EXTRA_CONFIG: one file or several
 # The sweep: name and the training keys it changes (the profile's own values are the reference).
 SWEEP=${SWEEP-"lr5e-4:{lr: 5.0e-4};lr2e-3:{lr: 2.0e-3};tokens4096:{max_tokens: 4096}"}
 sweep_length=10

@@ -234,17 +234,12 @@ train|decode|bench|run)
         start=$(date +%s)
         start_sweep
         choose_recipe
-        # every other student of the profile with the chosen recipe (its settings are Table 4's too): Table 4's
-        # beside the rest, Tables 2 and 3's first
-        table4=$(dry_run_students stage_train "${chosen_config[@]}" | grep -E "^$build/train/[a-z-]+-L" || true)
-        [ -z "$table4" ] || { TIMEOUT=$(left "${TRAIN_LIMIT:-0}") snake $table4 "${config[@]}" "${chosen_config[@]}" \
-            --allowed-rules train --nolock > "$logdir/train-table4.log" 2>&1 || echo "Table 4 training: some jobs failed"; } &
-        table4_pid=$!
-        rest=$(dry_run_students stage_train "${chosen_config[@]}" | grep -vE "^$build/train/[a-z-]+-L" || true)
+        # every other student of the profile with the chosen recipe (its settings are Table 4's too), one scheduler
+        # for all of them (one student per core: more side by side only slows each), Tables 2 and 3's first
+        rest=$(dry_run_students stage_train "${chosen_config[@]}")
         first=$(echo "$rest" | grep -E "/train/L[0-9]+(-s[0-9]+)?/best.pt" || true)
         [ -z "$rest" ] || TIMEOUT=$(left "${TRAIN_LIMIT:-0}") snake $rest "${config[@]}" "${chosen_config[@]}" --allowed-rules train \
             --nolock ${first:+--prioritize $first} > "$logdir/train.log" 2>&1 || echo "training: some jobs failed"
-        wait "$table4_pid" || true
         for pid in "${sweep_pids[@]}"; do wait "$pid" || echo "a sweep run failed"; done
         echo "trained in $(( $(date +%s) - start )) s"
         tar czf "$out/gpu-train.tar.gz" --ignore-failed-read "$build"/train/*/history.json build/sweep-*/train/*/history.json \
@@ -254,11 +249,12 @@ train|decode|bench|run)
         start=$(date +%s)
         [ -f "$chosen" ] && chosen_config=("$chosen") || chosen_config=()
         warm_kernels
-        # the decodings of the students that trained (a student cut short by TRAIN_LIMIT must not stop the rest)
+        # the decodings of the students whose training finished (history.json: a student cut short has a best.pt
+        # of its run so far, which must neither be decoded nor stop the rest)
         decodings=$(python -m snakemake -s "$snakefile" -n stage_decode "${config[@]}" "${chosen_config[@]}" \
             --allowed-rules train $DECODE_RULES stage_decode --rerun-triggers mtime 2>/dev/null \
             | grep -oE "$build/decode/[^ ,]+\.(txt|timing\.json)" | sort -u \
-            | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/best.pt" ] && echo "$target"; done || true)
+            | while read -r target; do [ -f "$build/train/$(echo "$target" | cut -d/ -f5)/history.json" ] && echo "$target"; done || true)
         # Table 2's times first: a phase cut short by DECODE_LIMIT loses the others'
         first=$(echo "$decodings" | grep -E "^$build/decode/test/L[0-9]+/[^/]+\.timing\.json$" || true)
         [ -z "$decodings" ] || TIMEOUT=${DECODE_LIMIT:-0} snake $decodings "${config[@]}" "${chosen_config[@]}" \

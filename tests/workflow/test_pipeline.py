@@ -37,8 +37,13 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert control["n"] == 6 and control["avg_words"] == 4.0
     search = [json.loads(x) for x in (workdir / "build/micro/search/pool/L4.jsonl").read_text().splitlines()]
     assert [r["index"] for r in search] == list(range(32)) and all(len(r["summary"].split()) == 4 for r in search)
-    for figure in ("loss-L4", "lengths-L4", "training-size", "beam-size", "char-budget"):
+    for figure in ("loss-L4", "lengths-L4", "source-length-L4", "training-size", "beam-size", "char-budget"):
         assert (results / f"figures/{figure}.png").is_file(), figure
+    for name in ("table2", "table3"):  # p-values from the outputs in build/, Tables 2 and 3 both
+        header, *rows = (results / f"tables/{name}.csv").read_text().splitlines()
+        assert "p vs teacher" in header and any("NAUS length control (ours)" in row for row in rows), name
+    assert (results / "browse.html").stat().st_size > 1000 and (results / "tables/case-study.md").is_file()
+    assert "`browse.html`_" in (results / "report.rst").read_text()
     transfer = (results / "tables/table6.md").read_text()
     assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
     duc = (results / "tables/table3.md").read_text()

@@ -17,13 +17,11 @@ import pandas as pd
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, CHAR_METHOD
-from naus.files import atomic_open, read_json, read_lines
-from naus.browse import write_browser
-from naus.evaluate import sample_scores
+from naus.files import atomic_open, read_json
 from naus.fingerprints import fingerprints, stale
 from naus.settings import MAX_POSITIONS
 from naus.shards import read_records
-from naus.significance import paired_p_value, seed_mean
+from naus.sentences import CASES, SentenceTotals, add_p_values, browser, by_source_length, case_study
 
 
 # Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
@@ -185,43 +183,6 @@ def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int,
     return [row] if row else []
 
 
-class SentenceTotals:
-    """Per-sentence total ROUGE in percent (R-1 + R-2 + R-L) of output files against a split's references, each file
-    scored once; None for a file that is not there (a report drawn from metrics alone has no p-values)."""
-
-    def __init__(self, references: list[Path], metric: str = "f1", max_bytes: int | None = None):
-        self.references = [read_lines(path) for path in references] if all(p.is_file() for p in references) else None
-        self.metric, self.max_bytes, self.cache = metric, max_bytes, {}
-
-    def __call__(self, path: Path) -> np.ndarray | None:
-        if self.references is None or not path.is_file():
-            return None
-        if path not in self.cache:
-            samples = sample_scores(read_lines(path), self.references, self.metric, self.max_bytes)
-            self.cache[path] = np.array([100 * sum(sample.values()) for sample in samples])
-        return self.cache[path]
-
-
-def _significance(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path) -> None:
-    """Each NAUS row's p-value against the teacher, and length control's against truncation, on the
-    seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
-    def scores(row: dict) -> np.ndarray | None:
-        runs = [scorer(outputs / f"{stem}.txt") for stem in row.get("_stems", [])]
-        return seed_mean(runs) if runs and all(run is not None for run in runs) else None
-
-    reference, truncated = scorer(teacher), None
-    for row in rows:
-        ours = scores(row)
-        if ours is None:
-            continue
-        if reference is not None:
-            row["p vs teacher"] = paired_p_value(ours, reference)
-        if row["System"].startswith("NAUS truncate"):
-            truncated = ours
-        if row["System"].startswith("NAUS length control") and truncated is not None:
-            row["p vs truncate"] = paired_p_value(ours, truncated)
-
-
 def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path],
                    chars: list[tuple[int, int]] = (), seeds: list[int] = (0,)) -> pd.DataFrame:
     """Table 2: one group of rows per target length (a student's character budgets in its length's group)."""
@@ -234,7 +195,7 @@ def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: di
             ours += [row] if row else []
         for model, budget in chars:
             ours += _chars_row(metrics, build, "test", length, budget, "chars", seeds) if model == length else []
-        _significance(ours, build, scorer, build / f"{layout.search('test', length)}.txt")
+        add_p_values(ours, build, scorer, build / f"{layout.search('test', length)}.txt")
         rows = _finish(ours, teacher)
         for label, path in sorted(published.items()):
             if label.startswith(f"HC_{length}_"):
@@ -260,7 +221,7 @@ def duc_table(metrics: Path, build: Path, length: int, chars: int | None = None,
         rows += [row] if row else []
     rows += _chars_row(duc, build, "duc", length, chars, "bytes", seeds) if chars else []
     scorer = SentenceTotals([build / f"data/duc2004/ref{i}.txt" for i in range(4)], "recall", 75)
-    _significance(rows, build / "duc2004", scorer, build / "duc2004" / f"{layout.search('duc', length)}.txt")
+    add_p_values(rows, build / "duc2004", scorer, build / "duc2004" / f"{layout.search('duc', length)}.txt")
     rows = _finish(rows, teacher)
     for path in sorted((duc / layout.published("duc")).glob("HC_*.json")):
         rows += _finish([_metric_row(f"published {path.stem} (rescored)", path, None)], teacher)
@@ -359,79 +320,16 @@ def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
 
 
 TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
-CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length
-
-
-def case_study(build: Path, length: int, chars: list[tuple[int, int]], cases: int = CASES, seed: int = 0) -> pd.DataFrame:
-    """The paper's case study: a seeded choice of test sentences, one from each of `cases` groups by
-    source length, with the source, the reference, the teacher's summary and the seed-0 student's by
-    each method (and within its character budget); empty when an output is not in build/."""
-    outputs = {"Search teacher": build / f"{layout.search('test', length)}.txt"}
-    methods = [(name, method, length) for name, method in OUR_SYSTEMS]
-    methods += [(f"NAUS char control, {budget} chars", CHAR_METHOD, layout.chars_target(budget))
-                for model, budget in chars if model == length]
-    outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
-                    for name, method, target in methods})
-    files = {"Source": build / "data/test/article.txt", "Reference": build / "data/test/title.txt", **outputs}
-    if not all(path.is_file() for path in files.values()):
-        return pd.DataFrame()
-    lines = {name: read_lines(path) for name, path in files.items()}
-    by_length = np.argsort([len(line.split()) for line in lines["Source"]], kind="stable")
-    rng = np.random.default_rng(seed)
-    chosen = [int(rng.choice(group)) for group in np.array_split(by_length, cases) if len(group)]
-    return pd.DataFrame([{"Sentence": index + 1, "System": name, "Words": len(lines[name][index].split()),
-                          "Text": lines[name][index]} for index in chosen for name in lines])
-
-
-def browser(build: Path, spec: "ReportSpec", out: Path) -> bool:
-    """results/{profile}/browse.html: every test sentence with the outputs of Lead, the teacher and the
-    seed-0 student by each method, per length, and their per-sentence total ROUGE; False when an
-    output is not in build/."""
-    scorer = SentenceTotals([build / "data/test/title.txt"])
-    paths = {}
-    for length in spec.lengths:
-        paths[f"Lead-{length}"] = build / f"{layout.lead('test', length)}.txt"
-        paths[f"teacher L={length}"] = build / f"{layout.search('test', length)}.txt"
-        for name, method in OUR_SYSTEMS:
-            paths[f"{name} L={length}"] = build / f"{layout.decoded('test', layout.model(length), method, length)}.txt"
-        for model, budget in spec.chars:
-            if model == length:
-                paths[f"NAUS char control {budget} chars L={length}"] = build / (
-                    f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.txt")
-    files = [build / "data/test/article.txt", build / "data/test/title.txt", *paths.values()]
-    if not all(path.is_file() for path in files):
-        return False
-    systems = {label: (read_lines(path), scorer(path).tolist()) for label, path in paths.items()}
-    write_browser(out, f"naus: every test output of the {spec.profile} profile",
-                  "Per-sentence total ROUGE F1 (R-1 + R-2 + R-L, rouge-score with stemming) beside each output; "
-                  "students: seed 0.", read_lines(files[0]), read_lines(files[1]), systems)
-    return True
-
-
-SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
-
-
 def source_length_figure(build: Path, length: int, seeds: list[int], out: Path) -> bool:
     """Total ROUGE against the source's length (buckets of words) for the teacher and the student by
-    truncation and by length control (per-sentence scores averaged over the seeds); False when an
-    output is not in build/."""
-    scorer = SentenceTotals([build / "data/test/title.txt"])
-    systems = {"search teacher": [build / f"{layout.search('test', length)}.txt"]}
-    systems.update({f"NAUS {m.replace('-', ' ')}": [build / f"{s}.txt" for s in stems("test", seeds, length, m, length)]
-                    for m in ("truncate", "length-control")})
-    scores = {label: [scorer(path) for path in paths] for label, paths in systems.items()}
-    source = build / "data/test/article.txt"
-    if not source.is_file() or any(run is None for runs in scores.values() for run in runs):
+    truncation and by length control; False when an output is not in build/."""
+    found = by_source_length(build, length, seeds)
+    if found is None:
         return False
-    words = np.array([len(line.split()) for line in read_lines(source)])
-    bucket = np.searchsorted(SOURCE_BUCKETS, words, side="right") - 1
-    labels = [f"{low}–{high - 1}" for low, high in zip(SOURCE_BUCKETS, SOURCE_BUCKETS[1:])] + [f"≥{SOURCE_BUCKETS[-1]}"]
+    labels, counts, means = found
     fig, ax = _axes()
-    for label, runs in scores.items():
-        mean = seed_mean(runs)
-        ax.plot(range(len(labels)), [mean[bucket == b].mean() if (bucket == b).any() else np.nan
-                                     for b in range(len(labels))], marker="o", label=label)
-    counts = [int((bucket == b).sum()) for b in range(len(labels))]
+    for label, values in means.items():
+        ax.plot(range(len(labels)), values, marker="o", label=label)
     ax.set_xticks(range(len(labels)), [f"{label}\n({n})" for label, n in zip(labels, counts)])
     ax.set_xlabel("source length in words (sentences)")
     ax.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
@@ -644,7 +542,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
         _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
-    browsable = browser(build, spec, out / "browse.html")
+    browsable = browser(build, spec.profile, spec.lengths, spec.chars, OUR_SYSTEMS, out / "browse.html")
     if browsable:
         _write(out / "browse.rst", "Every test sentence with the output of each system and its per-sentence ROUGE: pick "
                                    "two systems and sort by their difference, filter by a word (a static page).\n")
@@ -707,7 +605,7 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
          f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
          f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
          f"Each row: the students of seeds {_seed_list(spec.analysis_seeds)} (mean ± sd where several)."),
-        ("case-study", case_study(build, spec.lengths[0], spec.chars),
+        ("case-study", case_study(build, spec.lengths[0], spec.chars, OUR_SYSTEMS),
          f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth of the test "
          f"set by source length (Sentence: its line in the test set), with the reference, the L={spec.lengths[0]} "
          "teacher's summary and the seed-0 student's by each decoding method (Words: its length)."),

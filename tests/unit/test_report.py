@@ -229,12 +229,13 @@ def test_the_case_study_spreads_over_source_lengths_and_is_the_same_every_run(tm
     write(b / "search/test/L8.txt", "".join(f"teacher {i}\n" for i in range(50)))
     for method in ("truncate", "length-control", "beam"):
         write(b / f"decode/test/L8/{method}-8.txt", "".join(f"{method} {i}\n" for i in range(50)))
-    from naus.report import case_study
+    from naus.report import OUR_SYSTEMS
+    from naus.sentences import case_study
 
-    table = case_study(b, 8, [])
+    table = case_study(b, 8, [], OUR_SYSTEMS)
     chosen = table["Sentence"].unique().tolist()
     assert len(chosen) == 5 and sorted((i - 1) // 10 for i in chosen) == [0, 1, 2, 3, 4]  # one per fifth by length
-    assert table.equals(case_study(b, 8, []))
+    assert table.equals(case_study(b, 8, [], OUR_SYSTEMS))
     first = table[table["Sentence"] == chosen[0]].set_index("System")["Text"]
     assert first["Reference"] == f"ref {chosen[0] - 1}" and first["NAUS length control"] == f"length-control {chosen[0] - 1}"
-    assert case_study(b, 8, [(8, 50)]).empty  # the char-control output is not there
+    assert case_study(b, 8, [(8, 50)], OUR_SYSTEMS).empty  # the char-control output is not there

@@ -1,0 +1,128 @@
+"""Per-sentence views of a profile's test outputs: each sentence's ROUGE, the paired significance of
+two systems, the case study, the outputs browser and the scores by source length (the report's
+tables and figures from these; plain data here, drawn in naus.report)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from naus import layout
+from naus.architectures import CHAR_METHOD
+from naus.browse import write_browser
+from naus.evaluate import sample_scores
+from naus.files import read_lines
+from naus.significance import paired_p_value, seed_mean
+
+
+class SentenceTotals:
+    """Per-sentence total ROUGE in percent (R-1 + R-2 + R-L) of output files against a split's references, each file
+    scored once; None for a file that is not there (a report drawn from metrics alone has no p-values)."""
+
+    def __init__(self, references: list[Path], metric: str = "f1", max_bytes: int | None = None):
+        self.references = [read_lines(path) for path in references] if all(p.is_file() for p in references) else None
+        self.metric, self.max_bytes, self.cache = metric, max_bytes, {}
+
+    def __call__(self, path: Path) -> np.ndarray | None:
+        if self.references is None or not path.is_file():
+            return None
+        if path not in self.cache:
+            samples = sample_scores(read_lines(path), self.references, self.metric, self.max_bytes)
+            self.cache[path] = np.array([100 * sum(sample.values()) for sample in samples])
+        return self.cache[path]
+
+
+def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path) -> None:
+    """Each NAUS row's p-value against the teacher, and length control's against truncation, on the
+    seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
+    def scores(row: dict) -> np.ndarray | None:
+        runs = [scorer(outputs / f"{stem}.txt") for stem in row.get("_stems", [])]
+        return seed_mean(runs) if runs and all(run is not None for run in runs) else None
+
+    reference, truncated = scorer(teacher), None
+    for row in rows:
+        ours = scores(row)
+        if ours is None:
+            continue
+        if reference is not None:
+            row["p vs teacher"] = paired_p_value(ours, reference)
+        if row["System"].startswith("NAUS truncate"):
+            truncated = ours
+        if row["System"].startswith("NAUS length control") and truncated is not None:
+            row["p vs truncate"] = paired_p_value(ours, truncated)
+
+
+CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length
+
+
+def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: tuple[tuple[str, str], ...],
+               cases: int = CASES, seed: int = 0) -> pd.DataFrame:
+    """The paper's case study: a seeded choice of test sentences, one from each of `cases` groups by
+    source length, with the source, the reference, the teacher's summary and the seed-0 student's by
+    each method (and within its character budget); empty when an output is not in build/."""
+    outputs = {"Search teacher": build / f"{layout.search('test', length)}.txt"}
+    methods = [(name, method, length) for name, method in systems]
+    methods += [(f"NAUS char control, {budget} chars", CHAR_METHOD, layout.chars_target(budget))
+                for model, budget in chars if model == length]
+    outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
+                    for name, method, target in methods})
+    files = {"Source": build / "data/test/article.txt", "Reference": build / "data/test/title.txt", **outputs}
+    if not all(path.is_file() for path in files.values()):
+        return pd.DataFrame()
+    lines = {name: read_lines(path) for name, path in files.items()}
+    by_length = np.argsort([len(line.split()) for line in lines["Source"]], kind="stable")
+    rng = np.random.default_rng(seed)
+    chosen = [int(rng.choice(group)) for group in np.array_split(by_length, cases) if len(group)]
+    return pd.DataFrame([{"Sentence": index + 1, "System": name, "Words": len(lines[name][index].split()),
+                          "Text": lines[name][index]} for index in chosen for name in lines])
+
+
+def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int, int]],
+            systems: tuple[tuple[str, str], ...], out: Path) -> bool:
+    """results/{profile}/browse.html: every test sentence with the outputs of Lead, the teacher and the
+    seed-0 student by each method, per length, and their per-sentence total ROUGE; False when an
+    output is not in build/."""
+    scorer = SentenceTotals([build / "data/test/title.txt"])
+    paths = {}
+    for length in lengths:
+        paths[f"Lead-{length}"] = build / f"{layout.lead('test', length)}.txt"
+        paths[f"teacher L={length}"] = build / f"{layout.search('test', length)}.txt"
+        for name, method in systems:
+            paths[f"{name} L={length}"] = build / f"{layout.decoded('test', layout.model(length), method, length)}.txt"
+        for model, budget in chars:
+            if model == length:
+                paths[f"NAUS char control {budget} chars L={length}"] = build / (
+                    f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.txt")
+    files = [build / "data/test/article.txt", build / "data/test/title.txt", *paths.values()]
+    if not all(path.is_file() for path in files):
+        return False
+    systems = {label: (read_lines(path), scorer(path).tolist()) for label, path in paths.items()}
+    write_browser(out, f"naus: every test output of the {profile} profile",
+                  "Per-sentence total ROUGE F1 (R-1 + R-2 + R-L, rouge-score with stemming) beside each output; "
+                  "students: seed 0.", read_lines(files[0]), read_lines(files[1]), systems)
+    return True
+
+
+SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
+
+
+def by_source_length(build: Path, length: int, seeds: list[int]) -> tuple[list[str], list[int], dict] | None:
+    """Mean total ROUGE per bucket of source length (`SOURCE_BUCKETS`) of the teacher and the student by
+    truncation and by length control (per-sentence scores averaged over the seeds): the buckets' labels,
+    their sizes, {system: means}; None when an output is not in build/."""
+    scorer = SentenceTotals([build / "data/test/title.txt"])
+    systems = {"search teacher": [build / f"{layout.search('test', length)}.txt"]}
+    systems.update({f"NAUS {m.replace('-', ' ')}": [build / f"{layout.decoded('test', layout.model(length, seed=s), m, length)}.txt"
+                                                   for s in seeds] for m in ("truncate", "length-control")})
+    scores = {label: [scorer(path) for path in paths] for label, paths in systems.items()}
+    source = build / "data/test/article.txt"
+    if not source.is_file() or any(run is None for runs in scores.values() for run in runs):
+        return None
+    words = np.array([len(line.split()) for line in read_lines(source)])
+    bucket = np.searchsorted(SOURCE_BUCKETS, words, side="right") - 1
+    labels = [f"{low}–{high - 1}" for low, high in zip(SOURCE_BUCKETS, SOURCE_BUCKETS[1:])] + [f"≥{SOURCE_BUCKETS[-1]}"]
+    means = {label: [float(seed_mean(runs)[bucket == b].mean()) if (bucket == b).any() else float("nan")
+                     for b in range(len(labels))] for label, runs in scores.items()}
+    return labels, [int((bucket == b).sum()) for b in range(len(labels))], means

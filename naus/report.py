@@ -21,7 +21,7 @@ from naus.files import atomic_open, read_json
 from naus.fingerprints import fingerprints, stale
 from naus.settings import MAX_POSITIONS
 from naus.shards import read_records
-from naus.sentences import CASES, SentenceTotals, add_p_values, browser, by_source_length, case_study
+from naus.sentences import CASES, SentenceTotals, add_p_values, browser, by_source_length, case_study, test_scorer
 
 
 # Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
@@ -184,9 +184,10 @@ def _chars_row(metrics: Path, build: Path, split: str, length: int, budget: int,
 
 
 def gigaword_table(metrics: Path, build: Path, lengths: list[int], published: dict[str, Path],
-                   chars: list[tuple[int, int]] = (), seeds: list[int] = (0,)) -> pd.DataFrame:
+                   chars: list[tuple[int, int]] = (), seeds: list[int] = (0,),
+                   scorer: SentenceTotals | None = None) -> pd.DataFrame:
     """Table 2: one group of rows per target length (a student's character budgets in its length's group)."""
-    frames, scorer = [], SentenceTotals([build / "data/test/title.txt"])
+    frames, scorer = [], scorer or test_scorer(build)
     for length in lengths:
         teacher = _teacher_row(metrics, build, "test", length)
         ours = [_metric_row(f"Lead-{length} (ours)", metrics / f"{layout.lead('test', length)}.json", None), teacher]
@@ -320,10 +321,11 @@ def length_histogram(files: dict[str, Path], out: Path, title: str) -> None:
 
 
 TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
-def source_length_figure(build: Path, length: int, seeds: list[int], out: Path) -> bool:
+def source_length_figure(build: Path, length: int, seeds: list[int], out: Path,
+                         scorer: SentenceTotals | None = None) -> bool:
     """Total ROUGE against the source's length (buckets of words) for the teacher and the student by
     truncation and by length control; False when an output is not in build/."""
-    found = by_source_length(build, length, seeds)
+    found = by_source_length(build, length, seeds, scorer)
     if found is None:
         return False
     labels, counts, means = found
@@ -521,7 +523,8 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
                 "batch 1 (the first test sentences one at a time), model forward included, each table's first-seed "
                 "student timed alone (nothing else running); search timing: one CPU core per shard. Speedup: the "
                 "teacher's time over the student's at batch 64.\n"]
-    tables = _tables(metrics, build, spec, device)
+    scorer = test_scorer(build)  # each test output scored once for the tables, figures and browser
+    tables = _tables(metrics, build, spec, device, scorer)
     prints = fingerprints(build, {**spec.config, "profile": spec.profile})
     marks = stale(prints)
     warning = f"STALE: made with other settings than the configuration's ({'; '.join(marks)}). " if marks else ""
@@ -537,12 +540,12 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
     if not spec.analysis:
         sections.append("## Table 4\n\nArchitecture analysis: not configured for this profile "
                         "(config key analysis.lengths is empty).\n")
-    figures = _figures(metrics, build, out / "figures", spec)
+    figures = _figures(metrics, build, out / "figures", spec, scorer)
     if figures:
         sections.append("## Figures\n\n" + "\n".join(f"- [{caption}](figures/{name}.png)" for name, caption in figures) + "\n")
         _write(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
             f"``{name}``: {caption}" for name, caption in figures) + "\n")
-    browsable = browser(build, spec.profile, spec.lengths, spec.chars, OUR_SYSTEMS, out / "browse.html")
+    browsable = browser(build, spec.profile, spec.lengths, spec.chars, OUR_SYSTEMS, out / "browse.html", scorer)
     if browsable:
         _write(out / "browse.rst", "Every test sentence with the output of each system and its per-sentence ROUGE: pick "
                                    "two systems and sort by their difference, filter by a word (a static page).\n")
@@ -559,7 +562,8 @@ def build_report(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> Non
         json.dump(flat, handle, indent=1, sort_keys=True)
 
 
-def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[tuple[str, pd.DataFrame, str]]:
+def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str,
+            scorer: SentenceTotals) -> list[tuple[str, pd.DataFrame, str]]:
     """Tables 2, 3, 4 and 6 with their captions (a table the profile does not configure is empty)."""
     profile, duc_length = spec.profile, spec.duc_length
     published = {p.stem: p for p in sorted((metrics / layout.published("")).glob("HC_*.json"))}
@@ -579,7 +583,7 @@ def _tables(metrics: Path, build: Path, spec: ReportSpec, device: str) -> list[t
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return [
-        ("table2", gigaword_table(metrics, build, spec.lengths, published, spec.chars, spec.seeds),
+        ("table2", gigaword_table(metrics, build, spec.lengths, published, spec.chars, spec.seeds, scorer),
          f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
          "the NAUS student decoded by truncation, length control and CTC beam search"
          + (", and within a budget of characters by char-control (whole words, at most that many characters with "
@@ -637,7 +641,7 @@ def training_section(build: Path) -> str | None:
             "with the lowest CTC loss on the dev split's search output.\n\n" + "\n".join(lines) + "\n")
 
 
-def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> list[tuple[str, str]]:
+def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec, scorer: SentenceTotals) -> list[tuple[str, str]]:
     """Figures 3 and 4 on the first length, and per length the training curve and summary lengths:
     (name, caption) of each one drawn."""
     figures = []
@@ -665,7 +669,7 @@ def _figures(metrics: Path, build: Path, out: Path, spec: ReportSpec) -> list[tu
             length_histogram(runs, out / name, f"Summary lengths, L={length}")
             figures.append((name, f"Summary lengths on the test set: truncation vs length control (L={length})."))
         name = layout.figure("source-length", length)
-        if source_length_figure(build, length, spec.seeds, out / name):
+        if source_length_figure(build, length, spec.seeds, out / name, scorer):
             figures.append((name, f"Total ROUGE F1 by the source's length in words (test sentences per bucket in "
                                   f"brackets) for the teacher and the L={length} student by truncation and length "
                                   f"control (per-sentence scores averaged over {len(spec.seeds)} seed(s))."))

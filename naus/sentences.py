@@ -34,6 +34,12 @@ class SentenceTotals:
         return self.cache[path]
 
 
+def test_scorer(build: Path) -> SentenceTotals:
+    """Per-sentence scores of the test split's outputs: one per report, so that Table 2, the browser and
+    the source-length figure score each output file once."""
+    return SentenceTotals([build / "data/test/title.txt"])
+
+
 def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path) -> None:
     """Each NAUS row's p-value against the teacher, and length control's against truncation, on the
     seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
@@ -80,11 +86,11 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: 
 
 
 def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int, int]],
-            systems: tuple[tuple[str, str], ...], out: Path) -> bool:
+            systems: tuple[tuple[str, str], ...], out: Path, scorer: SentenceTotals | None = None) -> bool:
     """results/{profile}/browse.html: every test sentence with the outputs of Lead, the teacher and the
     seed-0 student by each method, per length, and their per-sentence total ROUGE; False when an
     output is not in build/."""
-    scorer = SentenceTotals([build / "data/test/title.txt"])
+    scorer = scorer or test_scorer(build)
     paths = {}
     for length in lengths:
         paths[f"Lead-{length}"] = build / f"{layout.lead('test', length)}.txt"
@@ -108,11 +114,12 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
 SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
 
 
-def by_source_length(build: Path, length: int, seeds: list[int]) -> tuple[list[str], list[int], dict] | None:
+def by_source_length(build: Path, length: int, seeds: list[int],
+                     scorer: SentenceTotals | None = None) -> tuple[list[str], list[int], dict] | None:
     """Mean total ROUGE per bucket of source length (`SOURCE_BUCKETS`) of the teacher and the student by
     truncation and by length control (per-sentence scores averaged over the seeds): the buckets' labels,
     their sizes, {system: means}; None when an output is not in build/."""
-    scorer = SentenceTotals([build / "data/test/title.txt"])
+    scorer = scorer or test_scorer(build)
     systems = {"search teacher": [build / f"{layout.search('test', length)}.txt"]}
     systems.update({f"NAUS {m.replace('-', ' ')}": [build / f"{layout.decoded('test', layout.model(length, seed=s), m, length)}.txt"
                                                    for s in seeds] for m in ("truncate", "length-control")})

@@ -25,6 +25,7 @@ Writes results/benchmarks/decode.json.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import statistics
@@ -40,7 +41,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from naus import decoding, summarizer as summarizer_module
+from naus import decoding
+from naus.methods import CTC, METHODS as REGISTRY
 from naus.files import read_lines, write_json
 from naus.summarizer import Summarizer
 from tests import reference
@@ -139,20 +141,31 @@ def kernels(args) -> dict:
     return report
 
 
+def reference_length_control(batch):
+    """The tensor version of length control, as a decoding method (it reads the whole log-softmax)."""
+    return reference.length_control_tensors(batch.logits - batch.log_norm[..., None], batch.lengths, batch.targets,
+                                            batch.beam_size, batch.blank)
+
+
+def reference_beam(batch):
+    """The dictionary version of CTC beam search, then truncation, as a decoding method."""
+    lengths, lp = batch.lengths, batch.logits - batch.log_norm[..., None]
+    hyps = [reference.ctc_beam_search_python(lp[i, : lengths[i]], batch.beam_size, batch.blank) for i in range(len(lp))]
+    return [decoding.truncate(h, t) for h, t in zip(hyps, batch.targets)]
+
+
 @contextmanager
 def previous_decoders():
-    """The summarizer with the previous tensor and dictionary decoders, for the reference rows (they read
-    log-probabilities: the logits less their log-sum-exp, the whole array, as before)."""
-    saved = summarizer_module.length_control_batch, summarizer_module.ctc_beam_search_batch
-    summarizer_module.length_control_batch = lambda logits, lengths, targets, beam, blank, log_norm: (
-        reference.length_control_tensors(logits - log_norm[..., None], lengths, targets, beam, blank))
-    summarizer_module.ctc_beam_search_batch = lambda logits, lengths, beam, blank, log_norm: [
-        reference.ctc_beam_search_python(logits[i, : lengths[i]] - log_norm[i, : lengths[i], None], beam, blank)
-        for i in range(len(logits))]
+    """The registry's length control and beam search replaced by the tensor and dictionary versions, for the
+    reference rows."""
+    saved = dict(REGISTRY)
+    for name, function in (("length-control", "reference_length_control"), ("beam", "reference_beam")):
+        REGISTRY[name] = dataclasses.replace(REGISTRY[name], decoders={**REGISTRY[name].decoders,
+                                                                       CTC: f"benchmarks.decode_speed:{function}"})
     try:
         yield
     finally:
-        summarizer_module.length_control_batch, summarizer_module.ctc_beam_search_batch = saved
+        REGISTRY.update(saved)
 
 
 def end_to_end(args) -> dict:

@@ -23,7 +23,7 @@ import numpy as np
 from naus.evaluate import lead, rouge
 from naus.files import read_lines, write_json
 from naus.lm import LanguageModel
-from naus.search import HillClimber, fluency_score
+from naus.search import HillClimber, objective
 from naus.settings import PAPER_BUDGET, SearchConfig
 from naus.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
 
@@ -84,8 +84,8 @@ def main() -> None:
             for gamma_r in args.rerank_gammas:
                 picks = []
                 for cands, sim in zip(found, sims):
-                    base = fluency_score(fluency, cands.log_probs, cands.slors, args.length)
-                    picks.append(cands.texts()[int(np.argmax(base + gamma_r * np.log(sim)))])
+                    scores = objective(cands.log_probs, cands.slors, args.length, fluency == "slor", gamma_r, sim)
+                    picks.append(cands.texts()[int(np.argmax(scores))])
                 record(f"{fluency} + contextual re-rank K={args.rerank_k} γ_r={gamma_r:g}", picks, climb_s + encode_s)
     write_json(args.out, {
         "data": f"dev split of the gigaword-sample profile, first {len(articles)} pairs, L = {args.length}",

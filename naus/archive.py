@@ -49,7 +49,7 @@ def allowed_patterns(profile: str) -> list[re.Pattern]:
 
 def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
     """Every member of every archive checked, the regular files written under `staging` (a later
-    archive's file replaces an earlier's); returns the members' names. Nothing outside `staging` is
+    archive's file replaces a preceding one's); returns the members' names. Nothing outside `staging` is
     written: no member is a link, and no name is absolute or climbs."""
     patterns = allowed_patterns(profile)
     names: dict[str, None] = {}

@@ -2,7 +2,7 @@
 them, and which of those settings differ from the configuration (the results are then stale).
 
 The search shards record their settings (`*.jsonl.provenance.json`) and each student its model and
-training settings (`history.json`): a table made from outputs that an earlier configuration made
+training settings (`history.json`): a table made from outputs that another configuration made
 (a GPU run finished on old search output, a rule left out with `--allowed-rules`) says so.
 """
 

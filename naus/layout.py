@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from naus import NausError
-from naus.architectures import CTC_METHODS, TABLE4_ARCHS
+from naus.architectures import TABLE4_ARCHS
+from naus.methods import METHODS
 
 Part = int | float | str
 
 MODEL_PATTERN = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
-METHOD_PATTERN = "|".join(CTC_METHODS)
+METHOD_PATTERN = "|".join(METHODS)
 TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
 # A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.
 PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"

@@ -208,7 +208,7 @@ class ARStudent(EncoderDecoder):
 
         Beams are kept per sample as rows of one batch; a finished beam only extends by ε at no
         cost, so its score stays fixed while the others run on. Each step runs the decoder on the
-        newest word only, attending to the cached layer inputs of the earlier ones.
+        newest word only, attending to the cached layer inputs of the positions before it.
         """
         batch, device = tokens.shape[0], tokens.device
         memory, padding = self.encode(tokens, lengths)
@@ -249,7 +249,7 @@ class ARStudent(EncoderDecoder):
 
     def step(self, words: Tensor, position: int, caches: list[Tensor], memory: Tensor, padding: Tensor) -> Tensor:
         """Log-probabilities [N, V] of the word after `words` [N] at `position`, given each decoder
-        layer's inputs at the earlier positions (`caches`, extended in place): equal to the last row
+        layer's inputs at the preceding positions (`caches`, extended in place): equal to the last row
         of the full causal decoder, at the cost of one position."""
         x = self.embed(words)[:, None] * self.scale + self.target_positions.weight[position]
         for i, layer in enumerate(self.decoder.layers):  # post-LN, as nn.TransformerDecoderLayer in eval mode

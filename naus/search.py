@@ -33,9 +33,19 @@ from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
 log = logging.getLogger(__name__)
 
 
-def fluency_score(kind: str, log_prob: np.ndarray, slor: np.ndarray, length: int) -> np.ndarray:
-    """The fluency term in log space: SLOR, or ln(1/perplexity) = ln P / (L + 1) as in the paper."""
-    return slor if kind == "slor" else log_prob / (length + 1)
+@numba.vectorize(["float64(float64, float64, int64, boolean, float64, float64)"], cache=True)
+def objective(log_prob, slor, length, slor_fluency, gamma, similarity):
+    """The teacher's objective, fluency × similarity^γ in log space, for every stage of the search (the
+    compiled climb element by element, the arrays of candidates at once): fluency is SLOR, or the paper's
+    ln(1/perplexity) = ln P / (L + 1); similarity is (cos + 1) / 2 of summary and source (unused at γ = 0)."""
+    fluency = slor if slor_fluency else log_prob / (length + 1)
+    return fluency + gamma * math.log(max(similarity, 1e-12)) if gamma > 0 else fluency
+
+
+@numba.vectorize(["float64(float64)"], cache=True)
+def similarity(cosine):
+    """The similarity term from the cosine of summary and source embeddings: in [0, 1]."""
+    return (cosine + 1.0) / 2.0
 
 
 @dataclass
@@ -69,18 +79,15 @@ class HillClimber:
 
     def _scorer(self, words: list[str], length: int):
         table = self.lm.table(words)
-        similarity = SubsetSimilarity(self.static.word_vectors(words)) if self.config.gamma > 0 else None
-        fluency, gamma = self.config.fluency, self.config.gamma
+        subsets = SubsetSimilarity(self.static.word_vectors(words)) if self.config.gamma > 0 else None
+        slor_fluency, gamma = self.config.fluency == "slor", self.config.gamma
 
         def score(positions: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
             log_prob = table.log_prob(positions)
             slor = (log_prob - table.unigram[positions].sum(axis=1)) / length
-            objective = fluency_score(fluency, log_prob, slor, length)
-            sim = None
-            if similarity is not None:
-                sim = (similarity.cosine(masks) + 1.0) / 2.0
-                objective = objective + gamma * np.log(np.maximum(sim, 1e-12))
-            return objective, log_prob, slor, sim
+            sim = similarity(subsets.cosine(masks)) if subsets is not None else None
+            scores = objective(log_prob, slor, length, slor_fluency, gamma, 1.0 if sim is None else sim)
+            return scores, log_prob, slor, sim
 
         return score
 
@@ -105,8 +112,8 @@ class HillClimber:
                 zero = np.zeros(1)
                 return Candidates(words, positions, zero, zero, zero, None, 0)
             masks = np.ones((1, source_length), dtype=bool)
-            objective, log_prob, slor, sim = self._scorer(words, source_length)(positions, masks)
-            return Candidates(words, positions, objective, log_prob, slor, sim, 0)
+            scores, log_prob, slor, sim = self._scorer(words, source_length)(positions, masks)
+            return Candidates(words, positions, scores, log_prob, slor, sim, 0)
         steps, restarts = self.config.budget(source_length, length)
         state_bytes = 8 * (length + (source_length + 63) // 64 + 4)  # positions, bit key, four scores
         if (steps + 1) * restarts * state_bytes > self.config.max_memory_mb * 2**20:
@@ -123,10 +130,10 @@ class HillClimber:
         positions = np.array(list(itertools.combinations(range(source_length), length)), dtype=np.int64)
         masks = np.zeros((len(positions), source_length), dtype=bool)
         np.put_along_axis(masks, positions, True, axis=1)
-        objective, log_prob, slor, sim = score(positions, masks)
-        top = _top_k(objective, keep)
+        scores, log_prob, slor, sim = score(positions, masks)
+        top = _top_k(scores, keep)
         return Candidates(
-            words, positions[top], objective[top], log_prob[top], slor[top],
+            words, positions[top], scores[top], log_prob[top], slor[top],
             None if sim is None else sim[top], len(positions),
         )
 
@@ -143,18 +150,18 @@ class HillClimber:
         else:
             sim_parts = (np.zeros(source_length), 0.0, np.zeros(source_length), 0.0, np.zeros((source_length,) * 2))
         with stoppable() as stop:
-            positions, keys, (objective, log_prob, slor, sim) = _climb_kernel(
+            positions, keys, (scores, log_prob, slor, sim) = _climb_kernel(
                 rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
                 self.config.fluency == "slor", self.config.gamma, sim_parts, order, stop,
             )
         # best first, ties by the state's bit key; a state met again has the same scores, so
         # copies sit side by side and the first of each run is kept
-        ranked = np.lexsort([keys[:, w] for w in reversed(range(keys.shape[1]))] + [-objective])
+        ranked = np.lexsort([keys[:, w] for w in reversed(range(keys.shape[1]))] + [-scores])
         distinct = np.ones(len(ranked), dtype=bool)
         distinct[1:] = (keys[ranked[1:]] != keys[ranked[:-1]]).any(axis=1)
         top = ranked[distinct][:max(keep, 1)]
         return Candidates(
-            words, positions[top], objective[top], log_prob[top], slor[top],
+            words, positions[top], scores[top], log_prob[top], slor[top],
             sim[top] if self.config.gamma > 0 else None, len(positions),
         )
 
@@ -189,10 +196,10 @@ def _sum(values: np.ndarray) -> float:
 
 
 @numba.njit(cache=True)
-def _score(positions, table, unigram, slor_fluency, gamma, similarity, window, picked):
+def _score(positions, table, unigram, slor_fluency, gamma, parts, window, picked):
     """(objective, ln P, SLOR, static sim) of one state, as `HillClimber._scorer` computes them."""
     flat, strides, eos = table
-    vx, cx, vc, cc, gram = similarity
+    vx, cx, vc, cc, gram = parts
     n, length = strides.shape[0], positions.shape[0]
     for w in range(length + 1):  # windows over <s>…<s> y </s>: index 0 is <s>, S + 1 is </s>
         index = 0
@@ -205,7 +212,6 @@ def _score(positions, table, unigram, slor_fluency, gamma, similarity, window, p
     for i in range(length):
         picked[i] = unigram[positions[i]]
     slor = (log_prob - _sum(picked)) / length
-    objective = slor if slor_fluency else log_prob / (length + 1)
     sim = 0.0
     if gamma > 0:
         dots, squares = cx, cc
@@ -214,13 +220,12 @@ def _score(positions, table, unigram, slor_fluency, gamma, similarity, window, p
             squares += 2.0 * vc[positions[i]]
             for j in range(length):
                 squares += gram[positions[i], positions[j]]
-        sim = (dots / math.sqrt(max(squares, 1e-12)) + 1.0) / 2.0
-        objective += gamma * math.log(max(sim, 1e-12))
-    return objective, log_prob, slor, sim
+        sim = similarity(dots / math.sqrt(max(squares, 1e-12)))
+    return objective(log_prob, slor, length, slor_fluency, gamma, sim), log_prob, slor, sim
 
 
 @numba.njit(cache=True)
-def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, similarity, order, stop):
+def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, parts, order, stop):
     """Every restart's walk, one swap per step: each scored state (positions, bit key, scores).
 
     Rows come step by step, restart by restart (the first `restarts` rows are the starting
@@ -253,7 +258,7 @@ def _climb_kernel(rng, steps, length, table, unigram, slor_fluency, gamma, simil
         positions[row] = proposal[:length]
         for p in proposal[:length]:
             keys[row, p // 64] |= np.uint64(1) << np.uint64(63 - p % 64)
-        scores[:, row] = _score(proposal[:length], table, unigram, slor_fluency, gamma, similarity, window, picked)
+        scores[:, row] = _score(proposal[:length], table, unigram, slor_fluency, gamma, parts, window, picked)
         if step == 0 or scores[0, row] >= current[r]:
             current[r] = scores[0, row]
             order[r] = proposal
@@ -331,18 +336,19 @@ class Teacher:
 
     def _rerank(self, index: int, cands: Candidates) -> Summary:
         """fluency + γ_r·ln sim over the K states; sim exact for the `rerank_exact` best by the estimate."""
-        gamma = self.config.rerank_gamma
-        fluency = fluency_score(self.config.fluency, cands.log_probs, cands.slors, cands.positions.shape[1])
+        def score(chosen: np.ndarray, sim: np.ndarray) -> np.ndarray:
+            return objective(cands.log_probs[chosen], cands.slors[chosen], cands.positions.shape[1],
+                             self.config.fluency == "slor", self.config.rerank_gamma, sim)
+
         context = self.contextual.source_context(cands.words)
         chosen = np.arange(len(cands.positions))
         if 0 < self.config.rerank_exact < len(chosen):
             masks = np.zeros((len(chosen), len(cands.words)), dtype=bool)
             np.put_along_axis(masks, cands.positions, True, axis=1)
-            estimate = (context.similarity().cosine(masks) + 1.0) / 2.0
-            chosen = _top_k(fluency + gamma * np.log(np.maximum(estimate, 1e-12)), self.config.rerank_exact)
+            chosen = _top_k(score(chosen, similarity(context.similarity().cosine(masks))), self.config.rerank_exact)
         vectors = self.contextual.encode_group([cands.text(k) for k in chosen])
-        sim = (vectors.astype(np.float64) @ context.vector + 1.0) / 2.0
-        final = fluency[chosen] + gamma * np.log(np.maximum(sim, 1e-12))
+        sim = similarity(vectors.astype(np.float64) @ context.vector)
+        final = score(chosen, sim)
         best = int(_top_k(final, 1)[0])
         return self._pick(index, cands, int(chosen[best]), final[best], sim[best])
 

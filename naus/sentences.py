@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from naus import layout
-from naus.architectures import CHAR_METHOD
+from naus import NausError, layout
+from naus.methods import CHAR_CONTROL
 from naus.browse import write_browser
 from naus.evaluate import sample_scores
 from naus.files import read_lines
@@ -40,23 +40,21 @@ def test_scorer(build: Path) -> SentenceTotals:
     return SentenceTotals([build / "data/test/title.txt"])
 
 
-def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path) -> None:
-    """Each NAUS row's p-value against the teacher, and length control's against truncation, on the
-    seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
+def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path, truncate: str,
+                 length_control: str) -> None:
+    """Each student row's p-value against the teacher, and the `length_control` row's against the `truncate`
+    row's, on the seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
     def scores(row: dict) -> np.ndarray | None:
-        runs = [scorer(outputs / f"{stem}.txt") for stem in row.get("_stems", [])]
+        runs = [scorer(outputs / f"{stem}.txt") for stem in row["_stems"]]
         return seed_mean(runs) if runs and all(run is not None for run in runs) else None
 
-    reference, truncated = scorer(teacher), None
-    for row in rows:
-        ours = scores(row)
-        if ours is None:
-            continue
-        if reference is not None:
+    students = [(row, scores(row)) for row in rows if row.get("_method") is not None]
+    truncated = next((ours for row, ours in students if row["_method"] == truncate), None)
+    reference = scorer(teacher)
+    for row, ours in students:
+        if ours is not None and reference is not None:
             row["p vs teacher"] = paired_p_value(ours, reference)
-        if row["System"].startswith("NAUS truncate"):
-            truncated = ours
-        if row["System"].startswith("NAUS length control") and truncated is not None:
+        if row["_method"] == length_control and ours is not None and truncated is not None:
             row["p vs truncate"] = paired_p_value(ours, truncated)
 
 
@@ -70,7 +68,7 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: 
     each method (and within its character budget); empty when an output is not in build/."""
     outputs = {"Search teacher": build / f"{layout.search('test', length)}.txt"}
     methods = [(name, method, length) for name, method in systems]
-    methods += [(f"NAUS char control, {budget} chars", CHAR_METHOD, layout.chars_target(budget))
+    methods += [(f"{CHAR_CONTROL.label}, {budget} chars", CHAR_CONTROL.name, layout.chars_target(budget))
                 for model, budget in chars if model == length]
     outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
                     for name, method, target in methods})
@@ -99,8 +97,8 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
             paths[f"{name} L={length}"] = build / f"{layout.decoded('test', layout.model(length), method, length)}.txt"
         for model, budget in chars:
             if model == length:
-                paths[f"NAUS char control {budget} chars L={length}"] = build / (
-                    f"{layout.decoded('test', layout.model(length), CHAR_METHOD, layout.chars_target(budget))}.txt")
+                paths[f"{CHAR_CONTROL.label} {budget} chars L={length}"] = build / (
+                    f"{layout.decoded('test', layout.model(length), CHAR_CONTROL.name, layout.chars_target(budget))}.txt")
     files = [build / "data/test/article.txt", build / "data/test/title.txt", *paths.values()]
     if not all(path.is_file() for path in files):
         return False
@@ -114,19 +112,20 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
 SOURCE_BUCKETS = (0, 20, 30, 40)  # source words: <20, 20-29, 30-39, 40 and more (Gigaword's lead sentences: ~30)
 
 
-def by_source_length(build: Path, length: int, seeds: list[int],
-                     scorer: SentenceTotals | None = None) -> tuple[list[str], list[int], dict] | None:
-    """Mean total ROUGE per bucket of source length (`SOURCE_BUCKETS`) of the teacher and the student by
-    truncation and by length control (per-sentence scores averaged over the seeds): the buckets' labels,
-    their sizes, {system: means}; None when an output is not in build/."""
+def by_source_length(build: Path, systems: dict[str, list[str]],
+                     scorer: SentenceTotals | None = None) -> tuple[list[str], list[int], dict]:
+    """Mean total ROUGE per bucket of source length (`SOURCE_BUCKETS`) of each system (its outputs' per-sentence
+    scores averaged over its seeds): the buckets' labels, their sizes, {system: means}."""
     scorer = scorer or test_scorer(build)
-    systems = {"search teacher": [build / f"{layout.search('test', length)}.txt"]}
-    systems.update({f"NAUS {m.replace('-', ' ')}": [build / f"{layout.decoded('test', layout.model(length, seed=s), m, length)}.txt"
-                                                   for s in seeds] for m in ("truncate", "length-control")})
-    scores = {label: [scorer(path) for path in paths] for label, paths in systems.items()}
     source = build / "data/test/article.txt"
-    if not source.is_file() or any(run is None for runs in scores.values() for run in runs):
-        return None
+    scores = {}
+    for label, stems in systems.items():
+        runs = [scorer(build / f"{stem}.txt") for stem in stems]
+        missing = next((build / f"{stem}.txt" for stem, run in zip(stems, runs) if run is None), None)
+        if missing or not source.is_file() or scorer.references is None:
+            raise NausError(f"{missing or source}: not found (the scores by source length read every output and "
+                            "the test split)")
+        scores[label] = runs
     words = np.array([len(line.split()) for line in read_lines(source)])
     bucket = np.searchsorted(SOURCE_BUCKETS, words, side="right") - 1
     labels = [f"{low}–{high - 1}" for low, high in zip(SOURCE_BUCKETS, SOURCE_BUCKETS[1:])] + [f"≥{SOURCE_BUCKETS[-1]}"]

@@ -58,6 +58,12 @@ def check_ranges(settings) -> None:
             raise SettingError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
 
 
+def options(settings: type, section: dict) -> dict:
+    """The settings of a configuration section that a dataclass's command-line options take (the fields
+    with help), in the dataclass's order: what a rule passes on, with no list of names of its own."""
+    return {spec.name: section[spec.name] for spec in fields(settings) if "help" in spec.metadata and spec.name in section}
+
+
 def target_length(source_length: int, length: int | None, ratio: float | None, min_length: int = 1) -> int:
     """A summary's length: `length` words, or ⌊ratio × source length⌋ and at least `min_length`
     (the same rule for the search and for decoding)."""
@@ -77,8 +83,6 @@ class SearchConfig:
     length: int | None = 10
     ratio: float | None = None
     min_length: int = 1
-    steps_coef: float = setting(PAPER_BUDGET[0], "hill-climbing steps = coef x source length x L^2", above=0)
-    restarts_coef: float = setting(PAPER_BUDGET[1], "restarts = coef x source length x L^2", above=0)
     fluency: str = setting("slor", "the fluency term: SLOR, or the paper's 1/perplexity", choices=FLUENCIES)
     gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
     rerank_k: int = setting(1600, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
@@ -86,6 +90,8 @@ class SearchConfig:
     rerank_exact: int = setting(60, "of those, the states the in-context estimate ranks best, encoded on their "
                                     "own for the choice (0: all)", minimum=0, maximum=100_000)
     rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
+    steps_coef: float = setting(PAPER_BUDGET[0], "hill-climbing steps = coef x source length x L^2", above=0)
+    restarts_coef: float = setting(PAPER_BUDGET[1], "restarts = coef x source length x L^2", above=0)
     seed: int = setting(0, "seed of the hill climbing")
     max_source_words: int = setting(200, "longer sources are searched on their first N words (the search's "
                                          "work grows with N^2)", minimum=1, maximum=MAX_POSITIONS)

@@ -1,7 +1,7 @@
 """`Summarizer`: a trained checkpoint plus a decoding method, for headlines from raw text.
 
-CTC students (NAUS, nar-ctc) decode with any of CTC_METHODS; the vanilla NAR student fills its L
-slots at once (`greedy`); the AR student generates left to right (`greedy` or `beam`).
+Each architecture's methods and their functions are `naus.methods`'; CTC students are run once per
+batch here and their scores handed to the method, the encoder-decoders are handed the model.
 """
 
 from __future__ import annotations
@@ -11,20 +11,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from naus import NausError
-import numpy as np
-
-from naus.decoding import (
-    Hypothesis, char_control_batch, ctc_beam_search_batch, greedy_batch, length_control_batch, slot_log_norm, truncate,
-    word_slots,
-)
-from naus.architectures import ARCHITECTURES, CHAR_METHOD
-from naus.text import normalize
-from naus.device import pick_device
-from naus.settings import DecodeConfig, target_length
+from naus.architectures import ARCHITECTURES
 from naus.checkpoint import load_checkpoint, model_from_checkpoint
+from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
+from naus.device import pick_device
+from naus.methods import CHAR_CONTROL, CHARS, METHODS
+from naus.settings import DecodeConfig, target_length
+from naus.text import normalize
 
 log = logging.getLogger(__name__)
 
@@ -66,24 +63,45 @@ class Summarizer:
         whose inputs and references are already tokenised) summaries keep `<unk>` as decoded.
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
         summary as returned (a raw text's `<unk>` counted as its source word)."""
-        if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):
-            kind = "a string" if isinstance(sentences, str) else next(type(s).__name__ for s in sentences
-                                                                        if not isinstance(s, str))
-            raise TypeError(f"sentences must be a list of strings, got {kind}")
-        if method is not None and not isinstance(method, str):
-            raise TypeError(f"method must be a string, got {type(method).__name__}")
+        _check_arguments(sentences, method)
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                      batch_size=batch_size)  # the command line's checks, types included
+        arch = ARCHITECTURES[self.model.config.arch]
+        method = self._method(method, chars)
+        texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
+        encoded = self._encode(texts)
+        results: list[Result | None] = [None] * len(texts)
+        order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
+        started, self._forward = time.perf_counter(), 0.0
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            batch = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size, chars,
+                                [texts[i] for i in rows] if raw else None)
+            for i, hyp in zip(rows, METHODS[method].decoder(arch.family)(batch)):
+                words = [self.vocab.tokens[t] for t in hyp.tokens]
+                if raw:
+                    words = restore_unknown(words, hyp, texts[i].split()[: self.model.config.max_len], self.vocab,
+                                            arch.ctc)
+                results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
+        self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": self._forward,
+                            "samples": len(order), "method": method}
+        return [r if r is not None else Result("", 0, 0.0) for r in results]
+
+    def _method(self, method: str | None, chars: int | None) -> str:
+        """The method asked for, or the architecture's default (char-control with a budget in characters)."""
         arch = self.model.config.arch
         methods = ARCHITECTURES[arch].methods
-        method = method or (CHAR_METHOD if chars is not None else methods[0])
+        method = method or (CHAR_CONTROL.name if chars is not None else methods[0])
         if method not in methods:
             raise NausError(f"a {arch} model decodes with {' or '.join(methods)}, not {method!r}")
-        if method == CHAR_METHOD and chars is None:
-            raise NausError(f"{CHAR_METHOD} needs a budget in characters (--chars N)")
-        if method != CHAR_METHOD and chars is not None:
-            raise NausError(f"a budget in characters (--chars) is for {CHAR_METHOD}, not {method}")
-        texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
+        if METHODS[method].budget == CHARS and chars is None:
+            raise NausError(f"{method} needs a budget in characters (--chars N)")
+        if METHODS[method].budget != CHARS and chars is not None:
+            raise NausError(f"a budget in characters (--chars) is for {CHAR_CONTROL.name}, not {method}")
+        return method
+
+    def _encode(self, texts: list[str]) -> list[list[int]]:
+        """Token ids of each text, cut to the student's positions (with a warning)."""
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t) for t in texts]
         cut = [i for i, tokens in enumerate(encoded) if len(tokens) > max_len]
@@ -92,70 +110,69 @@ class Summarizer:
             log.warning("%d of %d sentences are longer than this student's %d positions and are read on their first "
                         "%d words (the longest: sentence %d, %d words)", len(cut), len(texts), max_len, max_len,
                         longest + 1, len(encoded[longest]))
-            encoded = [tokens[:max_len] for tokens in encoded]
-        results: list[Result | None] = [None] * len(texts)
-        order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
-        started, forward = time.perf_counter(), 0.0
-        for start in range(0, len(order), batch_size):
-            batch = order[start : start + batch_size]
-            lengths = torch.tensor([len(encoded[i]) for i in batch])
-            tokens = torch.full((len(batch), int(lengths.max())), self.vocab.pad, dtype=torch.long)
-            for row, i in enumerate(batch):
-                tokens[row, : lengths[row]] = torch.tensor(encoded[i])
-            targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
-            if not ARCHITECTURES[arch].ctc and max(targets) > max_len:
-                raise NausError(f"a summary of {max(targets)} words is longer than this {arch} student's max_len "
-                                f"{max_len} allows")
-            tokens, lengths = tokens.to(self.device), lengths.to(self.device)
-            if ARCHITECTURES[arch].ctc:
-                tick = time.perf_counter()
-                logits = self.model(tokens, lengths, normalize=False)  # the decoders normalise what they read
-                log_norm = slot_log_norm(logits)
-                if self.device.type == "cuda":
-                    torch.cuda.synchronize()
-                forward += time.perf_counter() - tick
-                if method == CHAR_METHOD:
-                    slots = [[len(w.encode()) for w in texts[i].split()[:max_len]] for i in batch] if raw else None
-                    hyps = char_control_batch(logits, lengths, [chars] * len(batch), self.word_bytes, beam_size,
-                                              self.vocab.blank, self.vocab.unk, slots, log_norm)
-                else:
-                    hyps = self._decode(logits, log_norm, lengths, targets, method, beam_size)
-            elif arch == "nar":
-                hyps = self._fill_slots(tokens, lengths, targets)
-            else:
-                banned = (self.vocab.pad,)
-                width = beam_size if method == "beam" else 1
-                generated = self.model.generate(tokens, lengths, targets, width, self.vocab.blank, banned)
-                hyps = [Hypothesis(words, words, log_prob) for words, log_prob in generated]
-            for i, hyp in zip(batch, hyps):
-                words = [self.vocab.tokens[t] for t in hyp.tokens]
-                if raw:
-                    words = restore_unknown(words, hyp, texts[i].split()[:max_len], self.vocab, ARCHITECTURES[arch].ctc)
-                results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
-        total = time.perf_counter() - started
-        self.last_timing = {"seconds": total, "forward_seconds": forward, "samples": len(order), "method": method}
-        return [r if r is not None else Result("", 0, 0.0) for r in results]
+        return [tokens[:max_len] for tokens in encoded]
 
-    def _fill_slots(self, tokens, lengths, targets) -> list[Hypothesis]:
-        """Vanilla NAR: the best non-special word in each of exactly L slots."""
-        slots = torch.tensor(targets, device=tokens.device)
-        log_probs = self.model(tokens, lengths, slots)
-        log_probs[..., [self.vocab.blank, self.vocab.pad]] = float("-inf")
-        best, words = (x.cpu() for x in log_probs.max(dim=-1))
-        return [Hypothesis(words[i, :n].tolist(), words[i, :n].tolist(), float(best[i, :n].sum()))
-                for i, n in enumerate(targets)]
+    def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
+               texts: list[str] | None) -> Batch:
+        """One batch as a decoding method reads it: a CTC student run on it (the forward timed), or the
+        encoder-decoder and its input. `texts`: raw text, whose `<unk>`s count as their source words."""
+        config, arch = self.model.config, ARCHITECTURES[self.model.config.arch]
+        lengths = torch.tensor([len(tokens) for tokens in encoded])
+        tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
+        for row, ids in enumerate(encoded):
+            tokens[row, : len(ids)] = torch.tensor(ids)
+        targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
+        if not arch.ctc and max(targets) > config.max_len:
+            raise NausError(f"a summary of {max(targets)} words is longer than this {arch.name} student's max_len "
+                            f"{config.max_len} allows")
+        batch = Batch(lengths.to(self.device), targets, beam_size, self.vocab.blank, chars=chars,
+                      word_chars=self.word_bytes, unk=self.vocab.unk, model=self.model,
+                      tokens=tokens.to(self.device), banned=(self.vocab.pad,))
+        if texts is not None:
+            batch.unk_chars = [[len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
+        if arch.ctc:
+            tick = time.perf_counter()
+            batch.logits = self.model(batch.tokens, batch.lengths, normalize=False)  # decoders normalise what they read
+            batch.log_norm = slot_log_norm(batch.logits)
+            if self.device.type == "cuda":
+                torch.cuda.synchronize()
+            self._forward += time.perf_counter() - tick
+        return batch
 
-    def _decode(self, logits, log_norm, lengths, targets, method, beam_size) -> list[Hypothesis]:
-        blank = self.vocab.blank
-        if method == "length-control":
-            return length_control_batch(logits, lengths, targets, beam_size, blank, log_norm=log_norm)
-        if method == "beam":
-            hyps = ctc_beam_search_batch(logits, lengths, beam_size, blank, log_norm)
-            return [truncate(h, t) for h, t in zip(hyps, targets)]
-        hyps = greedy_batch(logits, lengths, blank, log_norm)
-        if method == "truncate":
-            hyps = [truncate(h, t) for h, t in zip(hyps, targets)]
-        return hyps
+
+def _check_arguments(sentences, method) -> None:
+    """The API's types, refused in one line (the command line's are checked by argparse)."""
+    if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):
+        kind = "a string" if isinstance(sentences, str) else next(type(s).__name__ for s in sentences
+                                                                    if not isinstance(s, str))
+        raise TypeError(f"sentences must be a list of strings, got {kind}")
+    if method is not None and not isinstance(method, str):
+        raise TypeError(f"method must be a string, got {type(method).__name__}")
+
+
+def fill_slots(batch: Batch) -> list[Hypothesis]:
+    """The vanilla NAR student's `greedy`: the best non-special word in each of exactly L slots."""
+    slots = torch.tensor(batch.targets, device=batch.tokens.device)
+    log_probs = batch.model(batch.tokens, batch.lengths, slots)
+    log_probs[..., [batch.blank, *batch.banned]] = float("-inf")
+    best, words = (x.cpu() for x in log_probs.max(dim=-1))
+    return [Hypothesis(words[i, :n].tolist(), words[i, :n].tolist(), float(best[i, :n].sum()))
+            for i, n in enumerate(batch.targets)]
+
+
+def generate_greedy(batch: Batch) -> list[Hypothesis]:
+    """The AR student's `greedy`: one word at a time, the most probable."""
+    return _generate(batch, 1)
+
+
+def generate_beam(batch: Batch) -> list[Hypothesis]:
+    """The AR student's `beam`: beam search over its words."""
+    return _generate(batch, batch.beam_size)
+
+
+def _generate(batch: Batch, width: int) -> list[Hypothesis]:
+    generated = batch.model.generate(batch.tokens, batch.lengths, batch.targets, width, batch.blank, batch.banned)
+    return [Hypothesis(words, words, log_prob) for words, log_prob in generated]
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:

@@ -32,3 +32,17 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def resolved_config(*files: Path) -> dict:
+    """A profile's configuration as the workflow resolves it: its files merged section by section, then the
+    schema's defaults filled in."""
+    import yaml
+    from snakemake.utils import validate
+
+    config = {}
+    for path in files:
+        for key, value in yaml.safe_load(Path(path).read_text()).items():
+            config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
+    validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"), set_default=True)
+    return config

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import torch
 
-from naus.decoding import (
-    NEG_INF, Hypothesis, _best_words_torch, _check_length_control, forced_alignment, greedy, reduce_path,
-)
+from naus.decoding import NEG_INF, Hypothesis, forced_alignment, greedy, reduce_path
+from naus.decoding.common import check_targets
+from naus.decoding.topk import best_words_torch
 from naus.search import Candidates, HillClimber, _top_k
 
 
@@ -68,7 +68,7 @@ def length_control_tensors(log_probs: torch.Tensor, lengths: torch.Tensor, targe
                            blank: int = 0, merge_repeats: bool = True, force_length: bool = True) -> list[Hypothesis]:
     """`length_control_batch` as batched tensor operations, a Python loop over slots (~30 small
     operations each): the reference the compiled kernel is tested and timed against."""
-    _check_length_control(beam_size, targets)
+    check_targets(beam_size, targets)
     lp = log_probs.detach().float()
     n, time, vocab = lp.shape
     lengths = lengths.to(lp.device)
@@ -77,7 +77,7 @@ def length_control_tensors(log_probs: torch.Tensor, lengths: torch.Tensor, targe
     scope = min(beam + 1, vocab - 1)
     arange_n = torch.arange(n, device=lp.device)
 
-    word_lp, word_id = _best_words_torch(lp, blank, scope)
+    word_lp, word_id = best_words_torch(lp, blank, scope)
     blank_lp = lp[:, :, blank]  # [N, T]
 
     score = torch.full((n, cells, beam), NEG_INF, device=lp.device)
@@ -238,3 +238,10 @@ def char_control_python(log_probs: torch.Tensor, budget: int, word_chars: list[i
     ends = [(cell[0][0], c) for c, cell in enumerate(cells) if cell]
     best = max(ends, key=lambda end: (end[0], end[1]))[1]
     return cells[best][0][2]
+
+
+def objective_python(log_prob: float, slor: float, length: int, fluency: str, gamma: float, cosine: float) -> float:
+    """The teacher's objective as the paper writes it: ln(fluency · sim^γ), fluency SLOR or 1/perplexity
+    = P^(1/(L+1)), sim = (cos + 1) / 2 (at most 1: γ > 0 only weighs it)."""
+    value = slor if fluency == "slor" else math.log(math.exp(log_prob) ** (1 / (length + 1)))
+    return value + (gamma * math.log(max((cosine + 1) / 2, 1e-12)) if gamma > 0 else 0.0)

@@ -169,9 +169,9 @@ def test_a_huge_length_under_a_4_gb_limit_is_one_error_line_or_the_whole_source(
 @pytest.mark.parametrize("seconds", [-0.002, float("nan"), "fast"])
 def test_the_report_refuses_an_implausible_time(tmp_path, seconds):
     """A negative time was shown as a speedup of −76×."""
-    from naus.report import first_timing
+    from naus.report.rows import first_timing
 
     stem = "decode/test/L10/length-control-10"
     path = write(tmp_path / f"{stem}.timing.json", json.dumps({"seconds_per_sample": seconds, "device": "cpu"}))
     with pytest.raises(NausError, match=f"{path}: seconds_per_sample is .*, expected a number in"):
-        first_timing(tmp_path, [stem])
+        first_timing(tmp_path, (stem,))

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 import torch
 
+from naus.decoding.topk import _grouped_top_kernel, _grouped_top_torch
 from naus.decoding import (
-    _grouped_top_kernel,
-    _grouped_top_torch,
     char_control_batch,
     ctc_beam_search,
     ctc_beam_search_batch,
@@ -326,15 +325,15 @@ DECODERS = {  # each batch decoder, on 4 samples of 30 words
 @pytest.mark.parametrize("decoder", ["length-control", "beam", "char-control"])
 def test_decoders_read_alike_in_place_and_from_gathered_columns(monkeypatch, decoder):
     """The GPU's way (a gathered table of the candidate columns) gives the CPU's paths and scores."""
-    from naus import decoding
+    from naus.decoding import beam, common
 
     gen = torch.Generator().manual_seed(5)
     lp = (torch.randn(4, 10, 30, generator=gen) * 3).log_softmax(-1)
     lengths = torch.tensor([10, 9, 4, 10])
     in_place = DECODERS[decoder](lp, lengths, None)
-    repeats, candidates = decoding._repeat_table, decoding._candidate_table
-    monkeypatch.setattr(decoding, "_repeat_table", lambda lp, word_id, gather: repeats(lp, word_id, True))
-    monkeypatch.setattr(decoding, "_candidate_table", lambda lp, ranks, blank, gather: candidates(lp, ranks, blank, True))
+    repeats, candidates = common.repeat_table, beam._candidate_table
+    monkeypatch.setattr(common, "repeat_table", lambda lp, word_id, gather: repeats(lp, word_id, True))
+    monkeypatch.setattr(beam, "_candidate_table", lambda lp, ranks, blank, gather: candidates(lp, ranks, blank, True))
     gathered = DECODERS[decoder](lp, lengths, None)
     assert [(h.path, h.log_prob) for h in gathered] == [(h.path, h.log_prob) for h in in_place]
 

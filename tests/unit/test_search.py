@@ -323,3 +323,22 @@ def test_a_lock_left_by_a_killed_writer_blocks_nobody(tmp_path):
         out.append({"index": i, "summary": "s"} for i in range(2))
         out.finish()
     assert len(read_records(tmp_path / "part.jsonl")) == 2 and not (tmp_path / "part.jsonl.lock").exists()
+
+
+def test_the_objective_every_stage_uses_is_the_papers_formula():
+    """`objective` (compiled, element by element or over arrays) against the formula written out."""
+    import math
+
+    from naus.search import objective, similarity
+    from tests.reference import objective_python
+
+    rng = np.random.default_rng(0)
+    log_probs, slors, cosines = -rng.random(50) * 30, rng.normal(size=50), rng.uniform(-1, 1, 50)
+    for fluency in ("slor", "perplexity"):
+        for gamma in (0.0, 1.5, 48.0):
+            together = objective(log_probs, slors, 8, fluency == "slor", gamma, similarity(cosines))
+            for i in range(50):
+                expected = objective_python(log_probs[i], slors[i], 8, fluency, gamma, cosines[i])
+                assert math.isclose(together[i], expected, rel_tol=1e-12, abs_tol=1e-12)
+                assert objective(log_probs[i], slors[i], 8, fluency == "slor", gamma, similarity(cosines[i])) \
+                    == together[i]

@@ -1,10 +1,13 @@
-"""The micro profile: fixture data and a profile small enough to run the whole workflow in a test."""
+"""The micro profile: fixture data, a profile small enough to run the whole workflow in a test, and one
+run of it that the workflow tests share (the pipeline test checks it, DVC's stages run over it)."""
 
+import os
 import random
+import subprocess
 
 import pytest
 
-from tests.helpers import HEADLINES, write
+from tests.helpers import BIN, HEADLINES, ROOT, write
 
 WORDS = "police government stocks president japan minister protesters schools talks trade earnings war".split()
 FILLER = "the a of on in said thursday monday as after for with".split()
@@ -33,7 +36,19 @@ duc: {{length: 4}}
 """
 
 
-@pytest.fixture(scope="module")
+def snakemake(workdir, config, env, *extra):
+    """The venv's snakemake by its path, the venv not on PATH (not activated): the rules must still
+    find its python and lmplz."""
+    cmd = [str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), "--configfile",
+           str(config), "--cores", "2", *extra]
+    result = subprocess.run(cmd, capture_output=True, text=True, env={**env, "PATH": "/usr/bin:/bin"})
+    return result.returncode, result.stdout + result.stderr
+
+
+SHARED_TIMING = ("--set-threads", "time_decode=1", "time_decode_beam=1")  # the micro times mean nothing: share the cores
+
+
+@pytest.fixture(scope="session")
 def micro(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("micro")
     rng = random.Random(0)
@@ -51,3 +66,11 @@ def micro(tmp_path_factory):
         write(data / f"duc/task1_ref{i}.txt", "".join(rng.choice(HEADLINES) + f" {1990 + k}\n" for k in range(5)))
     config = write(tmp / "micro.yaml", MICRO.format(data=data))
     return tmp, config
+
+
+@pytest.fixture(scope="session")
+def micro_run(micro):
+    """The whole micro workflow, run once: (its exit status, its output); the workdir is `micro`'s."""
+    workdir, config = micro
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return snakemake(workdir, config, env, *SHARED_TIMING)

@@ -6,23 +6,12 @@ import subprocess
 import pandas as pd
 
 from tests.helpers import BIN, ROOT, write
+from tests.workflow.conftest import SHARED_TIMING, snakemake
 
 
-def snakemake(workdir, config, env, *extra):
-    """The venv's snakemake by its path, the venv not on PATH (not activated): the rules must still
-    find its python and lmplz."""
-    cmd = [str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), "--configfile",
-           str(config), "--cores", "2", *extra]
-    result = subprocess.run(cmd, capture_output=True, text=True, env={**env, "PATH": "/usr/bin:/bin"})
-    return result.returncode, result.stdout + result.stderr
-
-
-SHARED_TIMING = ("--set-threads", "time_decode=1", "time_decode_beam=1")  # the micro times mean nothing: share the cores
-
-
-def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
+def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     workdir, config = micro
-    code, out = snakemake(workdir, config, env, *SHARED_TIMING)
+    code, out = micro_run
     assert code == 0, out[-3000:]
     results = workdir / "results/micro"
     table = (results / "tables/table2.md").read_text()
@@ -74,9 +63,13 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, env):
     assert prints["students"]["L4-s1"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 20
     code, out = snakemake(workdir, config, env, "-n", *SHARED_TIMING)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
+    # Snakemake's HTML report: every table and figure linked from the landing page is one it was declared
+    code, out = snakemake(workdir, config, env, "--report", str(workdir / "report.html"))
+    html = (workdir / "report.html").read_text()
+    assert code == 0 and "System Message" not in html and "Unknown target name" not in html, out[-2000:]
 
 
-def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, env):
+def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
     """`scripts/gpu-students.sh finish` on the archive its `run` packs (here of the micro build): every member
     checked, the students and decodings replaced, ROUGE and the tables made again by the pipeline, the same."""
     import tarfile

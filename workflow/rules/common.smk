@@ -10,9 +10,10 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
-sys.path.insert(0, workflow.basedir)  # naus.architectures: plain Python, the one list of students
-from naus import NausError, layout
-from naus.architectures import ARCHITECTURES, CHAR_METHOD, TABLE4_ARCHS
+sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
+from naus import NausError, layout, tables
+from naus.architectures import TABLE4_ARCHS
+from naus.settings import SearchConfig, options
 
 
 if not config:  # no --configfile: the demo profile
@@ -55,11 +56,6 @@ def data_dir() -> Path:
             "to the directory holding gigaword/ and duc2004/"
         )
     return Path(value)
-
-
-PUBLISHED_LABELS = [
-    f"HC_{n}_{kind}" for n in config["search"]["lengths"] if n in (8, 10) for kind in ("truncating", "length_control")
-] if config["data"].get("published_dir") else []
 
 
 ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])
@@ -116,56 +112,18 @@ def students() -> list[str]:
     return list(dict.fromkeys(models))
 
 
+# What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
+SPEC = tables.spec(config)
+
+
 def systems() -> list[str]:
-    """Every evaluated output, as a path under build/{profile}/ without `.txt`."""
-    lengths, decode = config["search"]["lengths"], config["decode"]
-    first = lengths[0]
-    systems = [layout.lead("test", n) for n in lengths] + [layout.search("test", n) for n in lengths]
-    systems += [layout.decoded("test", layout.model(n, seed=s), method, n)
-                for n in lengths for method in decode["methods"] for s in SEEDS]
-    systems += [layout.published(label) for label in PUBLISHED_LABELS]
-    systems += [
-        layout.decoded("test", layout.model(first, fraction=f, seed=s), method, first)
-        for f in config["train"]["fractions"] for method in ("truncate", "length-control") for s in ANALYSIS_SEEDS
-    ]
-    systems += [
-        layout.decoded("test", layout.model(first, seed=s), method, first, beam=b)
-        for b in decode.get("beam_sweep", []) for method in ("length-control", "beam") for s in ANALYSIS_SEEDS
-    ]
-    systems += [
-        layout.decoded("test", layout.model(model, seed=s), method, target)
-        for model, target in decode.get("transfer", []) for method in ("truncate", "length-control")
-        for s in ANALYSIS_SEEDS
-    ]
-    systems += [
-        layout.decoded("test", layout.model(model, seed=s), CHAR_METHOD, layout.chars_target(budget))
-        for model, budget in decode.get("chars", []) for s in SEEDS
-    ]
-    systems += [  # the budget figure draws one student
-        layout.decoded("test", layout.model(first), CHAR_METHOD, layout.chars_target(b)) for b in decode.get("char_sweep", [])
-    ]
-    systems += [
-        layout.decoded("test", layout.model(n, arch, seed=s), method, n)
-        for n in ANALYSIS_LENGTHS for arch in ANALYSIS_ARCHS for method, _ in ARCHITECTURES[arch].table4
-        for s in ANALYSIS_SEEDS
-    ]
-    return list(dict.fromkeys(systems))
+    """Every evaluated test-set output, as a path under build/{profile}/ without `.txt`."""
+    return SPEC.stems("test")
 
 
 def duc_systems() -> list[str]:
     """Table 3's outputs on DUC2004, as paths under build/{profile}/ without `.txt`."""
-    if not DUC_LENGTH:
-        return []
-    n = DUC_LENGTH
-    systems = [layout.lead("duc", "all"), layout.search("duc", n)]
-    systems += [layout.decoded("duc", layout.model(n, seed=s), method, n) for method in config["decode"]["methods"]
-                for s in SEEDS]
-    if config["duc"].get("chars"):
-        systems += [layout.decoded("duc", layout.model(n, seed=s), CHAR_METHOD, layout.chars_target(config["duc"]["chars"]))
-                    for s in SEEDS]
-    if config["data"].get("published_dir") and n == 13:
-        systems += [layout.published(f"duc/HC_13_{kind}") for kind in ("truncating", "length_control")]
-    return systems
+    return SPEC.stems("duc")
 
 
 def metric_files() -> list[str]:

@@ -14,23 +14,15 @@ rule report:
         landing=f"{RESULTS}/report.rst",
         metrics=f"{RESULTS}/metrics.json",
         fingerprints=f"{RESULTS}/fingerprints.json",
-        table2=report(f"{RESULTS}/tables/table2.md", caption=os.path.abspath(f"{RESULTS}/tables/table2.rst"), category="Tables"),
-        table3=[report(f"{RESULTS}/tables/table3.md", caption=os.path.abspath(f"{RESULTS}/tables/table3.rst"), category="Tables")]
-        if DUC_LENGTH else [],
-        table4=[report(f"{RESULTS}/tables/table4.md", caption=os.path.abspath(f"{RESULTS}/tables/table4.rst"), category="Tables")]
-        if ANALYSIS_LENGTHS else [],
+        tables=[
+            report(f"{RESULTS}/tables/{name}.md", caption=os.path.abspath(f"{RESULTS}/tables/{name}.rst"), category="Tables")
+            for name in [t.name for t in SPEC.tables] + ["case-study"]
+        ],
         browser=report(f"{RESULTS}/browse.html", caption=os.path.abspath(f"{RESULTS}/browse.rst"), category="Outputs"),
-        case_study=report(f"{RESULTS}/tables/case-study.md", caption=os.path.abspath(f"{RESULTS}/tables/case-study.rst"),
-                          category="Tables"),
-        table6=[report(f"{RESULTS}/tables/table6.md", caption=os.path.abspath(f"{RESULTS}/tables/table6.rst"), category="Tables")]
-        if config["decode"].get("transfer") else [],
         figures=[
-            report(path, caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"), category="Figures")
-            for path in [f"{RESULTS}/figures/{layout.figure(kind, n)}.png" for kind in ("loss", "lengths", "source-length")
-                         for n in config["search"]["lengths"]]
-            + ([f"{RESULTS}/figures/training-size.png"] if config["train"].get("fractions") else [])
-            + ([f"{RESULTS}/figures/beam-size.png"] if config["decode"].get("beam_sweep") else [])
-            + ([f"{RESULTS}/figures/char-budget.png"] if config["decode"].get("char_sweep") else [])
+            report(f"{RESULTS}/figures/{f.name}.png", caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"),
+                   category="Figures")
+            for f in SPEC.figures
         ],
     params:
         config=json.dumps(config),

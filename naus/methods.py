@@ -1,0 +1,69 @@
+"""The decoding methods, each declared once: its name, the students it applies to, the budget it takes
+and its function. The command line's choices, the summarizer, the configuration schema (checked
+equal by a test), the workflow's targets and the report's rows all read this table. Plain Python:
+a decoder is named "module:function" and imported when it is first used, so `naus --help` and the
+workflow never import torch.
+
+A decoder is called with a `naus.decoding.Batch` and returns one `Hypothesis` per sample.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+WORDS, CHARS = "words", "characters"  # what a method's budget counts: --length/--ratio, or --chars
+# Student families: CTC students (one output slot per source token), and the two encoder-decoders.
+CTC, AR, NAR = "ctc", "ar", "nar"
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str  # the `--method` value and a part of its decodings' file names
+    label: str  # its rows' name in Tables 2 and 3, the case study and the browser
+    short: str  # its name beside a student's (Table 6, the figures' legends)
+    budget: str  # WORDS or CHARS
+    decoders: dict[str, str]  # student family -> "module:function"
+    table4: dict[str, str] = field(default_factory=dict)  # student family -> the label of its Table 4 row
+    default_for: tuple[str, ...] = ()  # the families that decode with it when no method is given
+
+    def decoder(self, family: str):
+        module, function = self.decoders[family].split(":")
+        return getattr(importlib.import_module(module), function)
+
+
+METHODS = {method.name: method for method in (
+    Method("truncate", "NAUS truncate", "truncate", WORDS, {CTC: "naus.decoding.greedy:decode_truncated"},
+           table4={CTC: "truncate"}),
+    Method("length-control", "NAUS length control", "length control", WORDS, {CTC: "naus.decoding.length_control:decode"},
+           table4={CTC: "length control"}, default_for=(CTC,)),
+    Method("greedy", "NAUS greedy", "greedy", WORDS, {CTC: "naus.decoding.greedy:decode", AR: "naus.summarizer:generate_greedy",
+                                            NAR: "naus.summarizer:fill_slots"},
+           table4={AR: "greedy", NAR: "vanilla (L slots)"}, default_for=(NAR,)),
+    Method("beam", "CTC beam search + truncate", "CTC beam search", WORDS, {CTC: "naus.decoding.beam:decode_truncated",
+                                                         AR: "naus.summarizer:generate_beam"},
+           table4={AR: "beam search"}, default_for=(AR,)),
+    Method("char-control", "NAUS char control", "char control", CHARS, {CTC: "naus.decoding.char_control:decode"}),
+)}
+# The methods the analyses compare by name: truncation against length control (Tables 2 and 6, Figure 3), the
+# beam sweep (Figure 4) and the budget in characters.
+TRUNCATE, LENGTH_CONTROL, BEAM, CHAR_CONTROL = (METHODS[name] for name in ("truncate", "length-control", "beam",
+                                                                           "char-control"))
+
+
+def methods_for(family: str) -> tuple[str, ...]:
+    """The methods a student family decodes with, its default first."""
+    names = [name for name, method in METHODS.items() if family in method.decoders]
+    return tuple(sorted(names, key=lambda name: family not in METHODS[name].default_for))
+
+
+def word_methods() -> list[str]:
+    """The methods a configuration's decode.methods may list (a word budget: Table 2's rows)."""
+    return [name for name, method in METHODS.items() if method.budget == WORDS]
+
+
+def default_help() -> str:
+    """The `--method` help: each family's default."""
+    defaults = {family: methods_for(family)[0] for family in (CTC, AR, NAR)}
+    return (f"default: {defaults[CTC]} for CTC models, {defaults[AR]} for ar, {defaults[NAR]} for nar; "
+            f"{CHAR_CONTROL.name} with --chars")

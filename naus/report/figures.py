@@ -1,0 +1,160 @@
+"""The report's figures, each drawn from its declaration (`naus.tables.Figure`) with its caption: a
+figure whose input is missing is an error naming the file, never a figure left out."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+from naus.files import atomic_open, read_json, read_lines
+from naus.report.rows import first_timing, read_metrics
+from naus.sentences import SentenceTotals, by_source_length
+from naus.tables import Figure, Spec
+
+
+def caption(figure: Figure, spec: Spec) -> str:
+    n, seeds, analysis = figure.length, len(spec.seeds), len(spec.analysis_seeds)
+    return {
+        "training-size": f"Figure 3: training-set size vs ΔR (L={n}; mean ± sd over {analysis} seeds, {seeds} for the "
+                         "whole pool).",
+        "beam-size": f"Figure 4: beam size vs ΔR (mean ± sd over {analysis} seeds) and time (L={n}).",
+        "char-budget": f"ROUGE F1 against a budget in characters (char-control, whole words) for the L={n} student; "
+                       f"stars: its {n}-word length control.",
+        "loss": f"Training and dev loss of the L={n} student.",
+        "lengths": f"Summary lengths on the test set: truncation vs length control (L={n}).",
+        "source-length": f"Total ROUGE F1 by the source's length in words (test sentences per bucket in brackets) for "
+                         f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
+                         f"averaged over {seeds} seed(s)).",
+    }[figure.kind]
+
+
+def draw(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """`figure` as figures/{name}.png and .pdf."""
+    DRAW[figure.kind](figure, metrics, build, out / figure.name, scorer)
+
+
+def _axes(columns: int = 1):
+    """A new figure for the report: matplotlib without a display, one row of `columns` axes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(1, columns, figsize=(5 if columns == 1 else 8, 3.2))
+
+
+def _save(fig, out: Path) -> None:
+    """The figure as PNG and PDF, then closed."""
+    import matplotlib.pyplot as plt
+
+    for suffix in (".png", ".pdf"):
+        with atomic_open(out.with_suffix(suffix), "wb") as handle:
+            fig.savefig(handle, format=suffix[1:], dpi=150)
+    plt.close(fig)
+
+
+def _finish(fig, ax, out: Path, xlabel: str, ylabel: str, title: str, **legend) -> None:
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(**legend)
+    fig.tight_layout()
+    _save(fig, out)
+
+
+def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    entries = read_json(build / figure.history, ("history",))["history"]
+    steps = [e["step"] for e in entries]
+    fig, ax = _axes()
+    ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed CTC)")
+    if all("dev_loss" in e for e in entries):
+        ax.plot(steps, [e["dev_loss"] for e in entries], label="dev (CTC per word, on search output)")
+    _finish(fig, ax, out, "step", "loss", f"NAUS L={figure.length}: training curve")
+
+
+def length_histogram(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    fig, ax = _axes()
+    for series in figure.series:
+        (_, (stem,)), = series.points
+        lengths = [len(line.split()) for line in read_lines(build / f"{stem}.txt")]
+        ax.hist(lengths, bins=range(0, max(lengths + [1]) + 2), alpha=0.6, label=series.label)
+    _finish(fig, ax, out, "summary length (words)", "test samples", f"Summary lengths, L={figure.length}")
+
+
+def source_length_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """Total ROUGE against the source's length (buckets of words) for the teacher and the student."""
+    labels, counts, means = by_source_length(build, {s.label: list(s.points[0][1]) for s in figure.series}, scorer)
+    fig, ax = _axes()
+    for label, values in means.items():
+        ax.plot(range(len(labels)), values, marker="o", label=label)
+    ax.set_xticks(range(len(labels)), [f"{label}\n({n})" for label, n in zip(labels, counts)])
+    _finish(fig, ax, out, "source length in words (sentences)", "total ROUGE F1 (R-1 + R-2 + R-L)",
+            f"ROUGE by source length, L={figure.length}")
+
+
+def _deltas(metrics: Path, stems: tuple[str, ...], teacher: dict) -> list[float]:
+    """Each seed's ΔR over the teacher."""
+    base = teacher["rouge1"] + teacher["rouge2"] + teacher["rougeL"]
+    return [m["rouge1"] + m["rouge2"] + m["rougeL"] - base for m in (read_metrics(metrics / f"{s}.json") for s in stems)]
+
+
+def _teacher(metrics: Path, figure: Figure) -> dict:
+    return read_metrics(metrics / f"search/test/L{figure.length}.json")
+
+
+def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """Figure 3: training-set size vs ΔR, for truncation and length control (mean ± sd over seeds)."""
+    teacher = _teacher(metrics, figure)
+    fig, ax = _axes()
+    for series in figure.series:
+        runs = [_deltas(metrics, stems, teacher) for _, stems in series.points]
+        ax.errorbar([x for x, _ in series.points], [statistics.mean(d) for d in runs],
+                    yerr=[statistics.stdev(d) if len(d) > 1 else 0.0 for d in runs], marker="o", capsize=3,
+                    label=series.label)
+    ax.axhline(0, color="grey", linewidth=0.8)
+    _finish(fig, ax, out, "training pairs used (% of the searched pool)", "ΔR over the teacher (mean ± sd over seeds)",
+            f"Training-set size, L={figure.length}")
+
+
+def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """Figure 4: beam size vs ΔR (mean ± sd over seeds) and vs time per sample, for length control and CTC beam search."""
+    teacher = _teacher(metrics, figure)
+    fig, (left, right) = _axes(2)
+    for series in figure.series:
+        runs = [_deltas(metrics, stems, teacher) for _, stems in series.points]
+        xs = [x for x, _ in series.points]
+        left.errorbar(xs, [statistics.mean(d) for d in runs], yerr=[statistics.stdev(d) if len(d) > 1 else 0.0
+                                                                     for d in runs], marker="o", capsize=3,
+                      label=series.label)
+        right.plot(xs, [1000 * first_timing(build, stems)["seconds_per_sample"] for _, stems in series.points],
+                   marker="o", label=series.label)
+    left.set_xlabel("beam size")
+    left.set_ylabel("ΔR over the teacher (mean ± sd)")
+    right.set_xlabel("beam size")
+    right.set_ylabel("ms per sample (batch 64)")
+    left.legend()
+    fig.suptitle(f"Beam size, L={figure.length}")
+    fig.tight_layout()
+    _save(fig, out)
+
+
+def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """ROUGE F1 against the budget in characters (char-control), with the student's word length control
+    (at the mean characters of its summaries) for comparison."""
+    budgets, reference = figure.series
+    points = [(budget, read_metrics(metrics / f"{stem}.json")) for budget, (stem,) in budgets.points]
+    (_, (words,)), = reference.points
+    scores = read_metrics(metrics / f"{words}.json")
+    summaries = read_lines(build / f"{words}.txt")
+    mean_chars = sum(len(s.encode()) for s in summaries) / max(len(summaries), 1)
+    fig, ax = _axes()
+    for key, label in (("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
+        line, = ax.plot([b for b, _ in points], [m[key] for _, m in points], marker="o", label=f"{label}, char control")
+        ax.plot([mean_chars], [scores[key]], marker="*", markersize=12, color=line.get_color(), linestyle="none",
+                label=f"{label}, {figure.length} words (mean {mean_chars:.0f} chars)" if key == "rouge1" else None)
+    _finish(fig, ax, out, "budget (characters, whole words)", "ROUGE F1", f"Character budgets, L={figure.length} student",
+            fontsize=7)
+
+
+DRAW = {"training-size": fraction_figure, "beam-size": beam_figure, "char-budget": chars_figure, "loss": loss_curve,
+        "lengths": length_histogram, "source-length": source_length_figure}

@@ -1,0 +1,233 @@
+"""The report's pages: tables as Markdown, CSV and LaTeX with their captions, the sections of
+results/{profile}/README.md, and the HTML report's landing page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from naus import layout
+from naus.architectures import ARCHITECTURES
+from naus.files import atomic_open, read_json
+from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.report.rows import P_VALUES, SCORE_SD, SCORES, search_timing
+from naus.sentences import CASES
+from naus.shards import read_records
+from naus.tables import Spec
+
+
+def search_section(build: Path) -> str | None:
+    """How much each split was searched, and at what cost, from the merged search records."""
+    lines = ["| split | L | sentences | empty sources | mean summary words | s per sentence (one core) | core-hours |",
+             "|---|---|---|---|---|---|---|"]
+    for split, length, path in layout.searches(build):
+        records = read_records(path)
+        words = [len(r["summary"].split()) for r in records]
+        empty = sum(1 for w in words if w == 0)
+        sentences, seconds = search_timing(build, split, length) or (0, None)
+        per_sentence = seconds / sentences if sentences else None
+        lines.append(f"| {split} | {length} | {len(records):,} | {empty} | "
+                     f"{sum(words) / max(len(words), 1):.2f} | {'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
+                     f"{'–' if seconds is None else f'{seconds / 3600:.2f}'} |")
+    if len(lines) == 2:
+        return None
+    return ("## Search\n\nThe search teacher's output on every split it labels (the pool's is the students' "
+            "training data), with its time per sentence as measured by each one-core shard.\n\n"
+            + "\n".join(lines) + "\n")
+
+
+def _display(frame: pd.DataFrame) -> pd.DataFrame:
+    """Numbers as the paper prints them: two decimals, signed ΔR, short times, '–' when missing; a
+    score with a spread over seeds as "mean ± sd" (the sd columns then go), the interval only where
+    some row has one."""
+
+    def missing(value) -> bool:
+        return value is None or (isinstance(value, float) and pd.isna(value))
+
+    def cell(column: str, value) -> str:
+        if missing(value):
+            return "–"
+        if column == "ΔR":
+            return f"{value:+.2f}"
+        if column.startswith("Time"):
+            return f"{value:.3g}"
+        if column == "Seeds":
+            return str(int(value))
+        if column in P_VALUES:
+            return "<0.001" if value < 0.001 else f"{value:.3f}"
+        if isinstance(value, float):
+            return f"{value:.2f}"
+        return str(value)
+
+    shown = {c: [cell(c, v) for v in frame[c].tolist()] for c in frame.columns if c not in SCORE_SD + ["ΔR sd"]}
+    for column, sd in [*zip(SCORES, SCORE_SD), ("ΔR", "ΔR sd")]:
+        if column in frame and sd in frame:
+            shown[column] = [text if missing(spread) else f"{text} ± {spread:.2f}"
+                             for text, spread in zip(shown[column], frame[sd].tolist())]
+    for column in ("ΔR 95% CI", *P_VALUES):
+        if column in frame and all(missing(v) for v in frame[column].tolist()):
+            del shown[column]
+    return pd.DataFrame(shown)
+
+
+def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> str:
+    """The same table as Markdown, CSV and LaTeX, and its caption alone (`{name}.rst`, for
+    Snakemake's HTML report); returns the Markdown table."""
+    shown = _display(frame)
+    markdown = shown.to_markdown(index=False, disable_numparse=True)
+    _write(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
+    _write(out_dir / f"{name}.csv", frame.to_csv(index=False))
+    _write(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
+    _write(out_dir / f"{name}.rst", caption + "\n")
+    return markdown
+
+
+def _write(path: Path, text: str) -> None:
+    with atomic_open(path) as handle:
+        handle.write(text)
+
+
+TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
+
+
+def _seed_list(seeds: list[int]) -> str:
+    return f"{seeds[0]}–{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
+
+
+def training_section(build: Path) -> str | None:
+    """Each student's steps, best dev loss, time and device, from its history and timing files."""
+    trained = sorted(build.glob(f"{layout.student_dir('*')}/history.json"))
+    if not trained:
+        return None
+    lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
+             "|---|---|---|---|---|---|"]
+    for path in trained:
+        info = read_json(path, ("history",))
+        timing_file = build / layout.train_timing(path.parent.name)
+        timing = read_json(timing_file, ("seconds", "device"), {"seconds": (0, 10**9)}) if timing_file.is_file() else {}
+        history = info["history"]
+        best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
+        minutes = f"{timing['seconds'] / 60:.1f} min" if timing else "–"
+        lines.append(f"| {path.parent.name} | {history[-1]['step'] if history else 0} | "
+                     f"{'–' if best is None else f'{best:.3f}'} | {minutes} | "
+                     f"{timing.get('device', '–')} | {info.get('skipped_pairs', 0)} |")
+    return ("## Training\n\nStudents trained on the pool's search output; the checkpoint kept is the one "
+            "with the lowest CTC loss on the dev split's search output.\n\n" + "\n".join(lines) + "\n")
+
+
+HEADLINE_SYSTEMS = ("Search teacher", TRUNCATE.label, LENGTH_CONTROL.label)
+
+
+def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
+                 figures: list[tuple[str, str]], warning: str = "", browsable: bool = False) -> str:
+    """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
+    profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
+    paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
+    stats = build / "data" / "stats.json"
+    counts = read_json(stats) if stats.is_file() else {}
+    length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
+    rows = table2[table2["L"] == length].set_index("System")
+    title = f"naus: the {profile} profile"
+    lines = [title, "=" * len(title), "", *([f"**{warning.strip()}**", ""] if warning else []),
+             "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
+             "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
+             "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
+             "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
+                                                f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
+             f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
+             "teacher's; † quoted from the paper):", ""]
+    grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]
+    for system in HEADLINE_SYSTEMS:
+        ours, paper = (rows.loc[name] if name in rows.index else None for name in (f"{system} (ours)", f"{system} †"))
+        grid.append((system, *_scores(ours), *_scores(paper)))
+    widths = [max(len(row[k]) for row in grid) for k in range(len(grid[0]))]
+    rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    for k, row in enumerate(grid):
+        lines += [rule.replace("-", "=") if k == 1 else rule, "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"]
+    lines += [rule, "", "Tables: " + ", ".join(f"`{name}.md`_" for name in tables) + "."]
+    if figures:
+        lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures) + ".")
+    if browsable:
+        lines.append("Every test output, side by side with its ROUGE (sort by the difference of two systems, filter by a "
+                     "word): `browse.html`_.")
+    lines += ["", f"Every number comes from the pipeline's own run (``results/{profile}/README.md`` says how it was "
+              f"run and timed); ``results/{profile}/fingerprints.json`` holds the SHA-256 of every search output, "
+              "student and decoding, and the settings that made them."]
+    return "\n".join(lines) + "\n"
+
+
+def _scores(row) -> tuple[str, str]:
+    if row is None:
+        return "–", "–"
+    spread = row.get("ΔR sd")
+    delta = f"{row['ΔR']:+.2f}" + ("" if spread is None or pd.isna(spread) else f" ± {spread:.2f}")
+    return f"{row['R-1']:.2f} / {row['R-2']:.2f} / {row['R-L']:.2f}", delta
+
+
+def fingerprint_section(prints: dict) -> str | None:
+    """The outputs' SHA-256 (the first 16 hex digits; all of them in fingerprints.json)."""
+    rows = [(f"search output {name}", output["sha256"]) for name, output in prints["search"].items()]
+    rows += [(f"student {name} (best.pt)", output["sha256"]) for name, output in prints["students"].items()]
+    if not rows:
+        return None
+    lines = ["## Fingerprints", "", f"SHA-256 of each stage's outputs ({len(prints['decodings'])} decodings in "
+             "`fingerprints.json`, with the settings recorded beside each output): the same commit and settings "
+             "reproduce them byte for byte on one machine.", "", "| output | sha256 |", "|---|---|"]
+    lines += [f"| {name} | `{(digest or '–')[:16]}` |" for name, digest in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _decode_device(build: Path, lengths: list[int]) -> str:
+    for length in lengths:
+        for path in sorted((build / layout.decoded("test", layout.model(length), "*", "*")).parent.glob("*.timing.json")):
+            timing = read_json(path)
+            threads = f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing else ""
+            return timing.get("device", "cpu") + threads
+    return "cpu"
+
+
+def table_captions(spec: Spec, device: str) -> dict[str, str]:
+    """Each table's caption (a table the profile does not configure has none drawn)."""
+    profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
+    timing = (f"Students timed on {device} (batch 64 and batch 1), each row's first-seed student decoding alone (nothing "
+              "else running); the teacher on one CPU core per sentence.")
+    quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
+              "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
+    student = spec.config.get("model", {}).get("arch", "naus")
+    runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}. " if student != "naus" else "")
+    runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
+             "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
+             if len(spec.seeds) > 1 else "One student per row (one seed).")
+    significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
+                    "sentences (10,000 seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + "
+                    "R-L), each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length "
+                    "control) against truncation.")
+    other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
+                  else "The other students: one seed each.")
+    return {
+        "table2": f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
+        "the NAUS student decoded by truncation, length control and CTC beam search"
+        + (", and within a budget of characters by char-control (whole words, at most that many characters with "
+           "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
+        + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
+        f"{timing} {quoted}",
+        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
+        f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and student"
+        + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
+           if duc_chars else "")
+        + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
+        f"{timing} {quoted}",
+        "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output, vocabulary "
+        "and training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "
+        "stopping at end of sequence or L words), a vanilla non-autoregressive one that fills exactly L slots, "
+        "a non-autoregressive one trained with CTC, and (where run) NAUS whose encoder starts from "
+        "all-MiniLM-L6-v2 (its 6 x 384 shape and weights; each of our words starts as the mean of its WordPiece "
+        f"embeddings); ΔR over the teacher, time per sample. {runs} {other_runs} {timing}",
+        "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
+        f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
+        f"Each row: the students of seeds {_seed_list(spec.analysis_seeds)} (mean ± sd where several).",
+        "case-study": f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth of the "
+        f"test set by source length (Sentence: its line in the test set), with the reference, the L={spec.lengths[0]} "
+        "teacher's summary and the seed-0 student's by each decoding method (Words: its length).",
+    }

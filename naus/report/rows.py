@@ -1,0 +1,171 @@
+"""The tables' numbers: each declared row (`naus.tables`) read from its metric and timing files, its
+seeds averaged, ΔR over its group's teacher, and the paper's rows quoted beside ours.
+
+Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE-1.5.5, GPU timing); every other
+number is read from files the pipeline wrote, and a file a row needs that is missing is an error
+naming it. ΔR is total ROUGE (R-1 + R-2 + R-L) minus the search teacher's: ours for our rows and the
+rescored published outputs, the paper's for †.
+"""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from naus import layout
+from naus.files import read_json
+from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.sentences import SentenceTotals, add_p_values
+from naus.settings import MAX_POSITIONS
+from naus.tables import Group, Row, Table
+
+# Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
+PAPER_GIGAWORD = {
+    8: [
+        ("Lead-8 †", 8, 21.39, 7.42, 20.03, None),
+        ("Search teacher †", 8, 26.17, 9.69, 24.10, 6.846),
+        ("NAUS truncate †", 7.8, 27.27, 9.49, 24.96, 0.005),
+        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041),
+    ],
+    10: [
+        ("Lead-10 †", 10, 23.03, 7.95, 21.29, None),
+        ("Search teacher †", 10, 27.35, 10.25, 24.87, 9.217),
+        ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
+        ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
+    ],
+}
+# NACC (Liu, Huang & Mou, NeurIPS 2022): a student of 8-word search output decoded within 50 characters.
+PAPER_CHARS = {8: [("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None)]}
+# DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
+PAPER_DUC = [
+    ("Search teacher †", None, 26.14, 8.03, 22.88, None),
+    ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
+]
+METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
+# What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
+METRIC_BOUNDS = {"rouge1": (0, 100), "rouge2": (0, 100), "rougeL": (0, 100), "avg_words": (0, MAX_POSITIONS)}
+TIMING_BOUNDS = {key: (0, 86_400) for key in ("seconds_per_sample", "batch1_seconds_per_sample")}
+# A student's row is the mean over its seeds; the spread columns are filled where there are several.
+SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
+SCORES = ("R-1", "R-2", "R-L")
+SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
+# Paired significance of a NAUS row over the test sentences (naus.significance): against the teacher, and
+# length control against truncation.
+P_VALUES = ["p vs teacher", "p vs truncate"]
+COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
+           *P_VALUES, *SCORE_SD]
+BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
+
+
+def read_metrics(path: Path) -> dict:
+    return read_json(path, METRIC_KEYS, METRIC_BOUNDS)
+
+
+def total(row: dict) -> float:
+    return row["R-1"] + row["R-2"] + row["R-L"]
+
+
+def first_timing(build: Path, stems: tuple[str, ...]) -> dict:
+    """A student's time: its first seed's decoding, timed alone (the workflow times each table's first seed)."""
+    return read_json(build / f"{stems[0]}.timing.json", ("seconds_per_sample",), TIMING_BOUNDS)
+
+
+def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
+    """Sentences searched and their seconds (one CPU core per shard), summed over the shards' timing files."""
+    parts = [read_json(p, ("sentences", "seconds"), {"sentences": (0, 10**9), "seconds": (0, 10**9)})
+             for p in sorted(build.glob(layout.search_timings(split, length)))]
+    return (sum(p["sentences"] for p in parts), sum(p["seconds"] for p in parts)) if parts else None
+
+
+def teacher_seconds(build: Path, split: str, length: int) -> float | None:
+    """Mean search seconds per sentence (one CPU core per shard)."""
+    timing = search_timing(build, split, length)
+    return timing[1] / timing[0] if timing and timing[0] else None
+
+
+def read_row(row: Row, metrics: Path, build: Path) -> dict:
+    """A table row: the mean scores of its seeds' runs, their spread, and the time it shows (a student's first
+    seed's decoding; the teacher's search, one sentence at a time, so its batch-1 time is its time)."""
+    runs = [read_metrics(metrics / f"{stem}.json") for stem in row.stems]
+    out = {"System": row.label, "_totals": [r["rouge1"] + r["rouge2"] + r["rougeL"] for r in runs],
+           "_stems": list(row.stems), "_method": row.method}
+    for key, column in (("avg_words", "Len"), ("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
+        out[column] = statistics.mean(r[key] for r in runs)
+    if row.method is not None:
+        out["Seeds"] = len(runs)
+        for key, sd in zip(("rouge1", "rouge2", "rougeL"), SCORE_SD):
+            out[sd] = statistics.stdev(r[key] for r in runs) if len(runs) > 1 else None
+    if row.timed and row.method is not None:
+        timing = first_timing(build, row.stems)
+        out["Time (s/sample)"] = timing["seconds_per_sample"]
+        out["Time b=1 (s/sample)"] = timing.get("batch1_seconds_per_sample")
+    elif row.timed:
+        split, length = row.stems[0].split("/")[1], int(row.stems[0].rsplit("/L", 1)[1])
+        out["Time (s/sample)"] = out["Time b=1 (s/sample)"] = teacher_seconds(build, split, length)
+    return out
+
+
+def finish(rows: list[dict], teacher: dict | None) -> list[dict]:
+    """ΔR over the teacher (the mean of the seeds' ΔR, with its sd and a bootstrap interval over the
+    seeds where there are several) and the speedup."""
+    for row in rows:
+        totals = row.pop("_totals", None) or [total(row)]
+        for key in ("_stems", "_method"):
+            row.pop(key, None)
+        deltas = [t - total(teacher) for t in totals] if teacher else []
+        row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None
+        if len(deltas) > 1:
+            row["ΔR sd"] = round(statistics.stdev(deltas), 2)
+            low, high = bootstrap_interval(deltas)
+            row["ΔR 95% CI"] = f"[{low:+.2f}, {high:+.2f}]"
+        seconds, base = row.get("Time (s/sample)"), teacher.get("Time (s/sample)") if teacher else None
+        row["Speedup"] = f"{base / seconds:.0f}×" if seconds and base else None
+    return rows
+
+
+def bootstrap_interval(values: list[float], resamples: int = BOOTSTRAP) -> tuple[float, float]:
+    """The 95% percentile interval of the mean, resampling the seeds (seeded: the same every run)."""
+    rng = np.random.default_rng(0)
+    means = np.asarray(values)[rng.integers(0, len(values), (resamples, len(values)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def _quoted(rows: list[tuple]) -> list[dict]:
+    """The paper's rows, ΔR over the paper's own teacher."""
+    paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in rows]
+    return finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
+
+
+def _group_rows(group: Group, metrics: Path, build: Path, outputs: Path, scorer: SentenceTotals | None) -> list[dict]:
+    """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students."""
+    rows = [read_row(row, metrics, build) for row in group.rows]
+    teacher = read_row(group.teacher, metrics, build) if group.teacher else None
+    if scorer is not None and group.teacher:
+        add_p_values(rows, outputs, scorer, outputs / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
+                     LENGTH_CONTROL.name)
+    return finish(rows, teacher)
+
+
+def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, SentenceTotals],
+                chars: bool = False) -> pd.DataFrame:
+    """A declared table as a frame: its groups in order (with the L column where they have one), the
+    paper's rows after each group it quotes."""
+    split_metrics = metrics / "duc2004" if table.split == "duc" else metrics
+    outputs = build / "duc2004" if table.split == "duc" else build
+    frames = []
+    for group in table.groups:
+        rows = _group_rows(group, split_metrics, build, outputs, scorers.get(table.split)
+                           if table.name in ("table2", "table3") else None)
+        if table.name == "table2":
+            rows += _quoted(PAPER_GIGAWORD.get(group.key, []) + (PAPER_CHARS.get(group.key, []) if chars else []))
+        elif table.name == "table3":
+            rows += _quoted(PAPER_DUC)
+        columns = COLUMNS[:6] + SPREAD + SCORE_SD if table.name == "table6" else COLUMNS
+        frame = pd.DataFrame(rows, columns=columns)
+        if group.key is not None:
+            frame.insert(0, "L", group.key)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

@@ -1,0 +1,207 @@
+"""What each table and figure of a profile shows, declared once from its configuration: each row's
+label, its outputs (one per seed) and its decoding method, each figure's series. The workflow builds
+exactly these outputs (`workflow/rules/common.smk`) and the report draws exactly these rows and
+figures (`naus.report`), refusing one whose input is missing. Plain Python.
+
+An output is a path under build/{profile}/ without `.txt`; its scores are the same stem under
+results/{profile}/metrics/ (DUC2004's under metrics/duc2004/) with `.json`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from naus import NausError, layout
+from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
+from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
+
+# The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
+PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str
+    stems: tuple[str, ...]  # one output per seed
+    method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
+    timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Rows scored against one teacher (ΔR): a length of Table 2 or 4, Table 3, a transfer of Table 6."""
+
+    key: int | None  # the L column (Tables 2 and 4)
+    teacher: Row | None  # ΔR's reference (None: no teacher for that target)
+    rows: tuple[Row, ...]  # shown in this order (the teacher among them where the table shows it)
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    split: str  # "test" (F1 against the titles) or "duc" (recall at 75 bytes, metrics under duc2004/)
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: tuple[tuple[float | None, tuple[str, ...]], ...]  # (x, one output per seed)
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # under figures/, without .png
+    kind: str  # which drawing: training-size, beam-size, char-budget, loss, lengths, source-length
+    length: int
+    series: tuple[Series, ...] = ()
+    history: str | None = None  # the student's history.json (the loss curve)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A profile's tables and figures, and the settings their captions name."""
+
+    profile: str
+    lengths: list[int]
+    seeds: list[int]
+    analysis_seeds: list[int]
+    methods: list[str]  # Table 2's (and 3's) decoding methods, in the registry's order
+    chars: list[tuple[int, int]]  # Table 2's character budgets: (model length, characters)
+    duc_length: int | None
+    duc_chars: int | None
+    config: dict = field(repr=False)  # the whole resolved configuration (the outputs' recorded settings)
+    tables: tuple[Table, ...] = ()
+    figures: tuple[Figure, ...] = ()
+
+    def stems(self, split: str = "test") -> list[str]:
+        """Every output a table or figure reads on `split`, once each."""
+        found = [s for t in self.tables if t.split == split for g in t.groups
+                 for row in ((g.teacher,) if g.teacher else ()) + g.rows for s in row.stems]
+        if split == "test":
+            found += [s for f in self.figures for series in f.series for _, stems in series.points for s in stems]
+        return list(dict.fromkeys(found))
+
+    def table(self, name: str) -> Table | None:
+        return next((t for t in self.tables if t.name == name), None)
+
+
+def students(seeds, length, method: str, target, arch: str = "naus", split: str = "test", fraction=None,
+             beam=None) -> tuple[str, ...]:
+    """One decoding per seed of a student."""
+    return tuple(layout.decoded(split, layout.model(length, arch, fraction, seed), method, target, beam)
+                 for seed in seeds)
+
+
+def spec(config: dict) -> Spec:
+    """The tables and figures a resolved configuration asks for."""
+    try:
+        base = Spec(config["profile"], list(config["search"]["lengths"]), list(config["train"]["seeds"]),
+                    list(config["train"]["analysis_seeds"]),
+                    [name for name in METHODS if name in config["decode"]["methods"]],
+                    [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
+                    (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
+        tables = (_table2(base), _table3(base), _table4(base), _table6(base))
+        return Spec(**{**base.__dict__, "tables": tuple(t for t in tables if t and t.groups),
+                       "figures": tuple(_figures(base))})
+    except (KeyError, TypeError, ValueError) as err:
+        raise NausError(f"not a profile's resolved configuration ({type(err).__name__}: {err})") from None
+
+
+def _teacher(split: str, length: int, label: str = "Search teacher (ours)") -> Row:
+    return Row(label, (layout.search(split, length),), timed=True)
+
+
+def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) -> list[Row]:
+    """A student's rows: one per decoding method, then one per character budget."""
+    rows = [Row(f"{METHODS[m].label} (ours)", students(s.seeds, length, m, length, split=split), m, True)
+            for m in s.methods]
+    rows += [Row(f"{CHAR_CONTROL.label}, {budget} {budget_unit} (ours)",
+                 students(s.seeds, length, CHAR_CONTROL.name, layout.chars_target(budget), split=split),
+                 CHAR_CONTROL.name, True) for budget in chars]
+    return rows
+
+
+def _published(labels: list[str]) -> list[Row]:
+    return [Row(f"published {label.rsplit('/', 1)[-1]} (rescored)", (layout.published(label),)) for label in labels]
+
+
+def _table2(s: Spec) -> Table:
+    groups = []
+    published = s.config["data"].get("published_dir")
+    for length in s.lengths:
+        teacher = _teacher("test", length)
+        rows = [Row(f"Lead-{length} (ours)", (layout.lead("test", length),)), teacher]
+        rows += _ours(s, "test", length, "chars", [budget for model, budget in s.chars if model == length])
+        if published and length in PUBLISHED_LENGTHS:
+            rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
+        groups.append(Group(length, teacher, tuple(rows)))
+    return Table("table2", "test", tuple(groups))
+
+
+def _table3(s: Spec) -> Table | None:
+    if not s.duc_length:
+        return None
+    n = s.duc_length
+    teacher = _teacher("duc", n, f"Search teacher, L={n} (ours)")
+    rows = [Row("Lead, 75 bytes (ours)", (layout.lead("duc", "all"),)), teacher]
+    rows += _ours(s, "duc", n, "bytes", [s.duc_chars] if s.duc_chars else [])
+    if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
+        rows += _published([f"duc/HC_{n}_{kind}" for kind in PUBLISHED_KINDS])
+    return Table("table3", "duc", (Group(None, teacher, tuple(rows)),))
+
+
+def _table4(s: Spec) -> Table:
+    """Per length, NAUS (Table 2's students and seeds) and each configured encoder-decoder (its seeds)."""
+    archs = ["naus", *s.config.get("analysis", {}).get("archs", TABLE4_ARCHS)]
+    groups = []
+    for length in s.config.get("analysis", {}).get("lengths", []):
+        teacher = _teacher("test", length)
+        rows = [teacher] + [
+            Row(f"{arch.label}, {label}", students(s.seeds if arch.name == "naus" else s.analysis_seeds, length, method,
+                                                   length, arch.name), method, True)
+            for arch in ARCHITECTURES.values() if arch.name in archs for method, label in arch.table4]
+        groups.append(Group(length, teacher, tuple(rows)))
+    return Table("table4", "test", tuple(groups))
+
+
+def _table6(s: Spec) -> Table:
+    """A student trained for i words decoded for j words or a ratio; ΔR over the j-word teacher where one is searched."""
+    groups = []
+    for model, target in s.config["decode"].get("transfer", []):
+        teacher = _teacher("test", target) if str(target) in map(str, s.lengths) else None
+        label = f"{model} → {layout.target_label(str(target))}"
+        groups.append(Group(None, teacher, tuple(
+            Row(f"{label}, {m.short}", students(s.analysis_seeds, model, m.name, target), m.name)
+            for m in (TRUNCATE, LENGTH_CONTROL))))
+    return Table("table6", "test", tuple(groups))
+
+
+def _figures(s: Spec) -> list[Figure]:
+    """Figures 3 and 4 and the budget figure on the first length; per length the loss curve, the summary
+    lengths and the scores by source length."""
+    first, decode = s.lengths[0], s.config["decode"]
+    figures = []
+    if fractions := s.config["train"].get("fractions"):
+        figures.append(Figure("training-size", "training-size", first, tuple(
+            Series(m.short, tuple((100 * f, students(s.seeds if f == 1.0 else s.analysis_seeds, first, m.name, first,
+                                                     fraction=f)) for f in sorted(fractions) + [1.0]))
+            for m in (TRUNCATE, LENGTH_CONTROL))))
+    if beams := decode.get("beam_sweep"):
+        figures.append(Figure("beam-size", "beam-size", first, tuple(
+            Series(m.short, tuple((b, students(s.analysis_seeds, first, m.name, first, beam=b)) for b in sorted(beams)))
+            for m in (LENGTH_CONTROL, BEAM))))
+    if budgets := decode.get("char_sweep"):
+        figures.append(Figure("char-budget", "char-budget", first, (
+            Series(CHAR_CONTROL.short, tuple((b, students([0], first, CHAR_CONTROL.name, layout.chars_target(b)))
+                                             for b in sorted(budgets))),
+            Series(LENGTH_CONTROL.short, ((None, students([0], first, LENGTH_CONTROL.name, first)),)))))
+    for n in s.lengths:
+        figures.append(Figure(layout.figure("loss", n), "loss", n,
+                              history=f"{layout.student_dir(layout.model(n))}/history.json"))
+        figures.append(Figure(layout.figure("lengths", n), "lengths", n, tuple(
+            Series(m.name, ((None, students([0], n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL))))
+        figures.append(Figure(layout.figure("source-length", n), "source-length", n, (
+            Series("search teacher", ((None, (layout.search("test", n),)),)),
+            *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
+    return figures

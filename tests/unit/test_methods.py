@@ -1,0 +1,84 @@
+"""The registry of decoding methods is the one place a method is declared: the command line, the schema,
+the summarizer and the architectures read it."""
+
+import yaml
+
+import pytest
+import torch
+
+from naus import methods
+from naus.architectures import ARCHITECTURES
+from naus.methods import CTC, METHODS, WORDS, Method
+from tests.helpers import ROOT
+
+
+def schema_difference() -> set[str]:
+    """The methods the configuration schema's decode.methods and the registry's word methods disagree on."""
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    listed = set(schema["properties"]["decode"]["properties"]["methods"]["items"]["enum"])
+    return listed ^ set(methods.word_methods())
+
+
+def method_choices() -> list[str]:
+    from naus.cli import build_parser
+
+    decode = build_parser()._subparsers._group_actions[0].choices["decode"]
+    return next(a.choices for a in decode._actions if a.dest == "method")
+
+
+def test_the_schema_lists_every_word_method_of_the_registry():
+    assert schema_difference() == set()
+
+
+def test_the_command_line_offers_every_method():
+    assert list(method_choices()) == list(METHODS)
+
+
+def test_each_family_has_one_default_first():
+    for family in {a.family for a in ARCHITECTURES.values()}:
+        assert sum(family in m.default_for for m in METHODS.values()) == 1
+        assert family in METHODS[methods.methods_for(family)[0]].default_for
+
+
+def first_words(batch):
+    """A dummy decoder: the first L source tokens of each sample, read off the batch."""
+    from naus.decoding import Hypothesis
+
+    ids = batch.logits.argmax(-1)
+    return [Hypothesis(ids[i, :t].tolist(), ids[i, :t].tolist(), 0.0) for i, t in enumerate(batch.targets)]
+
+
+def test_a_method_is_its_registry_entry_and_its_function(monkeypatch):
+    """A dummy method added to the registry: the command line offers it, the schema check sees it is not
+    listed there, a CTC student decodes with it."""
+    from naus.model import build_model
+    from naus.settings import ModelConfig
+    from naus.summarizer import Summarizer
+    from naus.vocab import Vocab
+
+    monkeypatch.setitem(METHODS, "dummy", Method("dummy", "NAUS dummy", "dummy", WORDS,
+                                                 {CTC: "tests.unit.test_methods:first_words"}))
+    assert "dummy" in method_choices()
+    assert schema_difference() == {"dummy"}
+    assert "dummy" in ARCHITECTURES["naus"].methods and "dummy" not in ARCHITECTURES["ar"].methods
+    vocab = Vocab.build(["a b c d e"])
+    torch.manual_seed(0)
+    model = build_model(ModelConfig(len(vocab), d_model=16, n_heads=2, n_layers=1, d_ff=32, max_len=16))
+    summary, = Summarizer(model, vocab, torch.device("cpu")).summarize(["a b c d e"], length=2, method="dummy")
+    assert summary.length == 2
+    with pytest.raises(Exception, match="decodes with"):
+        Summarizer(model, vocab, torch.device("cpu")).summarize(["a b"], method="nonexistent")
+
+
+def test_method_names_are_written_in_the_registry_only():
+    """No module of naus/ but the registry holds a method's name as a string: the others read the registry."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "naus").rglob("*.py")):
+        if path.name == "methods.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and node.value in METHODS:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+    assert found == []

@@ -11,15 +11,17 @@ import functools
 import re
 import unicodedata
 
-from nltk.tokenize import TreebankWordTokenizer
-
 _BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "--"})
 _DIGIT = re.compile(r"\d")
 
 
 @functools.lru_cache(maxsize=1)
-def _tokenizer() -> TreebankWordTokenizer:
+def _tokenizer():
+    """NLTK's Treebank tokenizer, imported on first use: importing nltk takes a second, and most commands
+    (the pipeline's decoding of tokenised text among them) never normalise raw text."""
+    from nltk.tokenize import TreebankWordTokenizer
+
     return TreebankWordTokenizer()
 
 

@@ -1,0 +1,135 @@
+"""Where the search teacher's time goes, and cheaper teachers against the default on the dev split.
+
+1. Profile: the default teacher (`SearchConfig`'s defaults) on the first `--profile-sentences` dev
+   sentences, one process on one thread, each stage timed on its own: the hill climbing (stage 1),
+   MiniLM's pass over the source (the in-context states), the in-context estimate of every candidate's
+   similarity, MiniLM encoding the `rerank_exact` candidates on their own, and the rest.
+2. Candidates: the default and each cheaper setting of `CANDIDATES`, in this one run, on the dev split
+   at every length (benchmarks.teacher_quality's two one-thread workers, every other sentence each):
+   dev ROUGE and seconds per sentence per core.
+
+Writes results/benchmarks/teacher_cost.json.
+
+    python -m benchmarks.teacher_cost --data build/gigaword-sample/data \
+        --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import teacher_quality as quality
+from naus.files import read_lines, write_json
+from naus.settings import PAPER_BUDGET, SearchConfig
+
+DEFAULT = {"rerank_k": SearchConfig.rerank_k, "rerank_exact": SearchConfig.rerank_exact}
+# Cheaper re-rankings: fewer states encoded on their own (the in-context estimate choosing more), fewer states.
+CANDIDATES = [
+    {"rerank_k": 1600, "rerank_exact": 1},
+    {"rerank_k": 1600, "rerank_exact": 5},
+    {"rerank_k": 1600, "rerank_exact": 15},
+    {"rerank_k": 800, "rerank_exact": 5},
+    {"rerank_k": 3200, "rerank_exact": 5},
+    {"rerank_k": 200, "rerank_exact": 15},
+]
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else the platform's word for it."""
+    try:
+        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown CPU"
+
+
+def profile(lm_path: str, onnx: str, articles: list[str], length: int) -> dict:
+    """Seconds per sentence of each stage of the default teacher, one thread."""
+    import torch
+
+    from naus.lm import LanguageModel
+    from naus.search import HillClimber, Teacher, similarity
+    from naus.similarity import ContextualEmbedder
+
+    torch.set_num_threads(1)
+    config = SearchConfig(length=length)
+    embedder = ContextualEmbedder("cpu", onnx=onnx)
+    teacher = Teacher(LanguageModel(lm_path), config, None, embedder)
+    climber: HillClimber = teacher.climber
+    stages = dict.fromkeys(("climb", "source pass", "estimate", "exact encoding", "whole teacher"), 0.0)
+    teacher.summarize([(0, articles[0])])  # warm-up: compiled kernels, the ONNX session
+    for index, source in enumerate(articles):
+        tick = time.perf_counter()
+        cands = climber.search(index, source.split(), config.rerank_k)
+        stages["climb"] += time.perf_counter() - tick
+        if not cands.words or len(cands.positions) == 0:
+            continue
+        tick = time.perf_counter()
+        context = embedder.source_context(cands.words)
+        stages["source pass"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
+        np.put_along_axis(masks, cands.positions, True, axis=1)
+        estimate = similarity(context.similarity().cosine(masks))
+        chosen = np.argsort(-estimate, kind="stable")[: config.rerank_exact]
+        stages["estimate"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        embedder.encode_group([cands.text(k) for k in chosen])
+        stages["exact encoding"] += time.perf_counter() - tick
+        tick = time.perf_counter()
+        teacher.summarize([(index, source)])
+        stages["whole teacher"] += time.perf_counter() - tick
+    per_sentence = {stage: round(seconds / len(articles), 5) for stage, seconds in stages.items()}
+    per_sentence["rest"] = round(per_sentence["whole teacher"] - sum(v for k, v in per_sentence.items()
+                                                                      if k != "whole teacher"), 5)
+    return per_sentence
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="the profile's data directory (dev/, lm.txt)")
+    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
+    parser.add_argument("--onnx", required=True, help="the int8 MiniLM the pipeline exports")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--profile-sentences", type=int, default=100)
+    parser.add_argument("--work", default="build/benchmarks/teacher_quality", help="the static table is kept here")
+    parser.add_argument("--out", default="results/benchmarks/teacher_cost.json")
+    args = parser.parse_args()
+
+    data = Path(args.data)
+    articles = read_lines(data / "dev" / "article.txt")[: args.sentences]
+    titles = read_lines(data / "dev" / "title.txt")[: args.sentences]
+    report = {"data": f"dev split of the profile at {data} (first {len(articles)} pairs)",
+              "machine": f"{platform.machine()}, {cpu_name()}, {os.cpu_count()} cores",
+              "default": DEFAULT,
+              "profile": {"sentences": args.profile_sentences, "threads": 1,
+                          "lengths": {str(n): profile(args.lm, args.onnx, articles[: args.profile_sentences], n)
+                                      for n in args.lengths}}}
+    write_json(args.out, report)
+    print(report["profile"], flush=True)
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    static = quality.build_static(data, Path(args.work), args.onnx)
+    lm = {quality.BASELINE["lm"]: args.lm}
+    base = {**quality.BASELINE, "budget": SearchConfig.steps_coef / PAPER_BUDGET[0]}
+    report["rows"] = []
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(2, initializer=quality._init_worker, initargs=(lm, args.onnx, static)) as pool:
+        pool.map(quality._run, [(base, 10, list(enumerate(articles[k:5:2]))) for k in (0, 1)], chunksize=1)
+        for changes in [DEFAULT, *CANDIDATES]:
+            for length in args.lengths:
+                result = quality.run_split(pool, {**base, **changes}, length, articles, titles)
+                report["rows"].append({"settings": changes, "length": length, **result})
+                write_json(args.out, report)
+                print(report["rows"][-1], flush=True)
+
+
+if __name__ == "__main__":
+    main()

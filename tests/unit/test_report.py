@@ -3,7 +3,6 @@ import json
 import pandas as pd
 import pytest
 
-from naus import NausError
 from naus.files import sha256sum
 from naus.methods import METHODS
 from naus.report import build_report

@@ -93,49 +93,71 @@ def log_prob(model: LSTMLM, texts: list[list[str]], index: dict[str, int]) -> np
     return np.concatenate(out)
 
 
-def candidates(lm_path: str, onnx: str, articles: list[str], length: int) -> list[dict]:
-    """The default teacher's final candidates per sentence: texts, KenLM ln P, SLOR, exact similarity."""
+def default_teacher(lm_path: str, onnx: str, length: int):
+    """The default teacher at `length` on one thread, and its MiniLM embedder."""
     from naus.lm import LanguageModel
-    from naus.search import Teacher, similarity
+    from naus.search import Teacher
     from naus.similarity import ContextualEmbedder
 
     torch.set_num_threads(1)
-    config = SearchConfig(length=length)
     embedder = ContextualEmbedder("cpu", onnx=onnx)
-    teacher = Teacher(LanguageModel(lm_path), config, None, embedder)
-    found = []
-    for index, source in enumerate(articles):
-        cands = teacher.climber.search(index, source.split(), config.rerank_k)
-        if not cands.words:
-            found.append({"texts": [""], "log_prob": np.zeros(1), "slor": np.zeros(1), "sim": np.ones(1),
-                          "default": ""})
-            continue
-        context = embedder.source_context(cands.words)
-        masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
-        np.put_along_axis(masks, cands.positions, True, axis=1)
-        from naus.search import objective
+    return Teacher(LanguageModel(lm_path), SearchConfig(length=length), None, embedder), embedder
 
-        estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, config.rerank_gamma,
-                             similarity(context.similarity().cosine(masks)))
-        chosen = np.argsort(-estimate, kind="stable")[: config.rerank_exact]
-        sims = similarity(embedder.encode_group([cands.text(k) for k in chosen]).astype(np.float64) @ context.vector)
-        found.append({"texts": [cands.text(k) for k in chosen], "log_prob": cands.log_probs[chosen],
-                      "slor": cands.slors[chosen], "sim": sims,
-                      "default": teacher.summarize([(index, source)])[0].summary})
-    return found
+
+def finalists(teacher, embedder, index: int, source: str):
+    """The default teacher's finalists of one sentence, as its re-ranking chooses them: stage 1's states, the
+    source's MiniLM context, the `rerank_exact` states the in-context estimate ranks best (None: no words)."""
+    from naus.search import objective, similarity
+
+    config = teacher.config
+    cands = teacher.climber.search(index, source.split(), config.rerank_k)
+    if not cands.words:
+        return None
+    context = embedder.source_context(cands.words)
+    masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
+    np.put_along_axis(masks, cands.positions, True, axis=1)
+    estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, config.rerank_gamma,
+                         similarity(context.similarity().cosine(masks)))
+    return cands, context, np.argsort(-estimate, kind="stable")[: config.rerank_exact]
+
+
+def each_sentence(lm_path: str, onnx: str, articles: list[str], length: int):
+    """Per dev sentence: the default teacher's summary, and its finalists (texts, KenLM ln P, SLOR, pooled
+    similarity, the source's words; a lone empty text for a source without words), and the embedder."""
+    from naus.search import similarity
+
+    teacher, embedder = default_teacher(lm_path, onnx, length)
+    for index, source in enumerate(articles):
+        default = teacher.summarize([(index, source)])[0].summary
+        chosen = finalists(teacher, embedder, index, source)
+        if chosen is None:
+            yield {"texts": [""], "log_prob": np.zeros(1), "slor": np.zeros(1), "sim": np.ones(1), "words": [],
+                   "default": default}, embedder
+            continue
+        cands, context, chosen = chosen
+        texts = [cands.text(k) for k in chosen]
+        sims = similarity(embedder.encode_group(texts).astype(np.float64) @ context.vector)
+        yield {"texts": texts, "log_prob": cands.log_probs[chosen], "slor": cands.slors[chosen], "sim": sims,
+               "words": cands.words, "default": default}, embedder
+
+
+def dev_options(description: str, out: str) -> argparse.ArgumentParser:
+    """The options of an experiment on the default teacher's dev finalists."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", required=True, help="the profile's data directory (dev/, lm.txt)")
+    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
+    parser.add_argument("--onnx", required=True, help="the int8 MiniLM the pipeline exports")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--sentences", type=int, default=500)
+    parser.add_argument("--out", default=out)
+    return parser
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--lm", required=True)
-    parser.add_argument("--onnx", required=True)
-    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
-    parser.add_argument("--sentences", type=int, default=500)
+    parser = dev_options(__doc__.splitlines()[0], "results/benchmarks/teacher_neural_lm.json")
     parser.add_argument("--size", type=int, default=256, help="embedding and LSTM width")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--vocab", type=int, default=20000, help="the most frequent words of the LM text")
-    parser.add_argument("--out", default="results/benchmarks/teacher_neural_lm.json")
     args = parser.parse_args()
 
     data = Path(args.data)
@@ -156,7 +178,7 @@ def main() -> None:
     kenlm = LanguageModel(args.lm)
     report["lengths"] = {}
     for length in args.lengths:
-        found = candidates(args.lm, args.onnx, articles, length)
+        found = [sentence for sentence, _ in each_sentence(args.lm, args.onnx, articles, length)]
         for sentence in found:
             words = [t.split() for t in sentence["texts"]]
             unigrams = np.array([sum(kenlm.unigram(w) for w in ws) for ws in words])

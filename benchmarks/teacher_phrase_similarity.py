@@ -6,8 +6,10 @@ Here each of the default teacher's finalists (the `rerank_exact` states encoded 
 gets a token-alignment score in the style of BERTScore (Zhang et al. 2020): each token state of the
 summary matched to its most similar token state of the source (precision), each source token to its
 most similar summary token (recall), and their harmonic mean (F), from the same MiniLM pass that
-gives the pooled vector. Re-scored: SLOR + γ_r · ln sim_pooled + β · ln((align + 1) / 2), for a grid
-of the alignment kind, β and γ_r; β = 0, γ_r = 48 is the default teacher's pick (checked against it).
+gives the pooled vector; and (kind `idf`) the cosine of idf-weighted means of the token states (each
+token weighted by its word's idf over the LM's headlines, as Schumann et al. weighted sent2vec).
+Re-scored: SLOR + γ_r · ln sim_pooled + β · ln((score + 1) / 2), for a grid of the kind, β and γ_r;
+β = 0, γ_r = 48 is the default teacher's pick (checked against it).
 
 Writes results/benchmarks/teacher_phrase_similarity.json.
 
@@ -17,6 +19,8 @@ Writes results/benchmarks/teacher_phrase_similarity.json.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -30,32 +34,54 @@ def _unit(states: np.ndarray) -> np.ndarray:
     return states / np.maximum(np.linalg.norm(states, axis=-1, keepdims=True), 1e-12)
 
 
-def token_states(embedder, inputs, split: bool) -> list[np.ndarray]:
-    """Each input's unit-length token states without [CLS] and [SEP]."""
-    states, encoding = embedder._states(inputs, split=split)
-    return [_unit(states[i][[p for p, w in enumerate(encoding.word_ids(i)) if w is not None]])
-            for i in range(len(inputs))]
+def token_states(embedder, inputs: list[list[str]]) -> list[tuple[np.ndarray, list[int]]]:
+    """Each input's token states without [CLS] and [SEP], and the word each token belongs to."""
+    states, encoding = embedder._states(inputs, split=True)
+    out = []
+    for i in range(len(inputs)):
+        kept = [(p, w) for p, w in enumerate(encoding.word_ids(i)) if w is not None]
+        out.append((states[i][[p for p, _ in kept]], [w for _, w in kept]))
+    return out
 
 
-def scored_finalists(lm_path: str, onnx: str, articles: list[str], length: int) -> list[dict]:
-    """Per dev sentence: the default teacher's finalists with SLOR, pooled similarity and the alignment scores."""
-    found = []
+def idf_vector(states: np.ndarray, words: list[int], text: list[str], idf: dict[str, float], unseen: float):
+    weights = np.array([idf.get(text[w], unseen) for w in words])
+    return _unit((weights[:, None] * states).sum(axis=0) / max(weights.sum(), 1e-12))
+
+
+KINDS = ("precision", "recall", "f", "idf")
+
+
+def scored_finalists(lm_path: str, onnx: str, articles: list[str], length: int,
+                     idf: dict[str, float]) -> list[dict]:
+    """Per dev sentence: the default teacher's finalists with SLOR, pooled similarity and the other scores."""
+    found, unseen = [], max(idf.values())
     for sentence, embedder in each_sentence(lm_path, onnx, articles, length):
         if not sentence["words"]:
-            sentence["align"] = {k: np.ones(1) for k in ("precision", "recall", "f")}
+            sentence["align"] = {k: np.ones(1) for k in KINDS}
             found.append(sentence)
             continue
-        source_states = token_states(embedder, [sentence["words"]], split=True)[0]
-        precision, recall = [], []
-        for states in token_states(embedder, sentence["texts"], split=False):
-            cosine = states @ source_states.T
-            precision.append(cosine.max(axis=1).mean())
-            recall.append(cosine.max(axis=0).mean())
-        precision, recall = np.array(precision), np.array(recall)
+        (source, source_words), = token_states(embedder, [sentence["words"]])
+        target = idf_vector(source, source_words, sentence["words"], idf, unseen)
+        texts = [text.split() for text in sentence["texts"]]
+        scores = {k: [] for k in KINDS}
+        for text, (states, words) in zip(texts, token_states(embedder, texts)):
+            cosine = _unit(states) @ _unit(source).T
+            scores["precision"].append(cosine.max(axis=1).mean())
+            scores["recall"].append(cosine.max(axis=0).mean())
+            scores["idf"].append(idf_vector(states, words, text, idf, unseen) @ target)
+        precision, recall = np.array(scores["precision"]), np.array(scores["recall"])
         f = 2 * precision * recall / np.maximum(precision + recall, 1e-12)
-        sentence["align"] = {"precision": precision, "recall": recall, "f": f}
+        sentence["align"] = {"precision": precision, "recall": recall, "f": f, "idf": np.array(scores["idf"])}
         found.append(sentence)
     return found
+
+
+def headline_idf(path: Path) -> dict[str, float]:
+    """ln(N / (1 + document frequency)) of each word over the LM's headlines."""
+    lines = read_lines(path)
+    df = Counter(w for line in lines for w in set(line.split()))
+    return {w: math.log(len(lines) / (1 + n)) for w, n in df.items()}
 
 
 def main() -> None:
@@ -65,10 +91,11 @@ def main() -> None:
     articles = read_lines(data / "dev" / "article.txt")[: args.sentences]
     titles = read_lines(data / "dev" / "title.txt")[: args.sentences]
     report = {"data": f"{data}: the dev split's first {len(articles)} pairs", "lengths": {}}
+    idf = headline_idf(data / "lm.txt")
     for length in args.lengths:
-        found = scored_finalists(args.lm, args.onnx, articles, length)
+        found = scored_finalists(args.lm, args.onnx, articles, length, idf)
         rows = []
-        for kind in ("precision", "recall", "f"):
+        for kind in KINDS:
             for beta in (0.0, 12.0, 24.0, 48.0, 96.0):
                 for gamma in (0.0, 24.0, 48.0):
                     if beta == 0 and (kind != "f" or gamma == 0):

@@ -95,6 +95,14 @@ def search(split: str, length: Part) -> str:
     return f"search/{split}/L{length}"
 
 
+def parse_search(stem: str) -> tuple[str, int]:
+    """(split, length) of a `search` path."""
+    match = re.fullmatch(r"search/([^/]+)/L(\d+)", stem)
+    if match is None:
+        raise ValueError(f"{stem!r} is not a search output's name (search/test/L10, ...)")
+    return match[1], int(match[2])
+
+
 def searches(build: Path) -> list[tuple[str, int, Path]]:
     """Every merged search output under `build` as (split, length, path), by split then length."""
     found = []

@@ -72,18 +72,19 @@ class Summarizer:
         encoded = self._encode(texts)
         results: list[Result | None] = [None] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
-        started, self._forward = time.perf_counter(), 0.0
+        started, forward = time.perf_counter(), 0.0
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            batch = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size, chars,
-                                [texts[i] for i in rows] if raw else None)
+            batch, seconds = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size, chars,
+                                         [texts[i] for i in rows] if raw else None)
+            forward += seconds
             for i, hyp in zip(rows, METHODS[method].decoder(arch.family)(batch)):
                 words = [self.vocab.tokens[t] for t in hyp.tokens]
                 if raw:
                     words = restore_unknown(words, hyp, texts[i].split()[: self.model.config.max_len], self.vocab,
                                             arch.ctc)
                 results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
-        self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": self._forward,
+        self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
                             "samples": len(order), "method": method}
         return [r if r is not None else Result("", 0, 0.0) for r in results]
 
@@ -113,9 +114,10 @@ class Summarizer:
         return [tokens[:max_len] for tokens in encoded]
 
     def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
-               texts: list[str] | None) -> Batch:
-        """One batch as a decoding method reads it: a CTC student run on it (the forward timed), or the
-        encoder-decoder and its input. `texts`: raw text, whose `<unk>`s count as their source words."""
+               texts: list[str] | None) -> tuple[Batch, float]:
+        """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
+        input; and the seconds of the CTC student's forward. `texts`: raw text, whose `<unk>`s count as their
+        source words."""
         config, arch = self.model.config, ARCHITECTURES[self.model.config.arch]
         lengths = torch.tensor([len(tokens) for tokens in encoded])
         tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
@@ -130,14 +132,14 @@ class Summarizer:
                       tokens=tokens.to(self.device), banned=(self.vocab.pad,))
         if texts is not None:
             batch.unk_chars = [[len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
-        if arch.ctc:
-            tick = time.perf_counter()
-            batch.logits = self.model(batch.tokens, batch.lengths, normalize=False)  # decoders normalise what they read
-            batch.log_norm = slot_log_norm(batch.logits)
-            if self.device.type == "cuda":
-                torch.cuda.synchronize()
-            self._forward += time.perf_counter() - tick
-        return batch
+        if not arch.ctc:
+            return batch, 0.0
+        tick = time.perf_counter()
+        batch.logits = self.model(batch.tokens, batch.lengths, normalize=False)  # decoders normalise what they read
+        batch.log_norm = slot_log_norm(batch.logits)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        return batch, time.perf_counter() - tick
 
 
 def _check_arguments(sentences, method) -> None:

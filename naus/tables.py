@@ -9,7 +9,7 @@ results/{profile}/metrics/ (DUC2004's under metrics/duc2004/) with `.json`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
@@ -82,6 +82,11 @@ class Spec:
             found += [s for f in self.figures for series in f.series for _, stems in series.points for s in stems]
         return list(dict.fromkeys(found))
 
+    def students(self) -> list[str]:
+        """Every student a table or figure decodes with, once each."""
+        return list(dict.fromkeys(layout.decoded_model(s) for split in ("test", "duc") for s in self.stems(split)
+                                  if s.startswith("decode/")))
+
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
 
@@ -102,8 +107,7 @@ def spec(config: dict) -> Spec:
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
         tables = (_table2(base), _table3(base), _table4(base), _table6(base))
-        return Spec(**{**base.__dict__, "tables": tuple(t for t in tables if t and t.groups),
-                       "figures": tuple(_figures(base))})
+        return replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base)))
     except (KeyError, TypeError, ValueError) as err:
         raise NausError(f"not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 

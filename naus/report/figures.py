@@ -6,6 +6,7 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+from naus import layout
 from naus.files import atomic_open, read_json, read_lines
 from naus.report.rows import first_timing, read_metrics
 from naus.sentences import SentenceTotals, by_source_length
@@ -99,7 +100,7 @@ def _deltas(metrics: Path, stems: tuple[str, ...], teacher: dict) -> list[float]
 
 
 def _teacher(metrics: Path, figure: Figure) -> dict:
-    return read_metrics(metrics / f"search/test/L{figure.length}.json")
+    return read_metrics(metrics / f"{layout.search('test', figure.length)}.json")
 
 
 def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:

@@ -76,14 +76,14 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
     Snakemake's HTML report); returns the Markdown table."""
     shown = _display(frame)
     markdown = shown.to_markdown(index=False, disable_numparse=True)
-    _write(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
-    _write(out_dir / f"{name}.csv", frame.to_csv(index=False))
-    _write(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
-    _write(out_dir / f"{name}.rst", caption + "\n")
+    write_text(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
+    write_text(out_dir / f"{name}.csv", frame.to_csv(index=False))
+    write_text(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
+    write_text(out_dir / f"{name}.rst", caption + "\n")
     return markdown
 
 
-def _write(path: Path, text: str) -> None:
+def write_text(path: Path, text: str) -> None:
     with atomic_open(path) as handle:
         handle.write(text)
 
@@ -178,7 +178,7 @@ def fingerprint_section(prints: dict) -> str | None:
     return "\n".join(lines) + "\n"
 
 
-def _decode_device(build: Path, lengths: list[int]) -> str:
+def decode_device(build: Path, lengths: list[int]) -> str:
     for length in lengths:
         for path in sorted((build / layout.decoded("test", layout.model(length), "*", "*")).parent.glob("*.timing.json")):
             timing = read_json(path)

@@ -103,8 +103,7 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
         out["Time (s/sample)"] = timing["seconds_per_sample"]
         out["Time b=1 (s/sample)"] = timing.get("batch1_seconds_per_sample")
     elif row.timed:
-        split, length = row.stems[0].split("/")[1], int(row.stems[0].rsplit("/L", 1)[1])
-        out["Time (s/sample)"] = out["Time b=1 (s/sample)"] = teacher_seconds(build, split, length)
+        out["Time (s/sample)"] = out["Time b=1 (s/sample)"] = teacher_seconds(build, *layout.parse_search(row.stems[0]))
     return out
 
 
@@ -142,7 +141,8 @@ def _quoted(rows: list[tuple]) -> list[dict]:
 def _group_rows(group: Group, metrics: Path, build: Path, outputs: Path, scorer: SentenceTotals | None) -> list[dict]:
     """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students."""
     rows = [read_row(row, metrics, build) for row in group.rows]
-    teacher = read_row(group.teacher, metrics, build) if group.teacher else None
+    shown = next((read for row, read in zip(group.rows, rows) if row == group.teacher), None)
+    teacher = shown or (read_row(group.teacher, metrics, build) if group.teacher else None)
     if scorer is not None and group.teacher:
         add_p_values(rows, outputs, scorer, outputs / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
                      LENGTH_CONTROL.name)

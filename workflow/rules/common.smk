@@ -102,16 +102,6 @@ def student_arch(name: str) -> str:
     return config["model"]["arch"] if arch == "naus" else arch
 
 
-def students() -> list[str]:
-    """Every student's name: one per length (DUC2004's too) and seed, the Figure 3 sweep, Table 4's."""
-    lengths = config["search"]["lengths"] + ([DUC_LENGTH] if DUC_LENGTH else [])
-    models = [layout.model(n, seed=s) for n in lengths for s in SEEDS]
-    models += [layout.model(config["search"]["lengths"][0], fraction=f, seed=s)
-               for f in config["train"]["fractions"] for s in ANALYSIS_SEEDS]
-    models += [layout.model(n, arch, seed=s) for n in ANALYSIS_LENGTHS for arch in ANALYSIS_ARCHS for s in ANALYSIS_SEEDS]
-    return list(dict.fromkeys(models))
-
-
 # What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
 SPEC = tables.spec(config)
 
@@ -119,6 +109,11 @@ SPEC = tables.spec(config)
 def systems() -> list[str]:
     """Every evaluated test-set output, as a path under build/{profile}/ without `.txt`."""
     return SPEC.stems("test")
+
+
+def students() -> list[str]:
+    """Every student a table or figure decodes with (Table 2's per length and seed, Figure 3's, Table 4's, ...)."""
+    return SPEC.students()
 
 
 def duc_systems() -> list[str]:

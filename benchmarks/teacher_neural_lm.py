@@ -93,15 +93,15 @@ def log_prob(model: LSTMLM, texts: list[list[str]], index: dict[str, int]) -> np
     return np.concatenate(out)
 
 
-def default_teacher(lm_path: str, onnx: str, length: int):
-    """The default teacher at `length` on one thread, and its MiniLM embedder."""
+def default_teacher(lm_path: str, onnx: str, length: int, **changes):
+    """The default teacher at `length` (with `changes` to its settings) on one thread, and its MiniLM embedder."""
     from naus.lm import LanguageModel
     from naus.search import Teacher
     from naus.similarity import ContextualEmbedder
 
     torch.set_num_threads(1)
     embedder = ContextualEmbedder("cpu", onnx=onnx)
-    return Teacher(LanguageModel(lm_path), SearchConfig(length=length), None, embedder), embedder
+    return Teacher(LanguageModel(lm_path), SearchConfig(length=length, **changes), None, embedder), embedder
 
 
 def finalists(teacher, embedder, index: int, source: str):
@@ -116,7 +116,7 @@ def finalists(teacher, embedder, index: int, source: str):
     context = embedder.source_context(cands.words)
     masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
     np.put_along_axis(masks, cands.positions, True, axis=1)
-    estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, config.rerank_gamma,
+    estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, config.estimate_gamma,
                          similarity(context.similarity().cosine(masks)))
     return cands, context, np.argsort(-estimate, kind="stable")[: config.rerank_exact]
 

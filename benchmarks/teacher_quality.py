@@ -43,14 +43,15 @@ LMS = {
 }
 # The teacher this study started from (the defaults until November 2026); every variant is a
 # change to it, so a row keeps its meaning when the defaults move.
-BASELINE = {"lm": "headlines-3", "rerank_k": 200, "rerank_exact": 15, "rerank_gamma": 48.0, "budget": 1.0,
-            "gamma": 0.0, "backward": None}  # backward: an LM whose SLOR is averaged with the forward one's
+BASELINE = {"lm": "headlines-3", "rerank_k": 200, "rerank_exact": 15, "rerank_gamma": 48.0, "estimate_gamma": 48.0,
+            "budget": 1.0, "gamma": 0.0, "backward": None}  # backward: an LM whose SLOR is averaged with the forward one's
 # The pipeline's teacher today, from its one definition (`SearchConfig`, `LMConfig`).
 PIPELINE = {
     "lm": f"headlines-{LMConfig.order}",
     "rerank_k": SearchConfig.rerank_k,
     "rerank_exact": SearchConfig.rerank_exact,
     "rerank_gamma": SearchConfig.rerank_gamma,
+    "estimate_gamma": SearchConfig.estimate_gamma,
     "budget": SearchConfig.steps_coef / PAPER_BUDGET[0],
     "gamma": SearchConfig.gamma,
     "backward": None,
@@ -85,7 +86,7 @@ def changes_from_baseline(settings: dict) -> dict:
 def search_config(settings: dict, length: int) -> SearchConfig:
     return SearchConfig(
         length=length, rerank_k=settings["rerank_k"], rerank_exact=settings["rerank_exact"],
-        rerank_gamma=settings["rerank_gamma"], gamma=settings["gamma"],
+        rerank_gamma=settings["rerank_gamma"], estimate_gamma=settings["estimate_gamma"], gamma=settings["gamma"],
         steps_coef=PAPER_BUDGET[0] * settings["budget"], restarts_coef=PAPER_BUDGET[1] * settings["budget"],
     )
 
@@ -238,6 +239,8 @@ def main() -> None:
             write_json(args.out, report)
             print(row, flush=True)
         if args.test and not tested:  # the chosen teacher, scored once on the test set
+            if "test" in report:
+                report.setdefault("earlier_defaults_test", []).append(report["test"])
             test_articles, test_titles = (read_lines(data / "test" / f"{side}.txt") for side in ("article", "title"))
             report["test"] = {"variant": report["pipeline"]["variant"], "sentences": len(test_articles),
                               "lengths": {str(n): run_split(pool, PIPELINE, n, test_articles, test_titles)

@@ -9,7 +9,8 @@ embeddings. K = 0 is the paper's one-stage search.
 
 Stage 2 runs MiniLM once over the source; that pass also estimates every state's similarity
 from the source words' in-context states (`SourceContext`), and only the `rerank_exact` states
-that this estimate ranks best are encoded on their own for the exact choice (0: all K).
+that this estimate ranks best (with its own weight, `estimate_gamma`) are encoded on their own for
+the exact choice (0: all K).
 """
 
 from __future__ import annotations
@@ -335,17 +336,19 @@ class Teacher:
         return results
 
     def _rerank(self, index: int, cands: Candidates) -> Summary:
-        """fluency + γ_r·ln sim over the K states; sim exact for the `rerank_exact` best by the estimate."""
-        def score(chosen: np.ndarray, sim: np.ndarray) -> np.ndarray:
+        """fluency + γ_r·ln sim over the K states; sim exact for the `rerank_exact` best by the estimate
+        (fluency + γ_e·ln estimated sim)."""
+        def score(chosen: np.ndarray, sim: np.ndarray, gamma: float = self.config.rerank_gamma) -> np.ndarray:
             return objective(cands.log_probs[chosen], cands.slors[chosen], cands.positions.shape[1],
-                             self.config.fluency == "slor", self.config.rerank_gamma, sim)
+                             self.config.fluency == "slor", gamma, sim)
 
         context = self.contextual.source_context(cands.words)
         chosen = np.arange(len(cands.positions))
         if 0 < self.config.rerank_exact < len(chosen):
             masks = np.zeros((len(chosen), len(cands.words)), dtype=bool)
             np.put_along_axis(masks, cands.positions, True, axis=1)
-            chosen = _top_k(score(chosen, similarity(context.similarity().cosine(masks))), self.config.rerank_exact)
+            estimated = similarity(context.similarity().cosine(masks))
+            chosen = _top_k(score(chosen, estimated, self.config.estimate_gamma), self.config.rerank_exact)
         vectors = self.contextual.encode_group([cands.text(k) for k in chosen])
         sim = similarity(vectors.astype(np.float64) @ context.vector)
         final = score(chosen, sim)

@@ -77,8 +77,9 @@ def target_length(source_length: int, length: int | None, ratio: float | None, m
 @dataclass(frozen=True)
 class SearchConfig:
     """The search teacher. Defaults chosen on the dev split at L = 10 and 8
-    (results/benchmarks/teacher_quality.json): the paper's hill-climbing budget, the 1,600 best
-    distinct states re-ranked, the 60 the in-context estimate ranks best encoded on their own."""
+    (results/benchmarks/teacher_quality.json, teacher_cascade.json): the paper's hill-climbing budget,
+    the 1,600 best distinct states re-ranked, the 180 the in-context estimate ranks best (its similarity
+    weighted twice the re-ranking's: it is a flatter guess) encoded on their own."""
 
     length: int | None = 10
     ratio: float | None = None
@@ -87,9 +88,11 @@ class SearchConfig:
     gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
     rerank_k: int = setting(1600, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
                                  "search)", minimum=0, maximum=100_000)
-    rerank_exact: int = setting(60, "of those, the states the in-context estimate ranks best, encoded on their "
-                                    "own for the choice (0: all)", minimum=0, maximum=100_000)
+    rerank_exact: int = setting(180, "of those, the states the in-context estimate ranks best, encoded on their "
+                                     "own for the choice (0: all)", minimum=0, maximum=100_000)
     rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
+    estimate_gamma: float = setting(96.0, "weight of ln similarity when the in-context estimate ranks the states "
+                                          "to encode", minimum=0)
     steps_coef: float = setting(PAPER_BUDGET[0], "hill-climbing steps = coef x source length x L^2", above=0)
     restarts_coef: float = setting(PAPER_BUDGET[1], "restarts = coef x source length x L^2", above=0)
     seed: int = setting(0, "seed of the hill climbing")

@@ -152,9 +152,10 @@ def _onnx_session(path: str | Path):
         raise NausError(f"{path}: not a loadable ONNX model ({err})") from None
 
 
-def export_onnx(out: str | Path, quantize: bool = True) -> None:
+def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0) -> None:
     """MiniLM's transformer (token states out) as ONNX from the shipped weights; int8 weights
-    (per-channel dynamic quantization) unless `quantize` is false."""
+    (per-channel dynamic quantization) unless `quantize` is false; only its first `layers`
+    layers when that is positive (a cheaper, coarser encoder)."""
     import tempfile
 
     import torch
@@ -168,7 +169,10 @@ def export_onnx(out: str | Path, quantize: bool = True) -> None:
         def forward(self, input_ids, attention_mask):
             return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
-    model = TokenStates(AutoModel.from_pretrained(str(model_dir())).eval())
+    model = AutoModel.from_pretrained(str(model_dir())).eval()
+    if layers > 0:
+        model.encoder.layer = model.encoder.layer[:layers]
+    model = TokenStates(model)
     example = (torch.ones((2, 8), dtype=torch.int64), torch.ones((2, 8), dtype=torch.int64))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

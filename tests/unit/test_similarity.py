@@ -189,6 +189,36 @@ def test_estimate_choosing_the_states_to_encode(lm, contextual):
     assert all(r.score <= b + 1e-4 for r, b in zip(few, best))
 
 
+def test_the_states_encoded_are_the_best_by_the_estimates_own_weight(lm, contextual):
+    """The `rerank_exact` states encoded are the best by SLOR + estimate_gamma · ln(estimated sim), computed
+    here from the source context by hand; two weights encode different states."""
+    class Recording:
+        def __init__(self):
+            self.encoded = []
+
+        def source_context(self, words):
+            return contextual.source_context(words)
+
+        def encode_group(self, sentences):
+            self.encoded.append(sentences)
+            return contextual.encode_group(sentences)
+
+    runs = []
+    for estimate_gamma in (0.0, 200.0):
+        config = SearchConfig(length=6, rerank_k=12, rerank_exact=3, estimate_gamma=estimate_gamma)
+        recording, climber = Recording(), HillClimber(lm, config)
+        Teacher(lm, config, contextual=recording).summarize(list(enumerate(SOURCES)))
+        for index, source in enumerate(SOURCES):
+            found = climber.search(index, source.split(), keep=12)
+            masks = np.zeros((12, len(found.words)), dtype=bool)
+            np.put_along_axis(masks, found.positions, True, axis=1)
+            estimated = (contextual.source_context(found.words).similarity().cosine(masks) + 1) / 2
+            expected = np.argsort(-(found.slors + estimate_gamma * np.log(estimated)), kind="stable")[:3]
+            assert recording.encoded[index] == [found.texts()[k] for k in expected]
+        runs.append(recording.encoded)
+    assert runs[0] != runs[1]
+
+
 def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):
     import subprocess
 

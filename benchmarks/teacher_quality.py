@@ -7,7 +7,8 @@ one-thread workers on every other sentence each: `s_per_sentence_core` is their 
 sentences. Rows are appended as they finish, so an interrupted run resumes where it stopped; a
 row is recomputed only when its variant is not in the file for the same data (the dev file's
 SHA-256). The pipeline's teacher (`SearchConfig`'s defaults) is always one of the rows; with
-`--test` it is also scored on the test set, once (the choice is made on dev).
+`--test` it is also scored on the test set, once (the choice is made on dev). The rows of the other
+teacher experiments (`EXPERIMENTS`, each its own script and JSON) are gathered under `experiments`.
 
 Language models beside the pipeline's (headlines-3: its lm.txt and order) are trained here with
 `naus.lm.train_lm` into `--work`: other orders, a backward model (reversed sentences), and
@@ -73,6 +74,25 @@ VARIANTS = [
     {"rerank_k": 1600, "rerank_exact": 60, "budget": 2.0},
     {"rerank_k": 3200, "rerank_exact": 60},
 ]
+
+
+# The other teacher experiments, each a script of its own writing results/benchmarks/<name>.json; their rows
+# are gathered here too (`experiments`), so that one file holds every variant measured on this dev split.
+EXPERIMENTS = ["teacher_cost", "teacher_neural_lm", "teacher_phrase_similarity", "teacher_cascade"]
+SCORES = ("dev_total", "dev_rouge", "s_per_sentence_core", "total", "rouge")
+
+
+def experiment_rows(path: Path) -> list[dict]:
+    """One row per variant and length of an experiment's JSON: its settings, dev total ROUGE and, where the
+    experiment measured it, seconds per sentence per core (the re-scoring experiments did not: None)."""
+    found = read_json(path)
+    if "rows" in found:  # teacher_cost: whole teachers run
+        rows = [(row["length"], row["settings"], row) for row in found["rows"]]
+    else:  # re-scorings of a teacher's recorded states, per length
+        rows = [(int(length), {k: v for k, v in row.items() if k not in SCORES}, row)
+                for length, part in found["lengths"].items() for row in part["grid"]]
+    return [{"length": length, "settings": settings, "dev_total": row.get("dev_total", row.get("total")),
+             "s_per_sentence_core": row.get("s_per_sentence_core")} for length, settings, row in rows]
 
 
 def variant_name(changes: dict) -> str:
@@ -219,6 +239,8 @@ def main() -> None:
         pipeline={"settings": PIPELINE, "variant": variant_name(changes_from_baseline(PIPELINE))},
         lms={name: {"corpora": corpora, "order": order, "backward": reverse} for name, (corpora, order, reverse) in LMS.items()},
     )
+    report["experiments"] = {name: {"file": f"results/benchmarks/{name}.json", "rows": experiment_rows(path)}
+                             for name in EXPERIMENTS if (path := Path(args.out).parent / f"{name}.json").is_file()}
     done = {(row["variant"], row["length"]) for row in report["rows"]}
     variants = VARIANTS + [changes_from_baseline(PIPELINE)]
     todo = [(changes, length) for changes in variants for length in args.lengths

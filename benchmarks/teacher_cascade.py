@@ -2,7 +2,7 @@
 
 Encoding the finalists on their own is 80% of the default teacher's time (teacher_cost.json), and
 quality grows with how many are encoded (teacher_quality.json). MiniLM truncated to its first k
-layers (`naus export-onnx --layers k`, int8) costs about k/6 of the whole per token. Per dev sentence
+layers (`naus.similarity.export_onnx(..., layers=k)`, int8) costs about k/6 of the whole per token. Per dev sentence
 this records the studied teacher's (`STUDIED`: the defaults when this ran) stage 1 (1,600 states,
 the in-context estimate), the `--pool`
 states the estimate ranks best, and for each of them the similarity with the source under every

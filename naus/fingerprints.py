@@ -40,6 +40,9 @@ def fingerprints(build: Path, config: dict) -> dict:
             "decodings": decodings}
 
 
+NEWER = object()  # a setting the configuration has and an output's record lacks
+
+
 def stale(prints: dict) -> list[str]:
     """Each setting an output was made with that the configuration now sets otherwise, once per key:
     `search.rerank_k: 200 made the results, the configuration says 1600`."""
@@ -52,8 +55,15 @@ def stale(prints: dict) -> list[str]:
             want = configured.get(section, {}).get(key, value)
             if key not in UNRECORDED.get(section, ()) and want != value:
                 found.setdefault(f"{section}.{key}", (value, want))
-    return [f"{key}: {made!r} made the results, the configuration says {want!r}" for key, (made, want) in
-            sorted(found.items())]
+        if section == "search" and values:  # every search setting is recorded: one missing is newer than the output
+            for key, want in configured.get("search", {}).items():
+                if key not in values:
+                    found.setdefault(f"search.{key}", (NEWER, want))
+    return [f"{key}: {_made(made)}, the configuration says {want!r}" for key, (made, want) in sorted(found.items())]
+
+
+def _made(value) -> str:
+    return "not yet a setting when the results were made" if value is NEWER else f"{value!r} made the results"
 
 
 def _configured_part(student: str, section: str, values: dict) -> dict:

@@ -244,6 +244,8 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert caption.startswith("STALE: made with other settings than the configuration's "
                               "(search.rerank_k: 1600 made the results, the configuration says 200).")
     assert "**STALE: made with other settings" in landing and len(prints["stale"]) == 1
+    assert report({"search": {"estimate_gamma": 96.0}})[2]["stale"] == [  # a setting newer than the search output
+        "search.estimate_gamma: not yet a setting when the results were made, the configuration says 96.0"]
     caption, _, _ = report({"search": {"shards": 8}, "train": {"lr": 5e-4}})  # shards name no content
     assert "train.lr: 0.001 made the results, the configuration says 0.0005" in caption and "shards" not in caption
     # model.arch is the profile's own students' (L10); a Table 4 student names its own architecture

@@ -79,6 +79,21 @@ def onnx_models(tmp_path_factory):
     return tmp
 
 
+def test_an_export_of_the_first_layers_gives_those_layers_states(tmp_path, contextual):
+    """`layers=k` keeps MiniLM's first k layers: its token states are PyTorch's hidden states after layer k."""
+    import torch
+
+    export_onnx(tmp_path / "two.onnx", quantize=False, layers=2)
+    two = ContextualEmbedder(onnx=tmp_path / "two.onnx")
+    states, encoding = two._states([SOURCE], split=False)
+    with torch.inference_mode():
+        hidden = contextual.model(input_ids=torch.from_numpy(encoding["input_ids"]).long(),
+                                  attention_mask=torch.from_numpy(encoding["attention_mask"]).long(),
+                                  output_hidden_states=True).hidden_states
+    np.testing.assert_allclose(states, hidden[2].numpy(), atol=1e-4)
+    assert np.abs(states - hidden[-1].numpy()).max() > 0.1
+
+
 def test_onnx_backends_against_pytorch(contextual, onnx_models):
     """fp32 ONNX equals PyTorch; int8 stays within cos 0.97 of it and ranks the candidates alike."""
     texts = [SOURCE, *CANDIDATES]

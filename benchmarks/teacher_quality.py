@@ -241,6 +241,7 @@ def main() -> None:
     )
     report["experiments"] = {name: {"file": f"results/benchmarks/{name}.json", "rows": experiment_rows(path)}
                              for name in EXPERIMENTS if (path := Path(args.out).parent / f"{name}.json").is_file()}
+    write_json(args.out, report)
     done = {(row["variant"], row["length"]) for row in report["rows"]}
     variants = VARIANTS + [changes_from_baseline(PIPELINE)]
     todo = [(changes, length) for changes in variants for length in args.lengths

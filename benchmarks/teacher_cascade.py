@@ -90,9 +90,7 @@ def record_length(args, length: int) -> Path:
             tick = time.perf_counter()
             contexts[k] = encoder.source_context(cands.words)
             seconds[f"source{k}"] += time.perf_counter() - tick
-        masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
-        np.put_along_axis(masks, cands.positions, True, axis=1)
-        estimated = similarity(contexts[6].similarity().cosine(masks))
+        estimated = cands.estimated_similarities(contexts[6])
         estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, GAMMA, estimated)
         chosen = np.argsort(-estimate, kind="stable")[: args.pool]
         texts = [cands.text(k) for k in chosen]

@@ -55,7 +55,7 @@ def profile(lm_path: str, onnx: str, articles: list[str], length: int) -> dict:
     import torch
 
     from naus.lm import LanguageModel
-    from naus.search import HillClimber, Teacher, similarity
+    from naus.search import HillClimber, Teacher
     from naus.similarity import ContextualEmbedder
 
     torch.set_num_threads(1)
@@ -75,9 +75,7 @@ def profile(lm_path: str, onnx: str, articles: list[str], length: int) -> dict:
         context = embedder.source_context(cands.words)
         stages["source pass"] += time.perf_counter() - tick
         tick = time.perf_counter()
-        masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
-        np.put_along_axis(masks, cands.positions, True, axis=1)
-        estimate = similarity(context.similarity().cosine(masks))
+        estimate = cands.estimated_similarities(context)
         chosen = np.argsort(-estimate, kind="stable")[: config.rerank_exact]
         stages["estimate"] += time.perf_counter() - tick
         tick = time.perf_counter()

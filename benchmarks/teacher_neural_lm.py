@@ -107,17 +107,15 @@ def default_teacher(lm_path: str, onnx: str, length: int, **changes):
 def finalists(teacher, embedder, index: int, source: str):
     """The default teacher's finalists of one sentence, as its re-ranking chooses them: stage 1's states, the
     source's MiniLM context, the `rerank_exact` states the in-context estimate ranks best (None: no words)."""
-    from naus.search import objective, similarity
+    from naus.search import objective
 
     config = teacher.config
     cands = teacher.climber.search(index, source.split(), config.rerank_k)
     if not cands.words:
         return None
     context = embedder.source_context(cands.words)
-    masks = np.zeros((len(cands.positions), len(cands.words)), dtype=bool)
-    np.put_along_axis(masks, cands.positions, True, axis=1)
     estimate = objective(cands.log_probs, cands.slors, cands.positions.shape[1], True, config.estimate_gamma,
-                         similarity(context.similarity().cosine(masks)))
+                         cands.estimated_similarities(context))
     return cands, context, np.argsort(-estimate, kind="stable")[: config.rerank_exact]
 
 

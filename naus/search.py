@@ -29,7 +29,7 @@ from naus.progress import Progress
 from naus.settings import SearchConfig
 from naus.shards import ResumableOutput
 from naus.signals import stoppable, stopped
-from naus.similarity import ContextualEmbedder, StaticEmbedder, SubsetSimilarity
+from naus.similarity import ContextualEmbedder, SourceContext, StaticEmbedder, SubsetSimilarity
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,13 @@ class Candidates:
 
     def texts(self) -> list[str]:
         return [self.text(k) for k in range(len(self.positions))]
+
+    def estimated_similarities(self, context: SourceContext) -> np.ndarray:
+        """Each state's similarity with the source estimated from the source's in-context word states
+        (no forward pass of its own): what chooses the states encoded on their own."""
+        masks = np.zeros((len(self.positions), len(self.words)), dtype=bool)
+        np.put_along_axis(masks, self.positions, True, axis=1)
+        return similarity(context.similarity().cosine(masks))
 
 
 class HillClimber:
@@ -345,9 +352,7 @@ class Teacher:
         context = self.contextual.source_context(cands.words)
         chosen = np.arange(len(cands.positions))
         if 0 < self.config.rerank_exact < len(chosen):
-            masks = np.zeros((len(chosen), len(cands.words)), dtype=bool)
-            np.put_along_axis(masks, cands.positions, True, axis=1)
-            estimated = similarity(context.similarity().cosine(masks))
+            estimated = cands.estimated_similarities(context)
             chosen = _top_k(score(chosen, estimated, self.config.estimate_gamma), self.config.rerank_exact)
         vectors = self.contextual.encode_group([cands.text(k) for k in chosen])
         sim = similarity(vectors.astype(np.float64) @ context.vector)

@@ -78,7 +78,7 @@ VARIANTS = [
 
 # The other teacher experiments, each a script of its own writing results/benchmarks/<name>.json; their rows
 # are gathered here too (`experiments`), so that one file holds every variant measured on this dev split.
-EXPERIMENTS = ["teacher_cost", "teacher_neural_lm", "teacher_phrase_similarity", "teacher_cascade"]
+EXPERIMENTS = ["teacher_cost", "teacher_neural_lm", "teacher_phrase_similarity", "teacher_cascade", "teacher_fast"]
 SCORES = ("dev_total", "dev_rouge", "s_per_sentence_core", "total", "rouge")
 
 
@@ -86,7 +86,7 @@ def experiment_rows(path: Path) -> list[dict]:
     """One row per variant and length of an experiment's JSON: its settings, dev total ROUGE and, where the
     experiment measured it, seconds per sentence per core (the re-scoring experiments did not: None)."""
     found = read_json(path)
-    if "rows" in found:  # teacher_cost: whole teachers run
+    if "rows" in found:  # teacher_cost, teacher_fast: whole teachers run
         rows = [(row["length"], row["settings"], row) for row in found["rows"]]
     else:  # re-scorings of a teacher's recorded states, per length
         rows = [(int(length), {k: v for k, v in row.items() if k not in SCORES}, row)

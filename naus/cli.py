@@ -213,6 +213,7 @@ def _corpus_commands(sub) -> None:
 
 def _search_commands(sub) -> None:
     """The teacher: searching shards and merging them."""
+    from naus.search import FIT_SENTENCES, FIT_STATES
     from naus.settings import SearchConfig
 
     _command(sub, "search", commands.search, "the search teacher over (a shard of) a file of sentences",
@@ -220,6 +221,8 @@ def _search_commands(sub) -> None:
              ("--min-length", {"type": _positive, "default": SearchConfig.min_length}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
+             ("--estimate", {"help": "a learned estimate (`naus fit-estimate`) chooses the states encoded on their "
+                                     "own; default: the in-context estimate"}),
              ("--shard", {"type": _shard, "default": (0, 1), "help": "i/n: the i-th of n contiguous blocks"}),
              ("--limit", {"type": _non_negative, "default": 0, "help": "only the first N sentences (0: all)"}),
              ("--batch", {"type": _positive, "default": 64, "help": "sentences per flush of the output and progress line"}),
@@ -229,6 +232,16 @@ def _search_commands(sub) -> None:
              ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
                                                             "instead of refusing"}),
              settings=(SearchConfig,))
+    _command(sub, "fit-estimate", commands.fit_estimate, "fit the learned estimate of one length on a file's first "
+             "sentences (their states encoded on their own; no titles)", ("--input", IN), ("--lm", IN),
+             ("--length", {"type": _positive, "required": True, "help": "summary length L in words"}),
+             ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
+             ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
+             ("--sentences", {"type": _positive, "default": FIT_SENTENCES, "help": "fit on the first N sentences"}),
+             ("--states", {"type": _ranged(int, 2, None, None, None), "default": FIT_STATES,
+                           "help": "states per sentence encoded on their own: half the best by the in-context "
+                                   "estimate, half drawn from the rest"}),
+             DEVICE, ("--out", OUT), settings=(SearchConfig,))
     _command(sub, "merge", commands.merge, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
              ("--field", {"default": "summary"}), ("--out", {**OUT, "help": "merged JSON lines"}),
              ("--text", {**OUT, "help": "one summary per line"}))
@@ -312,13 +325,20 @@ def _portable_cpu_kernels() -> None:
         os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
 
 
+def limit_threads(threads: int) -> None:
+    """Every native thread pool of a process started after this to `threads`: NUMBA_NUM_THREADS because numba
+    starts that many OpenMP workers and idle ones spin (a one-thread decoding kept both cores of a 2-core
+    machine busy); OPENBLAS_NUM_THREADS because numpy's small products in the re-ranking, run on two threads
+    beside a second shard, took ten times as long."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     _portable_cpu_kernels()
-    if args.threads:  # NUMBA_NUM_THREADS: numba starts that many OpenMP workers, and idle ones spin (a one-thread
-        # decoding kept both cores of a 2-core machine busy)
-        for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
-            os.environ[var] = str(args.threads)
+    if args.threads:
+        limit_threads(args.threads)
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s: %(message)s",

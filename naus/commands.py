@@ -87,10 +87,12 @@ def search(args: argparse.Namespace) -> None:
     from naus.search import Teacher, label_shard
     from naus.settings import SearchConfig
     from naus.shards import ResumableOutput
-    from naus.similarity import ContextualEmbedder, StaticEmbedder
+    from naus.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
+    if args.estimate and config.rerank_k == 0:
+        raise NausError("--estimate chooses states for the re-ranking: it needs --rerank-k > 0")
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -102,17 +104,39 @@ def search(args: argparse.Namespace) -> None:
         "static_sha256": sha256sum(check_file(args.static, "static embedding table", "run the embed step first"))
         if args.static else None, "search": dataclasses.asdict(config),
     }
+    if args.estimate:  # only then: the in-context estimate's outputs keep the parameters they were made with
+        parameters.update(estimate=str(args.estimate), estimate_sha256=sha256sum(
+            check_file(args.estimate, "learned estimate", "run `naus fit-estimate` first")))
     with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
         teacher = Teacher(
             language_model,
             config,
             static=StaticEmbedder(args.static) if args.static else None,
             contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
+            estimate=LearnedEstimate.load(args.estimate) if args.estimate else None,
         )
         searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
                                         f"{args.shard[0]}/{args.shard[1]}")
     if args.timing:  # its own file: the records stay byte-identical from run to run
         write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
+
+
+def fit_estimate(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.lm import LanguageModel
+    from naus.search import Teacher, fit_estimate
+    from naus.settings import SearchConfig
+    from naus.similarity import ContextualEmbedder, StaticEmbedder
+
+    config = _settings(args, SearchConfig, length=args.length)
+    if config.rerank_k == 0:
+        raise NausError("a learned estimate chooses states for the re-ranking: it needs --rerank-k > 0")
+    sources = read_lines(args.input)[: args.sentences]
+    teacher = Teacher(LanguageModel(args.lm), config, StaticEmbedder(args.static) if args.static else None,
+                      ContextualEmbedder(args.device, onnx=args.onnx))
+    estimate, states = fit_estimate(teacher, sources, args.states)
+    estimate.save(args.out)
+    print(f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")
 
 
 def merge(args: argparse.Namespace) -> None:

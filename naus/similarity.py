@@ -59,6 +59,61 @@ class SourceContext:
         return SubsetSimilarity(self.words, target=self.vector, constant=self.special)
 
 
+class LearnedEstimate:
+    """A linear map of in-context word states, fitted to what encoding states on their own gives.
+
+    The in-context estimate keeps each word's source context, which a state encoded alone loses; a map
+    W, b fitted to the exact similarities of some pool sentences' states (`naus fit-estimate`) ranks the
+    states to encode much better (results/benchmarks/teacher_fast.json), so few need encoding. Linear, so
+    a state's estimate stays cos(W·(special + m·words) + b, source): `apply` maps the context once and
+    the subset-sum shortcut holds.
+    """
+
+    def __init__(self, weight: np.ndarray, bias: np.ndarray):
+        self.weight, self.bias = np.asarray(weight, dtype=np.float64), np.asarray(bias, dtype=np.float64)
+
+    def apply(self, context: SourceContext) -> SourceContext:
+        return SourceContext(context.vector, context.words @ self.weight.T, context.special @ self.weight.T + self.bias)
+
+    def save(self, path: str | Path) -> None:
+        with atomic_open(path, "wb") as handle:
+            np.savez(handle, weight=self.weight.astype(np.float32), bias=self.bias.astype(np.float32))
+
+    @classmethod
+    def load(cls, path: str | Path) -> "LearnedEstimate":
+        path = check_file(path, "learned estimate", "run `naus fit-estimate` first")
+        try:
+            with np.load(path) as data:
+                weight, bias = data["weight"], data["bias"]
+        except (OSError, KeyError, ValueError) as err:
+            raise NausError(f"{path}: not a learned estimate ({err})") from None
+        if weight.shape != (EMBEDDING_SIZE, EMBEDDING_SIZE) or bias.shape != (EMBEDDING_SIZE,):
+            raise NausError(f"{path}: a learned estimate holds a {EMBEDDING_SIZE}x{EMBEDDING_SIZE} weight and a "
+                            f"{EMBEDDING_SIZE} bias, not {weight.shape} and {bias.shape}")
+        if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
+            raise NausError(f"{path}: the learned estimate holds NaN or infinite numbers")
+        return cls(weight, bias)
+
+    @classmethod
+    def fit(cls, sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray, steps: int = 150, lr: float = 3e-3
+            ) -> "LearnedEstimate":
+        """W, b minimising the squared error of cos(W·sum + b, source) against the exact cosines, from the
+        identity (the in-context estimate itself); full-batch Adam, so the result is the same run to run."""
+        import torch
+
+        x, target = torch.tensor(sums, dtype=torch.float32), torch.tensor(cosines, dtype=torch.float32)
+        source = torch.tensor(sources, dtype=torch.float32)
+        weight = torch.nn.Parameter(torch.eye(x.shape[1]))
+        bias = torch.nn.Parameter(torch.zeros(x.shape[1]))
+        optimizer = torch.optim.Adam([weight, bias], lr=lr)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            predicted = torch.nn.functional.cosine_similarity(x @ weight.T + bias, source, dim=1)
+            ((predicted - target) ** 2).mean().backward()
+            optimizer.step()
+        return cls(weight.detach().numpy(), bias.detach().numpy())
+
+
 class ContextualEmbedder:
     """Unit-length MiniLM sentence vectors: mean pooling of token states, as the model's own config.
 

@@ -10,7 +10,7 @@ from naus.lm import LanguageModel, train_lm
 from naus.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.similarity import (
-    ContextualEmbedder, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
+    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
 )
 from tests.helpers import write
 from tests.helpers import headline_corpus
@@ -277,3 +277,104 @@ def test_a_shard_resumed_after_the_onnx_model_was_re_exported_refuses(tmp_path, 
     assert result.returncode == 2
     assert "out.jsonl.partial: made with parameters.embedder_sha256 = " in result.stderr.strip().splitlines()[-1]
 
+
+
+def test_a_learned_estimate_is_the_cosine_of_the_mapped_subset_sum(contextual):
+    """apply() maps the context once; the subset shortcut then gives cos(W·(special + m·words) + b, source),
+    computed here directly for random W, b and subsets."""
+    rng = np.random.default_rng(0)
+    context = contextual.source_context(SOURCE.split())
+    estimate = LearnedEstimate(np.eye(384) + 0.2 * rng.standard_normal((384, 384)), rng.standard_normal(384))
+    masks = rng.random((20, len(SOURCE.split()))) < 0.4
+    mapped = estimate.apply(context).similarity().cosine(masks)
+    for mask, cosine in zip(masks, mapped):
+        vector = estimate.weight @ (context.special + mask @ context.words) + estimate.bias
+        assert cosine == pytest.approx(vector @ context.vector / np.linalg.norm(vector), abs=1e-9)
+    identity = LearnedEstimate(np.eye(384), np.zeros(384)).apply(context).similarity().cosine(masks)
+    np.testing.assert_allclose(identity, context.similarity().cosine(masks), atol=1e-12)
+
+
+def test_fitting_recovers_a_planted_map():
+    """Cosines made by a known map: the fitted estimate predicts them far better than the identity it starts from."""
+    rng = np.random.default_rng(1)
+    sums, sources = rng.standard_normal((3000, 384)), rng.standard_normal((3000, 384))
+    planted = LearnedEstimate(np.eye(384) + 0.3 * rng.standard_normal((384, 384)) / np.sqrt(384), 0.5 * rng.standard_normal(384))
+
+    def cosines(estimate):
+        mapped = sums @ estimate.weight.T + estimate.bias
+        return np.einsum("nd,nd->n", mapped, sources) / np.linalg.norm(mapped, axis=1) / np.linalg.norm(sources, axis=1)
+
+    target = cosines(planted)
+    fitted = LearnedEstimate.fit(sums, sources, target, steps=300, lr=1e-2)
+    before = np.mean((cosines(LearnedEstimate(np.eye(384), np.zeros(384))) - target) ** 2)
+    assert np.mean((cosines(fitted) - target) ** 2) < before / 10
+
+
+def test_learned_estimate_files_round_trip_and_bad_ones_name_the_file(tmp_path):
+    estimate = LearnedEstimate(np.eye(384) * 2, np.arange(384.0))
+    estimate.save(tmp_path / "e.npz")
+    loaded = LearnedEstimate.load(tmp_path / "e.npz")
+    np.testing.assert_array_equal(loaded.weight, estimate.weight)
+    np.testing.assert_array_equal(loaded.bias, estimate.bias)
+    np.savez(tmp_path / "shape.npz", weight=np.eye(3), bias=np.zeros(3))
+    np.savez(tmp_path / "nan.npz", weight=np.full((384, 384), np.nan), bias=np.zeros(384))
+    write(tmp_path / "text.npz", "not numpy\n")
+    for name, message in (("none.npz", "learned estimate not found"), ("shape.npz", "384x384 weight"),
+                          ("nan.npz", "NaN or infinite"), ("text.npz", "not a learned estimate")):
+        with pytest.raises(NausError, match=message) as err:
+            LearnedEstimate.load(tmp_path / name)
+        assert name in str(err.value)
+
+
+def test_a_learned_estimate_chooses_the_states_encoded(lm, contextual):
+    """With a learned estimate, the states encoded are the best by SLOR + estimate_gamma · ln(its estimate),
+    computed here by hand; fit_estimate's states come from the teacher's own climb."""
+    from naus.search import fit_estimate
+
+    config = SearchConfig(length=6, rerank_k=12, rerank_exact=3)
+    teacher = Teacher(lm, config, contextual=contextual)
+    estimate, states = fit_estimate(teacher, SOURCES, states=6)
+    assert states == 6 * len(SOURCES)
+    encoded = []
+
+    class Recording:
+        def source_context(self, words):
+            return contextual.source_context(words)
+
+        def encode_group(self, sentences):
+            encoded.append(sentences)
+            return contextual.encode_group(sentences)
+
+    Teacher(lm, config, contextual=Recording(), estimate=estimate).summarize(list(enumerate(SOURCES)))
+    climber = HillClimber(lm, config)
+    for index, source in enumerate(SOURCES):
+        found = climber.search(index, source.split(), keep=12)
+        masks = np.zeros((12, len(found.words)), dtype=bool)
+        np.put_along_axis(masks, found.positions, True, axis=1)
+        cosine = estimate.apply(contextual.source_context(found.words)).similarity().cosine(masks)
+        expected = np.argsort(-(found.slors + config.estimate_gamma * np.log((cosine + 1) / 2)), kind="stable")[:3]
+        assert encoded[index] == [found.texts()[k] for k in expected]
+
+
+def test_search_and_fit_estimate_commands(tmp_path, env, onnx_models):
+    """`naus fit-estimate` then `naus search --estimate`; the estimate's content is in the shard's parameters."""
+    import subprocess
+
+    from tests.helpers import ROOT
+
+    lm_path = tmp_path / "lm.bin"
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
+    common = ["--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20", "--onnx", onnx_models / "int8.onnx"]
+    fit = subprocess.run(["naus", "fit-estimate", *common, "--states", "8", "--out", tmp_path / "e.npz"],
+                         capture_output=True, text=True, env=env, cwd=ROOT)
+    assert fit.returncode == 0, fit.stderr
+    search = ["naus", "search", *common, "--rerank-exact", "3", "--out", tmp_path / "out.jsonl"]
+    result = subprocess.run(search + ["--estimate", tmp_path / "e.npz"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert all(len(json.loads(line)["summary"].split()) == 6 for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    provenance = json.loads((tmp_path / "out.jsonl.provenance.json").read_text())
+    assert len(provenance["parameters"]["estimate_sha256"]) == 64
+    refused = subprocess.run(search + ["--rerank-k", "0", "--estimate", tmp_path / "e.npz"], capture_output=True,
+                             text=True, env=env, cwd=ROOT)
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("it needs --rerank-k > 0")

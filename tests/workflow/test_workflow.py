@@ -195,3 +195,24 @@ def test_lint_is_clean(env):
     for profile in ("demo", "gigaword-sample", "paper"):
         code, out = snakemake(["--lint", "--configfile", f"config/{profile}.yaml"], {**env, "NAUS_DATA": "/nonexistent"})
         assert code == 0 and "Congratulations, your workflow is in a good condition" in out, out[-3000:]
+
+
+def test_the_fast_preset_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
+    """search.preset fills the keys the profile leaves out: the shards then read the learned estimate of their
+    length; a key the profile gives wins; an unknown preset is named."""
+    from naus.settings import TEACHER_PRESETS
+
+    text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
+    text = re.sub(r"  (rerank_k|rerank_exact|preset): .*\n", "", text).replace("search:\n", "search:\n  preset: fast\n")
+    fast = write(tmp_path / "fast.yaml", text)
+    code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(fast)], env)
+    assert code == 0, out[-2000:]
+    exact = TEACHER_PRESETS["fast"]["rerank_exact"]
+    assert "fit-estimate" in out and f"--rerank-exact {exact} " in out
+    assert "--estimate build/other/similarity/estimate-L8.npz" in out
+    own = write(tmp_path / "own.yaml", text.replace("  preset: fast\n", "  preset: fast\n  rerank_exact: 7\n"))
+    code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(own)], env)
+    assert code == 0 and "--rerank-exact 7 " in out and "--estimate " in out, out[-2000:]
+    typo = write(tmp_path / "typo.yaml", text.replace("preset: fast", "preset: fastest"))
+    code, out = snakemake(["-n", "--configfile", str(typo)], env)
+    assert code != 0 and "config key search.preset: 'fastest' is not one of ['fast']" in out, out[-2000:]

@@ -13,7 +13,7 @@ min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
 from naus import NausError, layout, tables
 from naus.architectures import TABLE4_ARCHS
-from naus.settings import SearchConfig, options
+from naus.settings import TEACHER_PRESETS, SearchConfig, options
 
 
 if not config:  # no --configfile: the demo profile
@@ -29,6 +29,11 @@ localrules:
     stage_evaluate,
 
 
+SEARCH_PRESET = (config.get("search") or {}).get("preset")
+if SEARCH_PRESET is not None:  # a named teacher: its keys under the profile's own, then the schema's defaults
+    if SEARCH_PRESET not in TEACHER_PRESETS:
+        raise WorkflowError(f"config key search.preset: {SEARCH_PRESET!r} is not one of {sorted(TEACHER_PRESETS)}")
+    config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **config["search"]}
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
@@ -170,3 +175,10 @@ def published_file(w, which: int) -> str:
     collection, label = ("duc/", w.label[4:]) if w.label.startswith("duc/") else ("", w.label)
     directory, index = PUBLISHED[collection]
     return str(data_dir() / config["data"]["published_dir"] / directory / (f"{label}.txt", index)[which])
+
+
+def reranking_models(wildcards, input) -> str:
+    """--onnx, and --estimate with the learned estimate: one parameter, so that the shell command (Snakemake reruns
+    a job whose command changed) stays the one the searches made before the learned estimate existed ran."""
+    models = [f"--onnx {input.onnx}"] if input.onnx else []
+    return " ".join(models + ([f"--estimate {input.estimate}"] if input.estimate else []))

@@ -6,6 +6,10 @@ SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
 ONNX_MODEL = f"{BUILD}/similarity/minilm-int8.onnx"
 USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"
+# The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences.
+ESTIMATE = f"{BUILD}/similarity/estimate-L{{length}}.npz" if SEARCH_CFG["estimator"] == "learned" else None
+if ESTIMATE and SEARCH_CFG["rerank_k"] == 0:
+    raise WorkflowError("config key search.estimator: learned chooses states for the re-ranking; it needs search.rerank_k > 0")
 
 
 wildcard_constraints:
@@ -82,12 +86,39 @@ rule export_onnx:
         "python -m naus --threads {threads} export-onnx --out {output} > {log} 2>&1"
 
 
+rule fit_estimate:
+    """The learned estimate of a length: a linear correction of the in-context estimate, fitted on the pool's
+    first sentences' states encoded on their own (no titles)."""
+    input:
+        source=f"{SEARCH}/pool/source.txt",
+        lm=f"{BUILD}/lm/lm.bin",
+        static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
+        onnx=[ONNX_MODEL] if USE_ONNX else [],
+    output:
+        f"{BUILD}/similarity/estimate-L{{length}}.npz",
+    params:
+        flags=flags(SEARCH_PARAMS),
+        static=lambda w, input: f"--static {input.static}" if input.static else "",
+        onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
+    log:
+        f"logs/{PROFILE}/similarity/estimate-L{{length}}.log",
+    benchmark:
+        f"logs/{PROFILE}/benchmark/similarity/estimate-L{{length}}.tsv"
+    conda:
+        "../../envs/naus-cpu.yaml"
+    threads: 1
+    shell:
+        "python -m naus --threads {threads} fit-estimate --input {input.source} --lm {input.lm} --length {wildcards.length} "
+        "{params.flags} {params.static} {params.onnx} --out {output} > {log} 2>&1"
+
+
 rule search_shard:
     input:
         source=f"{SEARCH}/{{split}}/source.txt",
         lm=f"{BUILD}/lm/lm.bin",
         static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
         onnx=[ONNX_MODEL] if USE_ONNX else [],
+        estimate=[ESTIMATE] if ESTIMATE else [],
     output:
         records=f"{BUILD}/{layout.search_part('{split}', '{length}', '{shard}')}.jsonl",
         timing=f"{BUILD}/{layout.search_timing('{split}', '{length}', '{shard}')}",
@@ -95,7 +126,7 @@ rule search_shard:
         flags=flags(SEARCH_PARAMS),
         shards=SEARCH_CFG["shards"],
         static=lambda w, input: f"--static {input.static}" if input.static else "",
-        onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
+        onnx=reranking_models,
     log:
         f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:

@@ -27,7 +27,7 @@ from benchmarks.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluate import rouge
 from naus.files import read_lines, write_json
-from naus.search import FIT_SENTENCES, FIT_STATES
+from naus.settings import FIT_SENTENCES, FIT_STATES
 
 
 def run_length(args, length: int) -> dict:

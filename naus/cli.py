@@ -213,8 +213,7 @@ def _corpus_commands(sub) -> None:
 
 def _search_commands(sub) -> None:
     """The teacher: searching shards and merging them."""
-    from naus.search import FIT_SENTENCES, FIT_STATES
-    from naus.settings import SearchConfig
+    from naus.settings import FIT_SENTENCES, FIT_STATES, SearchConfig
 
     _command(sub, "search", commands.search, "the search teacher over (a shard of) a file of sentences",
              ("--input", IN), ("--lm", IN), _target(True, None),

@@ -27,7 +27,7 @@ import numpy as np
 from naus import NausError
 from naus.lm import LanguageModel
 from naus.progress import Progress
-from naus.settings import SearchConfig
+from naus.settings import FIT_STATES, SearchConfig
 from naus.shards import ResumableOutput
 from naus.signals import stoppable, stopped
 from naus.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
@@ -377,11 +377,6 @@ class Teacher:
             f_sim=None if sim is None else float(sim),
             scorings=cands.scorings,
         )
-
-
-# How a learned estimate is fitted by default: on the first 1,000 sentences, 120 states each (400 sentences
-# fitted an estimate 0.6 to 0.9 dev ROUGE worse at 20 and 30 states encoded: results/benchmarks/teacher_fast.json).
-FIT_SENTENCES, FIT_STATES = 1000, 120
 
 
 def fit_estimate(teacher: Teacher, sources: list[str], states: int = FIT_STATES, seed: int = 0

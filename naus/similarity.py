@@ -106,11 +106,15 @@ class LearnedEstimate:
         weight = torch.nn.Parameter(torch.eye(x.shape[1]))
         bias = torch.nn.Parameter(torch.zeros(x.shape[1]))
         optimizer = torch.optim.Adam([weight, bias], lr=lr)
-        for _ in range(steps):
+        for step in range(steps):
             optimizer.zero_grad()
             predicted = torch.nn.functional.cosine_similarity(x @ weight.T + bias, source, dim=1)
-            ((predicted - target) ** 2).mean().backward()
+            loss = ((predicted - target) ** 2).mean()
+            loss.backward()
             optimizer.step()
+            if step % 25 == 0 or step == steps - 1:
+                log.info("fitting the estimate on %d states: step %d/%d, mean squared error %.5f", len(x), step + 1,
+                         steps, loss.item())
         return cls(weight.detach().numpy(), bias.detach().numpy())
 
 

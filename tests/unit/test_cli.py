@@ -35,3 +35,11 @@ def test_reorder_reads_the_duc2004_index_list_and_rejects_a_non_permutation(tmp_
     bad = write(tmp_path / "bad.txt", "[0, 0, 1]\n")
     result = run(["naus", "reorder", "--input", lines, "--index", bad, "--out", tmp_path / "x.txt"], env)
     assert result.returncode == 2 and "not a permutation of 0..2" in result.stderr
+
+
+def test_building_the_command_line_imports_neither_numba_nor_torch(env):
+    """`naus --threads N` sets NUMBA_NUM_THREADS and the BLAS pools before they load; a module imported while the
+    parser is built would load them first (numba then refuses its first compilation in a fresh checkout)."""
+    code = "import sys; from naus.cli import build_parser; build_parser(); print(sorted({'numba', 'torch', 'numpy'} & set(sys.modules)))"
+    result = run(["python", "-c", code], env)
+    assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr

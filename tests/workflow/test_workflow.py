@@ -203,16 +203,16 @@ def test_the_fast_preset_fits_a_learned_estimate_per_length_and_the_profile_over
     from naus.settings import TEACHER_PRESETS
 
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
-    text = re.sub(r"  (rerank_k|rerank_exact|preset): .*\n", "", text).replace("search:\n", "search:\n  preset: fast\n")
+    text = re.sub(r"  (rerank_k|rerank_exact|preset|fit_sentences): .*\n", "", text).replace("search:\n", "search:\n  preset: fast\n")
     fast = write(tmp_path / "fast.yaml", text)
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(fast)], env)
     assert code == 0, out[-2000:]
     exact = TEACHER_PRESETS["fast"]["rerank_exact"]
-    assert "fit-estimate" in out and f"--rerank-exact {exact} " in out
+    assert "fit-estimate" in out and f"--rerank-exact {exact} " in out and "--sentences" not in out
     assert "--estimate build/other/similarity/estimate-L8.npz" in out
-    own = write(tmp_path / "own.yaml", text.replace("  preset: fast\n", "  preset: fast\n  rerank_exact: 7\n"))
+    own = write(tmp_path / "own.yaml", text.replace("  preset: fast\n", "  preset: fast\n  rerank_exact: 7\n  fit_sentences: 9\n"))
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(own)], env)
-    assert code == 0 and "--rerank-exact 7 " in out and "--estimate " in out, out[-2000:]
+    assert code == 0 and "--rerank-exact 7 " in out and "--estimate " in out and "--sentences 9 " in out, out[-2000:]
     typo = write(tmp_path / "typo.yaml", text.replace("preset: fast", "preset: fastest"))
     code, out = snakemake(["-n", "--configfile", str(typo)], env)
     assert code != 0 and "config key search.preset: 'fastest' is not one of ['fast']" in out, out[-2000:]

@@ -98,6 +98,7 @@ rule fit_estimate:
         f"{BUILD}/similarity/estimate-L{{length}}.npz",
     params:
         flags=flags(SEARCH_PARAMS),
+        sentences=f"--sentences {SEARCH_CFG['fit_sentences']}" if "fit_sentences" in SEARCH_CFG else "",
         static=lambda w, input: f"--static {input.static}" if input.static else "",
         onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
     log:
@@ -109,7 +110,7 @@ rule fit_estimate:
     threads: 1
     shell:
         "python -m naus --threads {threads} fit-estimate --input {input.source} --lm {input.lm} --length {wildcards.length} "
-        "{params.flags} {params.static} {params.onnx} --out {output} > {log} 2>&1"
+        "{params.flags} {params.sentences} {params.static} {params.onnx} --out {output} > {log} 2>&1"
 
 
 rule search_shard:

@@ -13,8 +13,10 @@ from pathlib import Path
 from naus import layout
 from naus.files import read_json, sha256sum
 
-# Settings that name no output's content: the machine's data directory, and what only schedules or times work.
-UNRECORDED = {"data": ("data_dir",), "search": ("shards", "lengths", "pool_limit", "embedder"),
+# Settings that name no output's content: the machine's data directory, and what only schedules or times work;
+# search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
+# estimate's SHA-256 in each shard's provenance), not by value.
+UNRECORDED = {"data": ("data_dir",), "search": ("shards", "lengths", "pool_limit", "embedder", "preset", "fit_sentences"),
               "train": ("seeds", "analysis_seeds", "fractions", "device"), "model": ()}
 
 
@@ -24,7 +26,9 @@ def fingerprints(build: Path, config: dict) -> dict:
     for split, length, path in layout.searches(build):
         text = path.with_suffix(".txt")
         parts = sorted(path.with_suffix("").glob("part*.jsonl.provenance.json"))
-        recorded = read_json(parts[0]).get("parameters", {}).get("search", {}) if parts else {}
+        parameters = read_json(parts[0]).get("parameters", {}) if parts else {}
+        recorded = {**parameters["search"], "estimator": "learned" if parameters.get("estimate") else "in-context"} \
+            if "search" in parameters else {}
         search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None,
                                         "records_sha256": sha256sum(path), "settings": recorded}
     students = {}

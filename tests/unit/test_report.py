@@ -246,6 +246,16 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert "**STALE: made with other settings" in landing and len(prints["stale"]) == 1
     assert report({"search": {"estimate_gamma": 96.0}})[2]["stale"] == [  # a setting newer than the search output
         "search.estimate_gamma: not yet a setting when the results were made, the configuration says 96.0"]
+    # the learned estimate is recorded by its file in the shards' parameters; a preset and the fit's size name no
+    # value of their own to compare
+    assert report({"search": {"estimator": "in-context", "preset": "fast", "fit_sentences": 9}})[2]["stale"] == []
+    assert report({"search": {"estimator": "learned"}})[2]["stale"] == [
+        "search.estimator: 'in-context' made the results, the configuration says 'learned'"]
+    write(b / "search/test/L10/part0.jsonl.provenance.json",
+          json.dumps({"parameters": {"search": {"length": 10, **teacher}, "estimate": "e.npz", "estimate_sha256": "cd" * 32}}))
+    assert report({"search": {"estimator": "learned"}})[2]["stale"] == []
+    assert report({"search": {"estimator": "in-context"}})[2]["stale"] == [
+        "search.estimator: 'learned' made the results, the configuration says 'in-context'"]
     caption, _, _ = report({"search": {"shards": 8}, "train": {"lr": 5e-4}})  # shards name no content
     assert "train.lr: 0.001 made the results, the configuration says 0.0005" in caption and "shards" not in caption
     # model.arch is the profile's own students' (L10); a Table 4 student names its own architecture

@@ -7,7 +7,8 @@ Per length, in one process on one thread: the default teacher on the dev split; 
 first sentences (their own states encoded, no titles), and on the dev split the teacher whose learned
 estimate (weighted by each of `--estimate-gamma`) chooses the `--exact` N states to encode, every other
 setting the default's. Each row: dev ROUGE against the dev titles and the measured seconds per sentence
-per core; each fit's cost too (once per profile and length).
+per core; each fit's cost too (once per profile and length). With `--test`, only the chosen `fast` preset is
+run, on the whole test split, scored once (the file's `test` entry).
 
 Writes results/benchmarks/teacher_fast.json.
 
@@ -26,7 +27,7 @@ from benchmarks.teacher_cost import cpu_name
 from benchmarks.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_json, read_lines, write_json
 from naus.settings import FIT_SENTENCES, FIT_STATES
 
 
@@ -66,8 +67,28 @@ def run_length(args, length: int) -> dict:
     return {"fits": fits, "rows": rows}
 
 
+def test_length(args, length: int) -> dict:
+    """The `fast` preset (its default fit) on the whole test split at `length`: scored once, for what was chosen."""
+    from naus.search import Teacher, fit_estimate
+    from naus.settings import TEACHER_PRESETS
+
+    teacher, embedder = default_teacher(args.lm, args.onnx, length)
+    preset = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
+    estimate, _ = fit_estimate(teacher, read_lines(Path(args.data) / "pool" / "article.txt")[:FIT_SENTENCES])
+    fast = Teacher(teacher.climber.lm, replace(teacher.config, **preset), None, embedder, estimate)
+    articles = read_lines(Path(args.data) / "test" / "article.txt")
+    tick = time.perf_counter()
+    picks = [s.summary for s in fast.summarize(list(enumerate(articles)))]
+    seconds = (time.perf_counter() - tick) / len(articles)
+    scores = rouge(picks, [read_lines(Path(args.data) / "test" / "title.txt")])
+    return {"rouge": {m: scores[m] for m in ("rouge1", "rouge2", "rougeL")},
+            "total": round(sum(scores[m] for m in ("rouge1", "rouge2", "rougeL")), 2),
+            "s_per_sentence_core": round(seconds, 4)}
+
+
 def _worker(job) -> dict:
-    return run_length(*job)
+    args, length = job
+    return test_length(args, length) if args.test else run_length(args, length)
 
 
 def main() -> None:
@@ -79,10 +100,18 @@ def main() -> None:
                         help="states the learned estimate chooses for encoding")
     parser.add_argument("--estimate-gamma", type=float, nargs="+", default=[48.0, 96.0, 192.0],
                         help="weights of its ln similarity")
+    parser.add_argument("--test", action="store_true", help="only score the fast preset on the test split, into the "
+                                                              "existing file's `test` entry")
     args = parser.parse_args()
     limit_threads(1)  # in the workers, as `naus --threads 1` runs a search shard
     with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
         results = pool.map(_worker, [(args, length) for length in args.lengths])
+    if args.test:
+        report = read_json(args.out)
+        report["test"] = {"preset": "fast", "fit_sentences": FIT_SENTENCES, "machine": cpu_name(),
+                          "lengths": {str(length): result for length, result in zip(args.lengths, results)}}
+        write_json(args.out, report)
+        return
     write_json(args.out, {
         "data": f"{args.data}: the dev split's first {args.sentences} pairs; each estimate fitted on the pool's first "
                 f"sentences ({args.states} states each)",

@@ -198,7 +198,7 @@ def _corpus_commands(sub) -> None:
              ("--pool-article", IN), ("--pool-title", IN), ("--test-article", IN), ("--test-title", IN),
              ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
              ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", IN),
-             settings=((DataConfig, ("dev_size", "seed")),))
+             settings=((DataConfig, ("dev_size", "select_size", "seed")),))
     _command(sub, "download", commands.download, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
              ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
     _command(sub, "train-lm", commands.train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
@@ -272,6 +272,8 @@ def _student_commands(sub) -> None:
                  _target(False, DecodeConfig.length, chars=True),
                  ("--method", {"choices": list(METHODS), "help": default_help()}),
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
+                 ("--keep-unk", {"action": "store_true", "help": "keep each <unk> as decoded (default: the source "
+                                                                 "word it stands for)"}),
                  ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
                  ("--time-only", {"action": "store_true", "help": "with --timing: time the decoding and write no "
                                                                    "summaries (the pipeline's timing jobs)"}),
@@ -301,6 +303,10 @@ def _scoring_commands(sub) -> None:
     _command(sub, "reorder", commands.reorder, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
              ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
              ("--out", OUT))
+    _command(sub, "peer", commands.peer, "check a peer's released output (naus.peers: its sha256, a line per source) "
+             "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.peers.PEERS (msrp)"}),
+             ("--collection", {"choices": ["test", "duc"], **IN}), ("--length", {"type": _positive, **IN}),
+             ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}), ("--out", OUT))
     _command(sub, "digits", commands.digits, "mask digits as # (Gigaword convention), or restore them in summaries",
              ("--input", IN), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
              ("--out", OUT))
@@ -309,6 +315,11 @@ def _scoring_commands(sub) -> None:
                                                                "in, as JSON (the workflow passes it)"}),
              ("--metrics", {**IN, "help": "results/{profile}/metrics"}), ("--build", {**IN, "help": "build/{profile}"}),
              ("--out", {**IN, "help": "results/{profile}"}))
+    _command(sub, "restale", commands.restale, "compare a profile's stale results with its configuration again and "
+             "rewrite their captions' STALE sentence (results that cannot be made again here)",
+             ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
+                                                               "in, as JSON (the workflow passes it)"}),
+             ("--results", {**IN, "help": "results/{profile}"}))
     _command(sub, "head", commands.head, "the first N lines of a file (0: all), written atomically", ("--input", IN),
              ("--lines", {"type": _non_negative, **IN}), ("--out", OUT))
     _command(sub, "lead", commands.lead, "the Lead-L baseline: the first L words of each line", ("--input", IN),

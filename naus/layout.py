@@ -164,6 +164,11 @@ def published(label: str) -> str:
     return f"published/{label}"
 
 
+def peer(name: str, collection: str, length: Part) -> str:
+    """A peer's released output (`naus.peers`) on the test set or DUC2004, checked and copied into build/."""
+    return f"peers/{name}/{collection}-L{length}"
+
+
 def figure(kind: str, length: Part) -> str:
-    """A per-length figure's name under figures/ (`loss`, `lengths`, `source-length`)."""
+    """A per-length figure's name under figures/ (`loss`, `lengths`, `source-length`, `quality-speed`)."""
     return f"{kind}-L{length}"

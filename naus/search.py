@@ -379,16 +379,17 @@ class Teacher:
         )
 
 
-def fit_estimate(teacher: Teacher, sources: list[str], states: int = FIT_STATES, seed: int = 0
-                 ) -> tuple[LearnedEstimate, int]:
-    """A `LearnedEstimate` for `teacher`'s length from these sentences: per sentence, the `states` / 2 states
-    its in-context estimate ranks best (those it must order well) and as many others drawn at random
-    from its K (those it must not promote), each encoded on its own; returns it and the states fitted."""
+def collect_states(teacher: Teacher, sources: list[str], states: int = FIT_STATES, seed: int = 0
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a `LearnedEstimate` learns from, for `teacher`'s length: per sentence, the `states` / 2 states its
+    in-context estimate ranks best (those it must order well) and as many others drawn at random from its K
+    (those it must not promote), each encoded on its own. Returns their in-context sums (special + m·words),
+    their own unit vectors and their sources' unit vectors, a row per state."""
     config, embedder = teacher.config, teacher.contextual
     if config.rerank_k == 0 or embedder is None:
         raise NausError("fitting an estimate needs the re-ranking (K > 0) and its contextual embedder")
     rng = np.random.default_rng(seed)
-    sums, targets, cosines = [], [], []
+    sums, vectors, sources_out = [], [], []
     progress = Progress("fit-estimate", len(sources), "sentences", log)
     for index, source in enumerate(sources):
         progress.update(1)
@@ -403,13 +404,20 @@ def fit_estimate(teacher: Teacher, sources: list[str], states: int = FIT_STATES,
         chosen = np.concatenate([best, rng.choice(rest, size=min(len(rest), states - len(best)), replace=False)])
         masks = np.zeros((len(chosen), len(cands.words)))
         np.put_along_axis(masks, cands.positions[chosen], 1.0, axis=1)
-        vectors = embedder.encode_group([cands.text(k) for k in chosen])
         sums.append(context.special + masks @ context.words)
-        targets.append(np.broadcast_to(context.vector, (len(chosen), len(context.vector))))
-        cosines.append(vectors.astype(np.float64) @ context.vector)
+        vectors.append(embedder.encode_group([cands.text(k) for k in chosen]).astype(np.float64))
+        sources_out.append(np.broadcast_to(context.vector, (len(chosen), len(context.vector))))
     if not sums:
         raise NausError("fitting an estimate: no sentence has two or more states to learn from")
-    return LearnedEstimate.fit(np.concatenate(sums), np.concatenate(targets), np.concatenate(cosines)), sum(map(len, sums))
+    return np.concatenate(sums), np.concatenate(vectors), np.concatenate(sources_out)
+
+
+def fit_estimate(teacher: Teacher, sources: list[str], states: int = FIT_STATES, seed: int = 0
+                 ) -> tuple[LearnedEstimate, int]:
+    """A `LearnedEstimate` for `teacher`'s length from these sentences' states (`collect_states`); returns it
+    and the number of states fitted."""
+    sums, vectors, _ = collect_states(teacher, sources, states, seed)
+    return LearnedEstimate.fit(sums, vectors), len(sums)
 
 
 def label_shard(teacher: Teacher, sources: list[str], output: ResumableOutput, batch: int, what: str) -> tuple[int, float]:

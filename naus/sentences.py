@@ -43,7 +43,8 @@ def test_scorer(build: Path) -> SentenceTotals:
 def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path, truncate: str,
                  length_control: str) -> None:
     """Each student row's p-value against the teacher, and the `length_control` row's against the `truncate`
-    row's, on the seed-averaged per-sentence scores (rows whose outputs are not all in build/ get none)."""
+    row's and each peer row's (`p vs {peer}`), on the seed-averaged per-sentence scores (rows whose outputs are
+    not all in build/ get none)."""
     def scores(row: dict) -> np.ndarray | None:
         runs = [scorer(outputs / f"{stem}.txt") for stem in row["_stems"]]
         return seed_mean(runs) if runs and all(run is not None for run in runs) else None
@@ -56,6 +57,11 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
             row["p vs teacher"] = paired_p_value(ours, reference)
         if row["_method"] == length_control and ours is not None and truncated is not None:
             row["p vs truncate"] = paired_p_value(ours, truncated)
+        if row["_method"] == length_control and ours is not None:
+            for other in rows:
+                theirs = scores(other) if other.get("_peer") else None
+                if theirs is not None:
+                    row[f"p vs {other['_peer']}"] = paired_p_value(ours, theirs)
 
 
 CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length

@@ -75,13 +75,14 @@ def target_length(source_length: int, length: int | None, ratio: float | None, m
 
 
 # Named teachers a profile can ask for (config key search.preset): the search keys each sets, under the
-# profile's own. `fast`: a learned estimate (`naus fit-estimate`) chooses the 30 states encoded on their own,
-# within 0.5 dev ROUGE of the default at a fifth of its cost (results/benchmarks/teacher_fast.json).
-TEACHER_PRESETS = {"fast": {"estimator": "learned", "rerank_exact": 30}}
-# How `naus fit-estimate` fits a learned estimate by default: on the first 1,000 sentences, 120 states each
-# (fitted on 400, its dev ROUGE varied more with the weight γ_e and was 0.15 / 0.25 lower on average at
-# L = 8 / 10 over 20-40 states encoded: results/benchmarks/teacher_fast.json).
-FIT_SENTENCES, FIT_STATES = 1000, 120
+# profile's own. `fast`, every profile's unless it names another: a learned estimate (`naus fit-estimate`)
+# chooses the 30 states encoded on their own; `thorough`: the in-context estimate chooses SearchConfig's 180,
+# about five times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json).
+TEACHER_PRESETS = {"fast": {"estimator": "learned", "rerank_exact": 30}, "thorough": {"estimator": "in-context"}}
+DEFAULT_PRESET = "fast"
+# How `naus fit-estimate` fits a learned estimate by default: on the first 300 sentences, 60 states each
+# (half a minute a length on one core; results/benchmarks/teacher_default.json).
+FIT_SENTENCES, FIT_STATES = 300, 60
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,9 @@ class DataConfig:
     """How a corpus is split into pool, dev (and, for the demo, test) pairs, and which the demo keeps."""
 
     dev_size: int = setting(500, "pool pairs held out as the dev split", minimum=1, maximum=10**7)
+    select_size: int = setting(0, "pool pairs held out as a second dev split (select/) for choosing the "
+                                  "teacher; its titles are read for that only, never learned from", minimum=0,
+                               maximum=10**7)
     seed: int = setting(0, "seed of the dev (and test) split")
     test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1, maximum=10**7)
     max_article_words: int = setting(60, "demo: lead sentences longer than this are left out (0 keeps every "

@@ -28,6 +28,7 @@ from naus.files import atomic_open, check_file
 
 log = logging.getLogger(__name__)
 EMBEDDING_SIZE = 384  # all-MiniLM-L6-v2
+FIT_RIDGE = 0.01  # a learned estimate's pull towards the identity, per state fitted
 
 
 def model_dir() -> Path:
@@ -95,27 +96,21 @@ class LearnedEstimate:
         return cls(weight, bias)
 
     @classmethod
-    def fit(cls, sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray, steps: int = 150, lr: float = 3e-3
-            ) -> "LearnedEstimate":
-        """W, b minimising the squared error of cos(W·sum + b, source) against the exact cosines, from the
-        identity (the in-context estimate itself); full-batch Adam, so the result is the same run to run."""
-        import torch
-
-        x, target = torch.tensor(sums, dtype=torch.float32), torch.tensor(cosines, dtype=torch.float32)
-        source = torch.tensor(sources, dtype=torch.float32)
-        weight = torch.nn.Parameter(torch.eye(x.shape[1]))
-        bias = torch.nn.Parameter(torch.zeros(x.shape[1]))
-        optimizer = torch.optim.Adam([weight, bias], lr=lr)
-        for step in range(steps):
-            optimizer.zero_grad()
-            predicted = torch.nn.functional.cosine_similarity(x @ weight.T + bias, source, dim=1)
-            loss = ((predicted - target) ** 2).mean()
-            loss.backward()
-            optimizer.step()
-            if step % 25 == 0 or step == steps - 1:
-                log.info("fitting the estimate on %d states: step %d/%d, mean squared error %.5f", len(x), step + 1,
-                         steps, loss.item())
-        return cls(weight.detach().numpy(), bias.detach().numpy())
+    def fit(cls, sums: np.ndarray, vectors: np.ndarray, ridge: float = FIT_RIDGE) -> "LearnedEstimate":
+        """W, b by least squares, W·sum + b ≈ |sum|·vector (each state's vector encoded on its own, at the size
+        of its in-context sum), pulled towards the identity (the in-context estimate itself) by `ridge` per
+        state. Closed form over a 385 x 385 system: a second, where fitting the cosines by gradient took minutes.
+        Rounded to multiples of 2^-18 so that another BLAS's last bits give the same file."""
+        sums = np.asarray(sums, dtype=np.float64)
+        size = sums.shape[1]
+        inputs = np.hstack([sums, np.ones((len(sums), 1))])
+        targets = np.asarray(vectors, dtype=np.float64) * np.linalg.norm(sums, axis=1, keepdims=True)
+        penalty = np.diag(np.r_[np.full(size, ridge * len(sums)), 0.0])
+        prior = np.vstack([np.eye(size), np.zeros((1, size))])
+        solution = np.linalg.solve(inputs.T @ inputs + penalty, inputs.T @ targets + penalty @ prior)
+        solution = np.round(solution * 2.0**18) / 2.0**18
+        log.info("learned estimate fitted on %d states (ridge %g)", len(sums), ridge)
+        return cls(solution[:size].T, solution[size])
 
 
 class ContextualEmbedder:
@@ -211,10 +206,14 @@ def _onnx_session(path: str | Path):
         raise NausError(f"{path}: not a loadable ONNX model ({err})") from None
 
 
-def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0) -> None:
+def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True) -> None:
     """MiniLM's transformer (token states out) as ONNX from the shipped weights; int8 weights
     (per-channel dynamic quantization) unless `quantize` is false; only its first `layers`
-    layers when that is positive (a cheaper, coarser encoder)."""
+    layers when that is positive (a cheaper, coarser encoder).
+
+    `reduce_range` keeps the weights within ±64 (7 bits): x86 CPUs without VNNI multiply u8 activations by
+    s8 weights with VPMADDUBSW, whose int16 pair sums saturate at 255·127·2 but not at 255·64·2 = 32,640,
+    so only then do they compute what VNNI machines compute (onnxruntime's quantization guide)."""
     import tempfile
 
     import torch
@@ -249,7 +248,8 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0) -> None
             from onnxruntime.quantization import QuantType, quantize_dynamic
 
             final = Path(tmp) / "model-int8.onnx"
-            quantize_dynamic(str(plain), str(final), weight_type=QuantType.QInt8, per_channel=True)
+            quantize_dynamic(str(plain), str(final), weight_type=QuantType.QInt8, per_channel=True,
+                             reduce_range=reduce_range)
         os.replace(final, out)
 
 

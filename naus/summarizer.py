@@ -57,12 +57,13 @@ class Summarizer:
         batch_size: int = DecodeConfig.batch_size,
         raw: bool = True,
         chars: int | None = None,
+        restore: bool = True,
     ) -> list[Result]:
-        """One summary per sentence; `raw=True` tokenises as the training data was and gives each
-        `<unk>` back its source word (`restore_unknown`); without it (the Gigaword evaluation,
-        whose inputs and references are already tokenised) summaries keep `<unk>` as decoded.
+        """One summary per sentence; `raw=True` tokenises as the training data was (not for the
+        Gigaword evaluation, whose inputs and references are already tokenised); `restore` gives each
+        `<unk>` back its source word (`restore_unknown`), else summaries keep `<unk>` as decoded.
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
-        summary as returned (a raw text's `<unk>` counted as its source word)."""
+        summary as returned (a restored `<unk>` counted as its source word)."""
         _check_arguments(sentences, method)
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                      batch_size=batch_size)  # the command line's checks, types included
@@ -76,11 +77,11 @@ class Summarizer:
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             batch, seconds = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size, chars,
-                                         [texts[i] for i in rows] if raw else None)
+                                         [texts[i] for i in rows] if restore else None)
             forward += seconds
             for i, hyp in zip(rows, METHODS[method].decoder(arch.family)(batch)):
                 words = [self.vocab.tokens[t] for t in hyp.tokens]
-                if raw:
+                if restore:
                     words = restore_unknown(words, hyp, texts[i].split()[: self.model.config.max_len], self.vocab,
                                             arch.ctc)
                 results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
@@ -116,8 +117,8 @@ class Summarizer:
     def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
                texts: list[str] | None) -> tuple[Batch, float]:
         """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
-        input; and the seconds of the CTC student's forward. `texts`: raw text, whose `<unk>`s count as their
-        source words."""
+        input; and the seconds of the CTC student's forward. `texts`: the sources, when each `<unk>` counts as
+        the source word it will be restored to."""
         config, arch = self.model.config, ARCHITECTURES[self.model.config.arch]
         lengths = torch.tensor([len(tokens) for tokens in encoded])
         tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
@@ -178,7 +179,7 @@ def _generate(batch: Batch, width: int) -> list[Hypothesis]:
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:
-    """`<unk>` in a summary of raw text is a source word the vocabulary lacks: for a CTC student,
+    """`<unk>` in a summary is a source word the vocabulary lacks: for a CTC student,
     whose slot i reads source word i (`aligned`), the word under the slot that emitted it; otherwise
     the next out-of-vocabulary source word in order (an `<unk>` stays only when none is left)."""
     if vocab.tokens[vocab.unk] not in words:

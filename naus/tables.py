@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
+from naus.peers import DUC, GIGAWORD, PEERS
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
@@ -25,6 +26,7 @@ class Row:
     stems: tuple[str, ...]  # one output per seed
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
+    peer: str | None = None  # a peer's label (`naus.peers`): length control's row gets a p-value against it
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class Figure:
     length: int
     series: tuple[Series, ...] = ()
     history: str | None = None  # the student's history.json (the loss curve)
+    rows: tuple[Row, ...] = ()  # Table 2's rows at its length (quality against speed)
 
 
 @dataclass(frozen=True)
@@ -130,6 +133,12 @@ def _published(labels: list[str]) -> list[Row]:
     return [Row(f"published {label.rsplit('/', 1)[-1]} (rescored)", (layout.published(label),)) for label in labels]
 
 
+def _peers(s: Spec, collection: str, length: int) -> list[Row]:
+    """The configured peers' released outputs on `collection` at `length`, rescored."""
+    return [Row(f"{PEERS[name].label} (rescored)", (layout.peer(name, collection, length),), peer=PEERS[name].label)
+            for name in (s.config["data"].get("peers") or {}) if (collection, length) in PEERS[name].files]
+
+
 def _table2(s: Spec) -> Table:
     groups = []
     published = s.config["data"].get("published_dir")
@@ -139,6 +148,7 @@ def _table2(s: Spec) -> Table:
         rows += _ours(s, "test", length, "chars", [budget for model, budget in s.chars if model == length])
         if published and length in PUBLISHED_LENGTHS:
             rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
+        rows += _peers(s, GIGAWORD, length)
         groups.append(Group(length, teacher, tuple(rows)))
     return Table("table2", "test", tuple(groups))
 
@@ -152,6 +162,7 @@ def _table3(s: Spec) -> Table | None:
     rows += _ours(s, "duc", n, "bytes", [s.duc_chars] if s.duc_chars else [])
     if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
         rows += _published([f"duc/HC_{n}_{kind}" for kind in PUBLISHED_KINDS])
+    rows += _peers(s, DUC, n)
     return Table("table3", "duc", (Group(None, teacher, tuple(rows)),))
 
 
@@ -208,4 +219,6 @@ def _figures(s: Spec) -> list[Figure]:
         figures.append(Figure(layout.figure("source-length", n), "source-length", n, (
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
+    for group in _table2(s).groups:
+        figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows))
     return figures

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from naus.files import atomic_open, read_json
-from naus.fingerprints import fingerprints, stale
+from naus.files import atomic_open, read_json, write_text
+from naus.fingerprints import fingerprints, stale, warning
 from naus.methods import METHODS
 from naus.report.figures import caption, draw
 from naus.report.pages import (
     TEXT_TABLES, decode_device, fingerprint_section, landing_page, search_section, table_captions,
-    training_section, write_table, write_text,
+    training_section, write_table,
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, table_frame
 from naus.sentences import SentenceTotals, browser, case_study, test_scorer
@@ -31,7 +31,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                 f"(about 0.1 below the perl ROUGE-1.5.5 the paper used). Student timing: {device}, batch 64 and "
                 "batch 1 (the first test sentences one at a time), model forward included, each table's first-seed "
                 "student timed alone (nothing else running); search timing: one CPU core per shard. Speedup: the "
-                "teacher's time over the student's at batch 64.\n"]
+                "teacher's time over the student's at batch 64.\n"] + ([spec.config["note"] + "\n"] if spec.config.get("note") else [])
     scorers = {"test": test_scorer(build),  # each output scored once for the tables, figures and browser
                "duc": SentenceTotals([build / f"data/duc2004/ref{i}.txt" for i in range(4)], "recall", 75)}
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
@@ -40,15 +40,15 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
     prints = fingerprints(build, {**spec.config, "profile": spec.profile})
     marks = stale(prints)
-    warning = f"STALE: made with other settings than the configuration's ({'; '.join(marks)}). " if marks else ""
+    opening = warning(marks)
     written = []
     for name, frame in frames:
         if len(frame):
             written.append(name)
-            body = write_table(frame, out / "tables", name, warning + captions[name])
+            body = write_table(frame, out / "tables", name, opening + captions[name])
             if name in TEXT_TABLES:  # the test set's text: linked, kept out of the README a profile commits
                 body = f"[tables/{name}.md](tables/{name}.md)"
-            sections.append(f"## {name.replace('table', 'Table ')}\n\n{warning + captions[name]}\n\n{body}\n")
+            sections.append(f"## {name.replace('table', 'Table ')}\n\n{opening + captions[name]}\n\n{body}\n")
     sections += [s for s in (search_section(build), training_section(build), fingerprint_section(prints)) if s]
     if not spec.table("table4"):
         sections.append("## Table 4\n\nArchitecture analysis: not configured for this profile "
@@ -67,7 +67,8 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
         sections.append("## Every output\n\n[browse.html](browse.html): every test sentence with every system's output "
                         "and its ROUGE; sort by the difference of two systems, filter by a word.\n")
     write_text(out / "README.md", "\n".join(sections))
-    write_text(out / "report.rst", landing_page(spec.profile, build, frames[0][1], written, figures, warning, browsable))
+    write_text(out / "report.rst", landing_page(spec.profile, build, frames[0][1], written, figures, opening, browsable,
+                                                  spec.config.get("note", "")))
     with atomic_open(out / "fingerprints.json") as handle:
         json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items()

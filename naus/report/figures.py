@@ -8,7 +8,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.files import atomic_open, read_json, read_lines
-from naus.report.rows import first_timing, read_metrics
+from naus.report.rows import PAPER_GIGAWORD, first_timing, read_metrics, read_row
 from naus.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
 
@@ -26,6 +26,10 @@ def caption(figure: Figure, spec: Spec) -> str:
         "source-length": f"Total ROUGE F1 by the source's length in words (test sentences per bucket in brackets) for "
                          f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
                          f"averaged over {seeds} seed(s)).",
+        "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence (log scale) "
+                         "for the search teacher (one CPU core) and the student by each decoding method (Table 2's times); "
+                         "hollow, grey: the paper's rows at the times it reports (†, their GPU); dotted: rows with no "
+                         "time (Lead, rescored released outputs).",
     }[figure.kind]
 
 
@@ -157,5 +161,29 @@ def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: 
             fontsize=7)
 
 
+def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
+    """Total ROUGE against seconds per sentence (log): each timed row of Table 2 at this length, the paper's rows
+    with the times it reports (hollow), and the rows with no time (Lead, rescored outputs) as dotted lines."""
+    fig, ax = _axes()
+    fig.set_size_inches(7, 4)
+    untimed = []
+    for row in figure.rows:
+        read = read_row(row, metrics, build)
+        total, seconds = read["R-1"] + read["R-2"] + read["R-L"], read.get("Time (s/sample)")
+        if seconds:
+            ax.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3)
+        else:
+            untimed.append((row.label, total))
+    for label, _, r1, r2, rl, seconds in PAPER_GIGAWORD.get(figure.length, []):
+        if seconds:
+            ax.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
+            ax.annotate(label, (seconds, r1 + r2 + rl), fontsize=6, color="grey", xytext=(3, -8), textcoords="offset points")
+    for k, (label, total) in enumerate(untimed):
+        ax.axhline(total, linestyle=":", color=f"C{(k + 5) % 10}", label=f"{label} (no time)")
+    ax.set_xscale("log")
+    _finish(fig, ax, out, "seconds per sentence (log scale)", "total ROUGE F1 (R-1 + R-2 + R-L)",
+            f"Quality against speed, L={figure.length}", fontsize=6, loc="best")
+
+
 DRAW = {"training-size": fraction_figure, "beam-size": beam_figure, "char-budget": chars_figure, "loss": loss_curve,
-        "lengths": length_histogram, "source-length": source_length_figure}
+        "lengths": length_histogram, "source-length": source_length_figure, "quality-speed": quality_speed_figure}

@@ -9,9 +9,10 @@ import pandas as pd
 
 from naus import layout
 from naus.architectures import ARCHITECTURES
-from naus.files import atomic_open, read_json
+from naus.files import read_json, write_text
 from naus.methods import LENGTH_CONTROL, TRUNCATE
-from naus.report.rows import P_VALUES, SCORE_SD, SCORES, search_timing
+from naus.peers import PEERS
+from naus.report.rows import P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.sentences import CASES
 from naus.shards import read_records
 from naus.tables import Spec
@@ -54,7 +55,7 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
             return f"{value:.3g}"
         if column == "Seeds":
             return str(int(value))
-        if column in P_VALUES:
+        if column.startswith(P_VALUE):
             return "<0.001" if value < 0.001 else f"{value:.3f}"
         if isinstance(value, float):
             return f"{value:.2f}"
@@ -65,7 +66,7 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
         if column in frame and sd in frame:
             shown[column] = [text if missing(spread) else f"{text} ± {spread:.2f}"
                              for text, spread in zip(shown[column], frame[sd].tolist())]
-    for column in ("ΔR 95% CI", *P_VALUES):
+    for column in ("ΔR 95% CI", *(c for c in frame.columns if c.startswith(P_VALUE))):
         if column in frame and all(missing(v) for v in frame[column].tolist()):
             del shown[column]
     return pd.DataFrame(shown)
@@ -81,11 +82,6 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
     write_text(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
     write_text(out_dir / f"{name}.rst", caption + "\n")
     return markdown
-
-
-def write_text(path: Path, text: str) -> None:
-    with atomic_open(path) as handle:
-        handle.write(text)
 
 
 TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
@@ -120,7 +116,7 @@ HEADLINE_SYSTEMS = ("Search teacher", TRUNCATE.label, LENGTH_CONTROL.label)
 
 
 def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
-                 figures: list[tuple[str, str]], warning: str = "", browsable: bool = False) -> str:
+                 figures: list[tuple[str, str]], warning: str = "", browsable: bool = False, note: str = "") -> str:
     """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
     profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
@@ -135,6 +131,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
              "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
                                                 f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
+             *([note, ""] if note else []),
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]
     grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]
@@ -203,6 +200,11 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
                     "sentences (10,000 seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + "
                     "R-L), each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length "
                     "control) against truncation.")
+    peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
+    rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator; "
+                        f"p vs {peer.label}: length control against them, the same test." for peer in peers)
+    duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at 75 bytes as every "
+                        "row is." for peer in peers if peer.duc_cut != "75 bytes")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
@@ -211,13 +213,13 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
-        f"{timing} {quoted}",
+        f"{timing} {quoted} {rescored}".rstrip(),
         "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
         f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and student"
         + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
            if duc_chars else "")
         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
-        f"{timing} {quoted}",
+        f"{timing} {quoted} {rescored} {duc_cuts}".rstrip(),
         "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output, vocabulary "
         "and training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "
         "stopping at end of sequence or L words), a vanilla non-autoregressive one that fills exactly L slots, "

@@ -53,7 +53,8 @@ SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
 SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
 # Paired significance of a NAUS row over the test sentences (naus.significance): against the teacher, and
-# length control against truncation.
+# length control against truncation (and against each rescored peer: a `p vs {peer}` column of its own).
+P_VALUE = "p vs "
 P_VALUES = ["p vs teacher", "p vs truncate"]
 COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
            *P_VALUES, *SCORE_SD]
@@ -91,7 +92,7 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
     seed's decoding; the teacher's search, one sentence at a time, so its batch-1 time is its time)."""
     runs = [read_metrics(metrics / f"{stem}.json") for stem in row.stems]
     out = {"System": row.label, "_totals": [r["rouge1"] + r["rouge2"] + r["rougeL"] for r in runs],
-           "_stems": list(row.stems), "_method": row.method}
+           "_stems": list(row.stems), "_method": row.method, "_peer": row.peer}
     for key, column in (("avg_words", "Len"), ("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
         out[column] = statistics.mean(r[key] for r in runs)
     if row.method is not None:
@@ -112,7 +113,7 @@ def finish(rows: list[dict], teacher: dict | None) -> list[dict]:
     seeds where there are several) and the speedup."""
     for row in rows:
         totals = row.pop("_totals", None) or [total(row)]
-        for key in ("_stems", "_method"):
+        for key in ("_stems", "_method", "_peer"):
             row.pop(key, None)
         deltas = [t - total(teacher) for t in totals] if teacher else []
         row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None
@@ -163,7 +164,9 @@ def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, Sen
             rows += _quoted(PAPER_GIGAWORD.get(group.key, []) + (PAPER_CHARS.get(group.key, []) if chars else []))
         elif table.name == "table3":
             rows += _quoted(PAPER_DUC)
-        columns = COLUMNS[:6] + SPREAD + SCORE_SD if table.name == "table6" else COLUMNS
+        peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer]
+        columns = COLUMNS[:6] + SPREAD + SCORE_SD if table.name == "table6" else \
+            COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers + SCORE_SD
         frame = pd.DataFrame(rows, columns=columns)
         if group.key is not None:
             frame.insert(0, "L", group.key)

@@ -55,6 +55,22 @@ def test_split_is_seeded_and_disjoint():
         split_pairs(pairs, 10, 10, seed=0)
 
 
+def test_a_select_split_leaves_dev_and_test_as_they_were_and_its_titles_reach_nothing(tmp_path):
+    """The second dev split comes out of the pool only: the same dev and test, a disjoint select split, and
+    neither its titles in the LM's headlines nor its pairs in the pool the students learn from."""
+    pairs = [(f"a{i}", f"t{i}") for i in range(20)]
+    plain, selected = split_pairs(pairs, 3, 4, seed=7), split_pairs(pairs, 3, 4, seed=7, select_size=5)
+    assert selected["dev"] == plain["dev"] and selected["test"] == plain["test"] and "select" not in plain
+    assert len(selected["select"]) == 5 and selected["pool"] == [p for p in plain["pool"] if p not in selected["select"]]
+    pool = _rush(tmp_path, "pool", [f"article {i}" for i in range(12)], [f"title {i}" for i in range(12)])
+    corpus = build_gigaword(pool, _rush(tmp_path, "test", ["test article"], ["ref"]), dev_size=2, seed=0, select_size=3)
+    held = {title for _, title in corpus.pairs["select"]}
+    assert len(held) == 3 and not held & set(corpus.headlines) and not held & {t for _, t in corpus.pairs["pool"]}
+    counts = corpus.write(tmp_path / "out")
+    assert counts["select_pairs"] == 3 and counts["pool_pairs"] == 7
+    assert set(read_lines(tmp_path / "out" / "select" / "title.txt")) == held
+
+
 def test_read_duc2004(tmp_path):
     write(tmp_path / "input.txt", "x y\n")
     for i in range(4):

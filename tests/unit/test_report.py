@@ -3,6 +3,7 @@ import json
 import pandas as pd
 import pytest
 
+from naus import NausError
 from naus.files import sha256sum
 from naus.methods import METHODS
 from naus.report import build_report
@@ -144,7 +145,7 @@ def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
     assert "L = 8" in landing and "1,234 pool sentences" in landing  # no L = 10 here: the first length
     assert "| NAUS truncate       | –" in landing  # not configured: a dash, not an error
     targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "case-study.md", "loss-L8.png", "lengths-L8.png",
-                                                          "source-length-L8.png", "browse.html"))
+                                                          "source-length-L8.png", "quality-speed-L8.png", "browse.html"))
     html = publish_parts(landing + targets, writer="html",
                          settings_overrides={"halt_level": 2, "report_level": 2})["html_body"]
     assert "27.94 / 9.24 / 25.51" in html and 'href="#"' in html
@@ -264,6 +265,21 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert report({"model": {"arch": "naus"}})[2]["stale"] == []
     assert report({"model": {"arch": "naus-minilm"}})[2]["stale"] == [
         "model.arch: 'naus' made the results, the configuration says 'naus-minilm'"]
+    # results that cannot be made again here, measured against a changed configuration: every caption rewritten
+    from naus.fingerprints import refresh
+
+    changed = {**config, "model": {**config["model"], "arch": "naus-minilm"}, "search": {**config["search"], "rerank_k": 200}}
+    assert refresh(tmp_path / "out", changed) == [
+        "model.arch: 'naus' made the results, the configuration says 'naus-minilm'",
+        "search.rerank_k: 1600 made the results, the configuration says 200"]
+    caption, landing = ((tmp_path / "out" / name).read_text() for name in ("tables/table2.rst", "report.rst"))
+    assert caption.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
+                              "results, the configuration says 'naus-minilm'; search.rerank_k: 1600 made") and caption.count("STALE") == 1
+    assert "search.rerank_k: 1600 made" in landing and landing.count("STALE") == 1
+    assert json.loads((tmp_path / "out" / "fingerprints.json").read_text())["settings"]["search"]["rerank_k"] == 200
+    report({})
+    with pytest.raises(NausError, match="fingerprints.json: these results were made with their configuration"):
+        refresh(tmp_path / "out", config)
 
 
 def test_p_values_and_the_source_length_figure_come_from_the_outputs_in_build(tmp_path):

@@ -295,19 +295,36 @@ def test_a_learned_estimate_is_the_cosine_of_the_mapped_subset_sum(contextual):
 
 
 def test_fitting_recovers_a_planted_map():
-    """Cosines made by a known map: the fitted estimate predicts them far better than the identity it starts from."""
+    """States encoded on their own as a known linear map of their in-context sums would give them: the fitted
+    estimate predicts their cosines with the source far better than the identity it is pulled towards."""
     rng = np.random.default_rng(1)
     sums, sources = rng.standard_normal((3000, 384)), rng.standard_normal((3000, 384))
     planted = LearnedEstimate(np.eye(384) + 0.3 * rng.standard_normal((384, 384)) / np.sqrt(384), 0.5 * rng.standard_normal(384))
+    mapped = sums @ planted.weight.T + planted.bias
+    vectors = mapped / np.linalg.norm(mapped, axis=1, keepdims=True)
 
     def cosines(estimate):
         mapped = sums @ estimate.weight.T + estimate.bias
         return np.einsum("nd,nd->n", mapped, sources) / np.linalg.norm(mapped, axis=1) / np.linalg.norm(sources, axis=1)
 
     target = cosines(planted)
-    fitted = LearnedEstimate.fit(sums, sources, target, steps=300, lr=1e-2)
+    fitted = LearnedEstimate.fit(sums, vectors)
     before = np.mean((cosines(LearnedEstimate(np.eye(384), np.zeros(384))) - target) ** 2)
     assert np.mean((cosines(fitted) - target) ** 2) < before / 10
+    assert np.all(fitted.weight * 2**18 == np.round(fitted.weight * 2**18)), "kept on the 2^-18 grid"
+    np.testing.assert_array_equal(LearnedEstimate.fit(sums, vectors).weight, fitted.weight)
+
+
+def test_exported_int8_weights_stay_within_64(onnx_models):
+    """The quantized MiniLM's weights lie in [-64, 64], so x86 CPUs without VNNI (VPMADDUBSW's int16 pair sums)
+    compute what VNNI machines compute: 255 x 64 x 2 = 32,640 < 32,767."""
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(onnx_models / "int8.onnx"))
+    weights = [numpy_helper.to_array(t) for t in model.graph.initializer if t.data_type == onnx.TensorProto.INT8]
+    assert weights and all(w.min() >= -64 and w.max() <= 64 for w in weights)
+    assert max(int(np.abs(w).max()) for w in weights) == 64  # the whole range is used
 
 
 def test_learned_estimate_files_round_trip_and_bad_ones_name_the_file(tmp_path):

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from naus import layout
+from naus.settings import SearchConfig
 from tests.helpers import ROOT, write
 
 
@@ -197,22 +198,29 @@ def test_lint_is_clean(env):
         assert code == 0 and "Congratulations, your workflow is in a good condition" in out, out[-3000:]
 
 
-def test_the_fast_preset_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
-    """search.preset fills the keys the profile leaves out: the shards then read the learned estimate of their
-    length; a key the profile gives wins; an unknown preset is named."""
-    from naus.settings import TEACHER_PRESETS
+def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
+    """With no preset, the fast one fills the keys the profile leaves out: the shards then read the learned estimate
+    of their length; a key the profile gives wins; `thorough` encodes SearchConfig's states with no estimate; an
+    unknown preset is named."""
+    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
 
+    assert DEFAULT_PRESET == "fast"
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
-    text = re.sub(r"  (rerank_k|rerank_exact|preset|fit_sentences): .*\n", "", text).replace("search:\n", "search:\n  preset: fast\n")
+    text = re.sub(r"  (rerank_k|rerank_exact|preset|fit_sentences): .*\n", "", text)
     fast = write(tmp_path / "fast.yaml", text)
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(fast)], env)
     assert code == 0, out[-2000:]
     exact = TEACHER_PRESETS["fast"]["rerank_exact"]
     assert "fit-estimate" in out and f"--rerank-exact {exact} " in out and "--sentences" not in out
     assert "--estimate build/other/similarity/estimate-L8.npz" in out
+    text = text.replace("search:\n", "search:\n  preset: fast\n")
     own = write(tmp_path / "own.yaml", text.replace("  preset: fast\n", "  preset: fast\n  rerank_exact: 7\n  fit_sentences: 9\n"))
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(own)], env)
     assert code == 0 and "--rerank-exact 7 " in out and "--estimate " in out and "--sentences 9 " in out, out[-2000:]
+    thorough = write(tmp_path / "thorough.yaml", text.replace("preset: fast", "preset: thorough"))
+    code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(thorough)], env)
+    assert code == 0 and f"--rerank-exact {SearchConfig.rerank_exact} " in out, out[-2000:]
+    assert "fit-estimate" not in out and "--estimate " not in out
     typo = write(tmp_path / "typo.yaml", text.replace("preset: fast", "preset: fastest"))
     code, out = snakemake(["-n", "--configfile", str(typo)], env)
-    assert code != 0 and "config key search.preset: 'fastest' is not one of ['fast']" in out, out[-2000:]
+    assert code != 0 and "config key search.preset: 'fastest' is not one of ['fast', 'thorough']" in out, out[-2000:]

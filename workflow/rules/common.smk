@@ -13,7 +13,8 @@ min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
 from naus import NausError, layout, tables
 from naus.architectures import TABLE4_ARCHS
-from naus.settings import TEACHER_PRESETS, SearchConfig, options
+from naus.peers import PEERS
+from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig, options
 
 
 if not config:  # no --configfile: the demo profile
@@ -29,11 +30,11 @@ localrules:
     stage_evaluate,
 
 
-SEARCH_PRESET = (config.get("search") or {}).get("preset")
-if SEARCH_PRESET is not None:  # a named teacher: its keys under the profile's own, then the schema's defaults
-    if SEARCH_PRESET not in TEACHER_PRESETS:
-        raise WorkflowError(f"config key search.preset: {SEARCH_PRESET!r} is not one of {sorted(TEACHER_PRESETS)}")
-    config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **config["search"]}
+SEARCH_PRESET = (config.get("search") or {}).get("preset", DEFAULT_PRESET)
+if SEARCH_PRESET not in TEACHER_PRESETS:
+    raise WorkflowError(f"config key search.preset: {SEARCH_PRESET!r} is not one of {sorted(TEACHER_PRESETS)}")
+# a named teacher: its keys under the profile's own, then the schema's defaults
+config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **(config.get("search") or {})}
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).

@@ -4,6 +4,8 @@ DATA_OUTPUTS = {
     **{f"{split}_{side}": f"{DATA}/{split}/{side}.txt" for split in ("pool", "dev", "test") for side in ("article", "title")},
     **({f"duc_{name}": f"{DATA}/duc2004/{name}.txt" for name in ("input", "ref0", "ref1", "ref2", "ref3")}
        if config["data"].get("duc_dir") else {}),
+    **({f"select_{side}": f"{DATA}/select/{side}.txt" for side in ("article", "title")}
+       if config["data"]["select_size"] else {}),
 }
 
 
@@ -13,7 +15,7 @@ if config["data"]["source"] == "demo":
         output:
             **DATA_OUTPUTS,
         params:
-            flags=flags({k: config["data"][k] for k in ("dev_size", "test_size", "max_article_words", "seed")}),
+            flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed")}),
             cache=os.path.expanduser("~/.cache/naus"),
             out=lambda w, output: os.path.dirname(output.stats),
         log:
@@ -61,7 +63,7 @@ else:
         output:
             **DATA_OUTPUTS,
         params:
-            flags=flags({k: config["data"][k] for k in ("dev_size", "seed")}),
+            flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "seed")}),
             duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",
             extra=lambda w, input: f"--extra-headlines {' '.join(input.extra)}" if input.extra else "",
             out=lambda w, output: os.path.dirname(output.stats),

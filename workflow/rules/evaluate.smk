@@ -63,6 +63,26 @@ if config["data"].get("published_dir"):
             "python -m naus reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"
 
 
+if config["data"].get("peers"):
+
+    rule peer_output:
+        """A peer's released output (naus.peers), checked against its sha256 and the collection's inputs."""
+        wildcard_constraints:
+            collection="test|duc",
+        input:
+            hyp=lambda w: str(data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].files[(w.collection, int(w.length))][0]),
+            source=lambda w: LEAD_SOURCE[w.collection],
+        output:
+            f"{BUILD}/{layout.peer('{peer}', '{collection}', '{length}')}.txt",
+        log:
+            f"logs/{PROFILE}/peers/{{peer}}-{{collection}}-L{{length}}.log",
+        conda:
+            "../../envs/naus-cpu.yaml"
+        shell:
+            "python -m naus peer --peer {wildcards.peer} --collection {wildcards.collection} --length {wildcards.length} "
+            "--input {input.hyp:q} --source {input.source} --out {output} > {log} 2>&1"
+
+
 if DUC_LENGTH:
 
     rule duc_restore:

@@ -37,3 +37,17 @@ rule report:
     shell:
         "python -m naus report --config {params.config:q} --metrics {params.results}/metrics --build {params.build} "
         "--out {params.results} > {log} 2>&1"
+
+
+rule restale:
+    """Results made elsewhere (students of a GPU lease) compared with the configuration again, their captions' STALE
+    sentence rewritten; run by name (`snakemake restale`) when the configuration changed and they cannot be remade."""
+    params:
+        config=json.dumps(config),
+        results=RESULTS,
+    log:
+        f"logs/{PROFILE}/restale.log",
+    conda:
+        "../../envs/naus-cpu.yaml"
+    shell:
+        "python -m naus restale --config {params.config:q} --results {params.results} > {log} 2>&1"

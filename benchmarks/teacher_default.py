@@ -1,0 +1,209 @@
+"""The pipeline's default teacher, decided on two dev splits: today's teachers against the portable, quickly
+fitted fast one.
+
+Candidates, per length, each run as `naus.search.Teacher` on the dev split (500 pairs) and on the select
+split (the profile's `data.select_size` pool pairs held out, never learned from), in one process on one
+thread (as `naus --threads 1` runs a search shard):
+
+- `in-context-180`: 180 states chosen by the in-context estimate and encoded on their own (the
+  `thorough` preset), with MiniLM's weights quantized to 8 bits as exported before (`--onnx-int8`,
+  saturating on x86 CPUs without VNNI) and to 7 bits (`--onnx`, the pipeline's export);
+- `learned-30`: 30 states chosen by a learned estimate, fitted as before (full-batch Adam on the cosines of
+  1,000 pool sentences x 120 states: `adam_fit`, kept here as the reference) with 8-bit weights, and as the
+  pipeline fits it now (`naus.search.fit_estimate`: closed-form least squares on `FIT_SENTENCES` x
+  `FIT_STATES`) with 7-bit weights, on two disjoint blocks of pool sentences (the fit's own noise).
+
+Each fit's cost (collecting the states, fitting) is measured on the same thread. With `--test`, only the
+pipeline's default (the `fast` preset as the pipeline builds it) runs, on the whole test split, scored once:
+its `test` entry here. Both runs copy their rows into teacher_quality.json (`default_choice`, `test`).
+
+Writes results/benchmarks/teacher_default.json.
+
+    python -m benchmarks.teacher_default --data build/gigaword-sample/data --lm build/gigaword-sample/lm/lm.bin \
+        --onnx build/gigaword-sample/similarity/minilm-int8.onnx --onnx-int8 build/benchmarks/minilm-8bit.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.teacher_cost import cpu_name
+from naus.cli import limit_threads
+from naus.evaluate import rouge
+from naus.files import read_json, read_lines, sha256sum, write_json
+from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
+
+SPLITS = ("dev", "select")
+REFERENCE_FIT = {"sentences": 1000, "states": 120, "steps": 150, "lr": 3e-3}
+
+
+def adam_fit(sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray):
+    """The learned estimate as it was fitted before: W, b minimising the squared error of cos(W·sum + b, source)
+    against the exact cosines, from the identity, by full-batch Adam."""
+    import torch
+
+    from naus.similarity import LearnedEstimate
+
+    x, target = torch.tensor(sums, dtype=torch.float32), torch.tensor(cosines, dtype=torch.float32)
+    source = torch.tensor(sources, dtype=torch.float32)
+    weight, bias = torch.nn.Parameter(torch.eye(x.shape[1])), torch.nn.Parameter(torch.zeros(x.shape[1]))
+    optimizer = torch.optim.Adam([weight, bias], lr=REFERENCE_FIT["lr"])
+    for _ in range(REFERENCE_FIT["steps"]):
+        optimizer.zero_grad()
+        predicted = torch.nn.functional.cosine_similarity(x @ weight.T + bias, source, dim=1)
+        ((predicted - target) ** 2).mean().backward()
+        optimizer.step()
+    return LearnedEstimate(weight.detach().numpy(), bias.detach().numpy())
+
+
+def teacher_for(args, onnx: str, length: int, estimate=None, **changes):
+    from naus.lm import LanguageModel
+    from naus.search import Teacher
+    from naus.settings import SearchConfig
+    from naus.similarity import ContextualEmbedder
+
+    return Teacher(LanguageModel(args.lm), SearchConfig(length=length, **changes), None,
+                   ContextualEmbedder("cpu", onnx=onnx), estimate)
+
+
+def scored(teacher, articles: list[str], titles: list[str]) -> dict:
+    tick = time.perf_counter()
+    picks = [s.summary for s in teacher.summarize(list(enumerate(articles)))]
+    seconds = (time.perf_counter() - tick) / len(articles)
+    scores = rouge(picks, [titles])
+    return {"total": round(sum(scores[m] for m in ("rouge1", "rouge2", "rougeL")), 2),
+            "rouge": {m: scores[m] for m in ("rouge1", "rouge2", "rougeL")}, "s_per_sentence_core": round(seconds, 4)}
+
+
+def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) -> tuple[object, dict]:
+    """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it), timed."""
+    from naus.search import collect_states
+    from naus.similarity import LearnedEstimate
+
+    teacher = teacher_for(args, onnx, length)
+    states = REFERENCE_FIT["states"] if reference else FIT_STATES
+    tick = time.perf_counter()
+    sums, vectors, source_vectors = collect_states(teacher, sources, states)
+    collected = time.perf_counter() - tick
+    estimate = adam_fit(sums, source_vectors, np.einsum("nd,nd->n", vectors, source_vectors)) if reference \
+        else LearnedEstimate.fit(sums, vectors)
+    return estimate, {"sentences": len(sources), "states": len(sums), "collect_seconds": round(collected, 1),
+                      "fit_seconds": round(time.perf_counter() - tick - collected, 1),
+                      "seconds": round(time.perf_counter() - tick, 1)}
+
+
+def run_length(args, length: int) -> list[dict]:
+    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
+    pool = read_lines(Path(args.data) / "pool" / "article.txt")
+    splits = {split: (read_lines(Path(args.data) / split / "article.txt"), read_lines(Path(args.data) / split / "title.txt"))
+              for split in SPLITS}
+    candidates = [("in-context-180", "8-bit", None, None), ("in-context-180", "7-bit", None, None),
+                  ("learned-30", "8-bit", "adam, pool block 0", pool[: REFERENCE_FIT["sentences"]]),
+                  ("learned-30", "7-bit", "least squares, pool block 0", pool[:FIT_SENTENCES]),
+                  ("learned-30", "7-bit", "least squares, pool block 1", pool[FIT_SENTENCES : 2 * FIT_SENTENCES])]
+    rows = []
+    for teacher_name, weights, fit, sources in candidates:
+        onnx = args.onnx_int8 if weights == "8-bit" else args.onnx
+        row = {"teacher": teacher_name, "weights": weights, "length": length}
+        if fit is None:
+            teacher = teacher_for(args, onnx, length, rerank_exact=180)
+        else:
+            estimate, row["fit"] = fitted(args, onnx, length, sources, fit.startswith("adam"))
+            row["fit"]["how"] = fit
+            teacher = teacher_for(args, onnx, length, estimate, **fast)
+        for split, (articles, titles) in splits.items():
+            row[split] = scored(teacher, articles, titles)
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def test_length(args, length: int) -> dict:
+    """The pipeline's default teacher (the `fast` preset, its estimate fitted as `naus fit-estimate` does on the
+    pool's first sentences) on the whole test split: scored once, for what dev chose. Beside it, on the dev split,
+    the default's cost and the `thorough` preset's, timed in this run."""
+    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
+    estimate, fit = fitted(args, args.onnx, length, read_lines(Path(args.data) / "pool" / "article.txt")[:FIT_SENTENCES],
+                           reference=False)
+    teacher = teacher_for(args, args.onnx, length, estimate, **fast)
+    dev = [read_lines(Path(args.data) / "dev" / f"{side}.txt") for side in ("article", "title")]
+    cost = {"fast": scored(teacher, *dev)["s_per_sentence_core"],
+            "thorough": scored(teacher_for(args, args.onnx, length), *dev)["s_per_sentence_core"]}
+    test = [read_lines(Path(args.data) / "test" / f"{side}.txt") for side in ("article", "title")]
+    return {**scored(teacher, *test), "fit": fit, "dev_s_per_sentence_core": cost}
+
+
+def _worker(job) -> object:
+    args, length = job
+    return test_length(args, length) if args.test else run_length(args, length)
+
+
+def gather(out: Path) -> None:
+    """teacher_quality.json, the one file of every teacher measured, takes this choice's rows (both dev splits, the
+    fits' costs) and, once scored, the default's test entry (the one it replaces kept under earlier_defaults_test)."""
+    choice, quality = read_json(out), out.parent / "teacher_quality.json"
+    summary = read_json(quality)
+    summary["default"] = {"preset": DEFAULT_PRESET, "settings": TEACHER_PRESETS[DEFAULT_PRESET],
+                          "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
+                          "note": "the pipeline's teacher (naus.settings.DEFAULT_PRESET); `pipeline` above is the "
+                                  "library's SearchConfig defaults, the `thorough` preset"}
+    summary["default_choice"] = {
+        "file": str(out), "machine": choice["machine"], "data": choice["data"],
+        "rows": [{"teacher": row["teacher"], "weights": row["weights"], "length": row["length"],
+                  "fit": row.get("fit"), **{f"{split}_total": row[split]["total"] for split in SPLITS},
+                  "s_per_sentence_core": row["dev"]["s_per_sentence_core"]} for row in choice["rows"]]}
+    if "test" in choice and summary.get("test", {}).get("file") != str(out):
+        if "test" in summary:
+            summary.setdefault("earlier_defaults_test", []).append(summary["test"])
+        summary["test"] = {"variant": choice["test"]["teacher"], "file": str(out), "sentences": choice["test"]["sentences"],
+                           "machine": choice["test"]["machine"],
+                           "lengths": {n: {k: r[k] for k in ("rouge", "total", "s_per_sentence_core")}
+                                       for n, r in choice["test"]["lengths"].items()}}
+    write_json(quality, summary)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", help="the profile's data directory (pool/, dev/, select/, test/)")
+    parser.add_argument("--lm", help="the profile's KenLM model")
+    parser.add_argument("--onnx", help="MiniLM as the pipeline exports it (7-bit weights)")
+    parser.add_argument("--onnx-int8", help="MiniLM with 8-bit weights (naus.similarity.export_onnx(reduce_range=False))")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--test", action="store_true", help="only score the default on the test split, once")
+    parser.add_argument("--gather", action="store_true", help="only copy this file's rows into teacher_quality.json")
+    parser.add_argument("--out", default="results/benchmarks/teacher_default.json")
+    args = parser.parse_args()
+    out = Path(args.out)
+    if args.gather:
+        return gather(out)
+    if not (args.data and args.lm and args.onnx) or not (args.test or args.onnx_int8):
+        parser.error("give --data, --lm and --onnx (and --onnx-int8 for the dev comparison)")
+    limit_threads(1)  # before the workers start (and load numpy's BLAS), as `naus --threads 1` runs a search shard
+    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
+        results = pool.map(_worker, [(args, length) for length in args.lengths])
+    data = Path(args.data)
+    if args.test:
+        report = read_json(out)
+        report["test"] = {"teacher": "fast preset, 7-bit MiniLM, least-squares fit", "preset": TEACHER_PRESETS["fast"],
+                          "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES}, "machine": cpu_name(),
+                          "sentences": len(read_lines(data / "test" / "article.txt")),
+                          "lengths": {str(length): result for length, result in zip(args.lengths, results)}}
+    else:
+        report = {
+            "data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
+                            f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
+            "machine": cpu_name(), "threads": "one per length, each length in its own process",
+            "reference_fit": REFERENCE_FIT, "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
+            "rows": [row for result in results for row in result]}
+    write_json(out, report)
+    gather(out)
+
+
+if __name__ == "__main__":
+    main()

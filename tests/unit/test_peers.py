@@ -1,0 +1,60 @@
+"""Peers' released outputs: only the declared files pass, and their rows and p-values are read as ours are."""
+
+import json
+
+import pandas as pd
+import pytest
+import yaml
+
+from naus import NausError
+from naus.files import sha256sum
+from naus.peers import PEERS, Peer, check_output
+from naus.report import build_report
+from tests.helpers import ROOT, write
+from tests.unit.test_report import complete, metrics, profile
+
+
+def test_the_schema_lists_the_registrys_peers():
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    assert schema["properties"]["data"]["properties"]["peers"]["propertyNames"]["enum"] == sorted(PEERS)
+
+
+def test_only_the_declared_file_with_a_line_per_source_passes(tmp_path, monkeypatch):
+    source = write(tmp_path / "input.txt", "a b c\nd e f\n")
+    good = write(tmp_path / "out.txt", "a b\nd e\n")
+    short = write(tmp_path / "short.txt", "a b\n")
+    declared = {("test", 8): ("out.txt", sha256sum(good)), ("test", 10): ("short.txt", sha256sum(short))}
+    monkeypatch.setitem(PEERS, "fixture", Peer("Fixture", "a test", declared, {}, "75 bytes"))
+    assert check_output("fixture", "test", 8, good, source) == ["a b", "d e"]
+    with pytest.raises(NausError, match=r"wrong.txt: sha256 .* is not Fixture's released out.txt"):
+        check_output("fixture", "test", 8, write(tmp_path / "wrong.txt", "a b\nd X\n"), source)
+    with pytest.raises(NausError, match=r"short.txt: 1 lines, but .*input.txt has 2"):
+        check_output("fixture", "test", 10, short, source)
+    with pytest.raises(NausError, match="Fixture released no output on duc at L = 13"):
+        check_output("fixture", "duc", 13, good, source)
+    with pytest.raises(NausError, match="unknown peer 'nobody'"):
+        check_output("nobody", "test", 8, good, source)
+
+
+def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
+    """MSRP's row is its metrics file, ΔR over our teacher computed by hand; length control, better on each of 30
+    sentences, gets `p vs MSRP` at the test's floor, as significant as it can be."""
+    m, b, declared = complete(tmp_path, profile(data={"peers": {"msrp": "published/msrp"}}), sentences=30)
+    assert "peers/msrp/test-L10" in declared.stems("test")
+    write(m / "peers/msrp/test-L10.json", metrics(29.88, 11.84, 27.10, 9.92))
+    write(b / "data/test/title.txt", "".join(f"word{i} alpha beta gamma delta\n" for i in range(30)))
+    write(b / "decode/test/L10/length-control-10.txt", "".join(f"word{i} alpha beta gamma\n" for i in range(30)))
+    write(b / "peers/msrp/test-L10.txt", "".join(f"word{i} zeta\n" for i in range(30)))
+
+    build_report(m, b, tmp_path / "out", declared)
+
+    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    assert rows.loc["MSRP (rescored)", "R-1"] == 29.88
+    assert rows.loc["MSRP (rescored)", "ΔR"] == round(29.88 + 11.84 + 27.10 - (25.0 + 8.0 + 22.0), 2)
+    assert rows.loc["NAUS length control (ours)", "p vs MSRP"] == 1 / 10_001
+    assert pd.isna(rows.loc["NAUS truncate (ours)", "p vs MSRP"])
+    caption = (tmp_path / "out/tables/table2.rst").read_text()
+    assert "\"MSRP (rescored)\": the released outputs of Hyun et al." in caption
+    assert (tmp_path / "out/figures/quality-speed-L10.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "out/fingerprints.json").read_text())["settings"]["data"]["peers"] == {
+        "msrp": "published/msrp"}

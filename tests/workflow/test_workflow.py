@@ -224,3 +224,22 @@ def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_a
     typo = write(tmp_path / "typo.yaml", text.replace("preset: fast", "preset: fastest"))
     code, out = snakemake(["-n", "--configfile", str(typo)], env)
     assert code != 0 and "config key search.preset: 'fastest' is not one of ['fast', 'thorough']" in out, out[-2000:]
+
+
+def test_configured_values_reach_the_shell_quoted(tmp_path, env):
+    """A setting or a download URL holding `$(...)` is passed to `naus` as text: the planned commands quote it, and
+    running the lm command's option through a shell creates nothing."""
+    text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
+    hostile = write(tmp_path / "hostile.yaml", text.replace("lm: {}", "lm: {memory: \"$(touch X)20%\"}"))
+    code, out = snakemake(["-n", "--forceall", "-p", "build/other/lm/lm.bin", "--configfile", str(hostile)], env)
+    assert code == 0 and "--memory '$(touch X)20%'" in out, out[-2000:]
+    option = out[out.index("--memory '"):].split(" --out", 1)[0]
+    subprocess.run(["bash", "-c", f"printf '%s' {option}"], cwd=tmp_path, capture_output=True, check=True)
+    assert not (tmp_path / "X").exists()
+    url = "https://example.org/a'$(touch Y)'.tgz"
+    gigaword = (ROOT / "config/gigaword-sample.yaml").read_text().replace(
+        "  source: gigaword\n", f"  source: gigaword\n  download: {{url: \"{url}\", sha256: '{'0' * 64}'}}\n")
+    code, out = snakemake(["-n", "--forceall", "-p", "build/gigaword-sample/download/gigaword.archive", "--configfile",
+                           str(write(tmp_path / "download.yaml", gigaword))], {**env, "NAUS_DATA": str(tmp_path)})
+    assert code == 0, out[-2000:]
+    assert "--url 'https://example.org/a'\"'\"'$(touch Y)'\"'\"'.tgz'" in out, out[-2000:]

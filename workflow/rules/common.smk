@@ -95,8 +95,9 @@ wildcard_constraints:
 
 
 def flags(settings: dict) -> str:
-    """A config section as `naus` options: `rerank_k: 200` becomes `--rerank-k 200`."""
-    return " ".join(f"--{key.replace('_', '-')} {value}" for key, value in settings.items())
+    """A config section as `naus` options: `rerank_k: 200` becomes `--rerank-k 200`; each value quoted for the
+    shell, so a configured `$(...)` reaches `naus` as text (a plain value's command is unchanged)."""
+    return " ".join(f"--{key.replace('_', '-')} {shlex.quote(str(value))}" for key, value in settings.items())
 
 
 SEEDS, ANALYSIS_SEEDS = config["train"]["seeds"], config["train"]["analysis_seeds"]

@@ -50,7 +50,7 @@ else:
             conda:
                 "../../envs/naus-cpu.yaml"
             shell:
-                "python -m naus download --url '{params.url}' --sha256 {params.sha256} --out {output.archive} "
+                "python -m naus download --url {params.url:q} --sha256 {params.sha256} --out {output.archive} "
                 "--unpack {params.unpack} > {log} 2>&1"
 
     rule data_gigaword:

@@ -1,9 +1,10 @@
 """Corpora: the demo news corpus, Rush-format Gigaword, DUC2004, and checksum-verified downloads.
 
 Every corpus is written in one layout, so later steps need not know where it came from:
-`{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), optionally
-`{out}/select/` (a second dev split for choosing the teacher), `{out}/lm.txt` (the headlines the
-language model may see: pool titles plus any extra headlines, never dev, select or test titles), optionally `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
+`{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), optionally `{out}/select/` (a
+second dev split for choosing the teacher), `{out}/lm.txt` (the headlines the language model may see:
+pool titles plus any extra headlines, never dev, select or test titles), optionally
+`{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
 """
 
 from __future__ import annotations

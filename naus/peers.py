@@ -42,11 +42,6 @@ def peer(name: str) -> Peer:
     return PEERS[name]
 
 
-def outputs(name: str, collection: str) -> list[int]:
-    """The summary lengths of a peer's released outputs on a collection."""
-    return sorted(length for kind, length in peer(name).files if kind == collection)
-
-
 def check_output(name: str, collection: str, length: int, path: str | Path, source: str | Path) -> list[str]:
     """A peer's released output, refused unless it is the declared file (SHA-256) with a line per source line."""
     declared = peer(name).files.get((collection, length))

@@ -109,8 +109,9 @@ def spec(config: dict) -> Spec:
                     [name for name in METHODS if name in config["decode"]["methods"]],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
-        tables = (_table2(base), _table3(base), _table4(base), _table6(base))
-        return replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base)))
+        table2 = _table2(base)
+        tables = (table2, _table3(base), _table4(base), _table6(base))
+        return replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
     except (KeyError, TypeError, ValueError) as err:
         raise NausError(f"not a profile's resolved configuration ({type(err).__name__}: {err})") from None
 
@@ -192,7 +193,7 @@ def _table6(s: Spec) -> Table:
     return Table("table6", "test", tuple(groups))
 
 
-def _figures(s: Spec) -> list[Figure]:
+def _figures(s: Spec, table2: Table) -> list[Figure]:
     """Figures 3 and 4 and the budget figure on the first length; per length the loss curve, the summary
     lengths and the scores by source length."""
     first, decode = s.lengths[0], s.config["decode"]
@@ -219,6 +220,6 @@ def _figures(s: Spec) -> list[Figure]:
         figures.append(Figure(layout.figure("source-length", n), "source-length", n, (
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
-    for group in _table2(s).groups:
+    for group in table2.groups:
         figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows))
     return figures

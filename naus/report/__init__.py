@@ -31,7 +31,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                 f"(about 0.1 below the perl ROUGE-1.5.5 the paper used). Student timing: {device}, batch 64 and "
                 "batch 1 (the first test sentences one at a time), model forward included, each table's first-seed "
                 "student timed alone (nothing else running); search timing: one CPU core per shard. Speedup: the "
-                "teacher's time over the student's at batch 64.\n"] + ([spec.config["note"] + "\n"] if spec.config.get("note") else [])
+                "teacher's time over the student's at batch 64.\n"]
+    if spec.config.get("note"):  # what the profile's results can show, in its own words
+        sections.append(spec.config["note"] + "\n")
     scorers = {"test": test_scorer(build),  # each output scored once for the tables, figures and browser
                "duc": SentenceTotals([build / f"data/duc2004/ref{i}.txt" for i in range(4)], "recall", 75)}
     systems = tuple((METHODS[m].label, m) for m in spec.methods)

@@ -7,6 +7,7 @@ import pytest
 import yaml
 
 from naus import NausError
+from naus.evaluate import evaluate_files
 from naus.files import sha256sum
 from naus.peers import PEERS, Peer, check_output
 from naus.report import build_report
@@ -58,3 +59,13 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     assert (tmp_path / "out/figures/quality-speed-L10.png").stat().st_size > 1000
     assert json.loads((tmp_path / "out/fingerprints.json").read_text())["settings"]["data"]["peers"] == {
         "msrp": "published/msrp"}
+
+
+@pytest.mark.parametrize("length", [8, 10])
+def test_rescoring_msrps_released_gigaword_outputs_reproduces_its_paper(shared_data, length):
+    """Our evaluator (rouge-score, stemming) on the release, each score within 0.15 of what the paper reports."""
+    msrp = PEERS["msrp"]
+    name, _ = msrp.files[("test", length)]
+    scores = evaluate_files(shared_data / "published/msrp" / name, [shared_data / "gigaword/test/task1_ref0.txt"])
+    found = (scores["rouge1"], scores["rouge2"], scores["rougeL"])
+    assert all(abs(ours - theirs) <= 0.15 for ours, theirs in zip(found, msrp.reported[("test", length)])), found

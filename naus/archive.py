@@ -5,30 +5,35 @@ histories, timings, decodings and logs; `naus import-run` takes them in here. An
 stranger's file: each member must be a regular file at a path the named profile's GPU run makes
 (no links, devices, absolute or `..` names, nothing another profile's), each decoding must have
 been made from this machine's input by a student whose history came back with it, and each
-history from this machine's search output. Members are staged in a new directory under build/;
-only when every archive passed are the profile's old students, decodings and training times moved
-aside (to build/{profile}/.replaced, kept until the next import) and the staged ones moved in.
+history from this machine's search output; every JSON member has the shape naus writes. Members are
+staged in a new directory under build/ (their number and total size capped first); only when every
+archive passed are the folders they bring (students, decodings, training times, sweeps) moved in, the
+old ones moved aside (to build/{profile}/.replaced, kept until the next import). One import of a profile
+runs at a time.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import re
 import shutil
 import tarfile
 import tempfile
+import time
 import zlib
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import check_file, sha256sum
+from naus.files import OutputLock, check_file, check_shape, parse_json, sha256sum
+from naus.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
 
 log = logging.getLogger(__name__)
 
 MAX_MEMBER_BYTES = 1 << 28  # 256 MiB: a history, a timing or a decoding of the paper's test set is far smaller
+MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run brings back about 100 MB
+MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
 # The directories a GPU run replaces, under build/{profile}/ (sweep-{name} profiles replace theirs whole).
 REPLACED = ("train", "decode", "timing/train")
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
@@ -53,34 +58,40 @@ def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
     written: no member is a link, and no name is absolute or climbs."""
     patterns = allowed_patterns(profile)
     names: dict[str, None] = {}
+    members, total, now = 0, 0, time.time()
     for archive in archives:
         archive = check_file(archive, "archive of a GPU run", "scripts/gpu-students.sh run writes OUT/gpu-run.tar.gz")
         try:
             with tarfile.open(archive, "r:gz") as tar:
-                for member in tar:
+                for member in tar:  # every header checked, and the totals, before a byte is written
                     _check_member(archive, member, patterns)
-                    if member.isdir():
-                        continue
-                    _write(tar, member, staging / member.name)
-                    names[member.name] = None
+                    members, total = members + 1, total + member.size
+                    if members > MAX_MEMBERS or total > MAX_TOTAL_BYTES:
+                        raise NausError(f"{archive}: more than {MAX_MEMBERS:,} members or {MAX_TOTAL_BYTES:,} bytes in "
+                                        "all, far more than a GPU run brings back; nothing was changed")
+                for member in tar.getmembers():
+                    if not member.isdir():
+                        _write(tar, member, staging / member.name, min(member.mtime, now))
+                        names[member.name] = None
         except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
             raise NausError(f"{archive}: not a whole gzip-compressed tar archive ({type(err).__name__}: {err}); "
                             "nothing was changed") from None
-    if not names:
-        raise NausError(f"{', '.join(map(str, archives))}: no files to import; nothing was changed")
+    if not any(name.endswith("/history.json") for name in names):
+        raise NausError(f"{', '.join(map(str, archives))}: no student's history.json, so nothing to import "
+                        "(a GPU run brings its students back); nothing was changed")
     return list(names)
 
 
-def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) -> None:
-    """A member's content into the staging directory, its time kept as tar would (the rules compare times).
-    Read whole first (a member is at most MAX_MEMBER_BYTES), so a damaged archive and a full disk differ."""
+def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, mtime: float) -> None:
+    """A member's content into the staging directory, its time kept as tar would (the rules compare times;
+    one in the future is made now, or Snakemake would see it newest forever). Read whole first (a member is at most MAX_MEMBER_BYTES), so a damaged archive and a full disk differ."""
     content = tar.extractfile(member).read()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
     except OSError as err:
         raise NausError(f"{target}: could not stage ({err.strerror}); nothing was changed") from None
-    os.utime(target, (member.mtime, member.mtime))
+    os.utime(target, (mtime, mtime))
 
 
 def _check_member(archive: Path, member: tarfile.TarInfo, patterns: list[re.Pattern]) -> None:
@@ -109,7 +120,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
     best, hashes = {}, {}  # each history's best.pt record; each file of this machine's sha256, hashed once
     for name in names:
         if name.endswith("/history.json"):  # a sweep's student learns from its profile's search output too
-            record = _read(staging, name, ("inputs", "best"))
+            record = _read(staging, name, ("inputs", "best"), HISTORY)
             expected = layout.train_inputs(layout.parse_model(name.split("/")[-2]).length)
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
                 raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
@@ -117,12 +128,14 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
                 _same_content(name, role, record["inputs"][role], root / build / path, hashes)
             _path(name, "best", record["best"])
             best[name] = record["best"]
+        elif "/timing/train/" in name:
+            _read(staging, name, (), TRAIN_TIMING)
     for name in names:
         if not name.startswith(f"{build}/decode/") or name.endswith(".provenance.json"):
             continue
         stem = name.removesuffix(".txt").removesuffix(".timing.json")
-        made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines")) \
-            if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"))
+        made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines"), DECODING) \
+            if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"), DECODE_TIMING)
         split, model = stem.split("/")[3:5]
         _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split], hashes)
         if Path(_path(name, "checkpoint", made["checkpoint"])).parent.name != model:
@@ -140,18 +153,19 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
             raise NausError(f"{name}: not the summaries its provenance records (sha256 differs); nothing was changed")
 
 
-def _read(staging: Path, name: str, required: tuple[str, ...]) -> dict:
+def _read(staging: Path, name: str, required: tuple[str, ...], shape: object) -> dict:
     path = staging / name
     if not path.is_file():
         raise NausError(f"{name}: missing from the archives (a run of an older scripts/gpu-students.sh?); "
                         "nothing was changed")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise NausError(f"{name}: not valid JSON ({err}); nothing was changed") from None
-    missing = [key for key in required if not isinstance(record, dict) or key not in record]
-    if missing:
-        raise NausError(f"{name}: no {missing[0]!r} (made by an older naus?); nothing was changed")
+        record = parse_json(path.read_bytes(), name)
+        missing = [key for key in required if not isinstance(record, dict) or key not in record]
+        if missing:
+            raise NausError(f"{name}: no {missing[0]!r} (made by an older naus?)")
+        check_shape(record, shape, name)
+    except NausError as err:
+        raise NausError(f"{err}; nothing was changed") from None
     return record
 
 
@@ -178,13 +192,14 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
     root = Path(root)
     layout.check_profile(profile)
     (root / "build").mkdir(exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=root / "build", prefix=f".import-{profile}-"))
-    try:
-        names = stage(archives, profile, staging)
-        verify(staging, names, profile, root)
-        _replace(staging, profile, root)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    with OutputLock(root / "build" / f".lock-import-{profile}"):  # one import of a profile at a time
+        staging = Path(tempfile.mkdtemp(dir=root / "build", prefix=f".import-{profile}-"))
+        try:
+            names = stage(archives, profile, staging)
+            verify(staging, names, profile, root)
+            _replace(staging, profile, root)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
     counts = {kind: sum(name.endswith(suffix) for name in names) for kind, suffix in (
         ("histories", "/history.json"), ("decodings", ".txt"), ("timings", ".timing.json"), ("logs", ".log"))}
     log.info("imported %s from %d archive(s); the files they replace are in build/%s/.replaced until the next import",
@@ -193,23 +208,21 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
 
 
 def _replace(staging: Path, profile: str, root: Path) -> None:
-    """The old directories moved aside (build/{profile}/.replaced), the staged ones moved in (renames
-    within build/); the logs merged into logs/."""
+    """The directories the archives bring (of REPLACED, and sweeps) moved in, each old one moved aside first
+    (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
     build = root / "build" / profile
     aside = build / ".replaced"
     shutil.rmtree(aside, ignore_errors=True)
-    old = {part: build / part for part in REPLACED}
-    old.update({path.name: path for path in sorted((root / "build").glob("sweep-*"))})
-    for name, path in old.items():
-        if path.exists() or path.is_symlink():
+    new = {part: (staging / f"build/{profile}" / part, build / part) for part in REPLACED}
+    new.update({path.name: (path, root / "build" / path.name) for path in sorted((staging / "build").glob("sweep-*"))})
+    for name, (source, target) in new.items():
+        if not source.is_dir():
+            continue
+        if target.exists() or target.is_symlink():
             (aside / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(path, aside / name)
-    new = [(staging / f"build/{profile}" / part, build / part) for part in REPLACED]
-    new += [(path, root / "build" / path.name) for path in sorted((staging / "build").glob("sweep-*"))]
-    for source, target in new:
-        if source.is_dir():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            os.replace(source, target)
+            os.replace(target, aside / name)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
     for source in sorted((staging / "logs").rglob("*")) if (staging / "logs").is_dir() else []:
         if source.is_file():
             target = root / source.relative_to(staging)

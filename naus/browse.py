@@ -80,5 +80,5 @@ def write_browser(out: Path, title: str, note: str, sources: list[str], referenc
              [round(float(scores[i]), 1) for _, scores in systems.values()]]
             for i, (source, reference) in enumerate(zip(sources, references))]
     data = json.dumps({"systems": list(systems), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
-    with atomic_open(out) as handle:  # `</` cannot end the data's script element early
-        handle.write(PAGE.format(title=html.escape(title), note=html.escape(note), data=data.replace("</", "<\\/")))
+    with atomic_open(out) as handle:  # no `<` in the script element: `</script>` and `<!--` in a text end or hide nothing
+        handle.write(PAGE.format(title=html.escape(title), note=html.escape(note), data=data.replace("<", "\\u003c")))

@@ -53,6 +53,8 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", 
 def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
     """The student a checkpoint holds, refused in one line when its settings are not this version's or its
     weights are not of the architecture its settings name."""
+    if not isinstance(payload["vocab"], list) or not all(isinstance(token, str) for token in payload["vocab"]):
+        raise NausError(f"{path}: its vocab is {type(payload['vocab']).__name__}, not a list of words")
     vocab = Vocab(payload["vocab"])
     settings = payload["model_config"]
     known = {spec.name for spec in dataclasses.fields(ModelConfig)}
@@ -68,14 +70,21 @@ def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tup
     if config.vocab_size != len(vocab):
         raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
     try:
-        model = build_model(config)
+        with torch.device("meta"):  # shapes only: a model_config the weights do not match allocates nothing
+            shapes = {name: tuple(t.shape) for name, t in build_model(config).state_dict().items()}
     except ValueError as err:
         raise NausError(f"{path}: {err}") from None
     mark = payload["model"].get(ARCH_MARK) if isinstance(payload["model"], dict) else None
-    if not isinstance(mark, torch.Tensor):
+    if not isinstance(mark, torch.Tensor) or mark.dtype != torch.uint8 or mark.dim() != 1:
         raise NausError(f"{path}: its weights name no architecture (made by an older naus?): train it again")
     if marked_arch(mark) != config.arch:
         raise NausError(f"{path}: weights of a {marked_arch(mark)!r} student, but its model_config says {config.arch!r}")
+    weights = {name: tuple(t.shape) for name, t in payload["model"].items() if isinstance(t, torch.Tensor)}
+    differ = next((name for name in sorted(set(shapes) | set(weights)) if shapes.get(name) != weights.get(name)), None)
+    if differ:
+        raise NausError(f"{path}: weights do not match the model configuration ({differ}: the configuration's "
+                        f"{shapes.get(differ)}, the weights' {weights.get(differ)})")
+    model = build_model(config)
     try:
         model.load_state_dict(payload["model"])
     except RuntimeError as err:

@@ -363,6 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
         message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
     except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.signals): this is a safe point
+        for stopping in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C would break the exit handlers (torch's)
+            signal.signal(stopping, signal.SIG_IGN)
         name = stop.args[0] if stop.args else "SIGINT"
         print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
               "the same command resumes", file=sys.stderr)

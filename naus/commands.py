@@ -233,21 +233,21 @@ def decode(args: argparse.Namespace) -> None:
 
 
 def _write_summaries(args: argparse.Namespace, results: list, made_from: dict) -> None:
-    """The summaries (text or JSON lines), and beside them what made them (`--provenance`)."""
+    """The summaries (text or JSON lines), and beside them what made them (`--provenance`), written while the
+    summaries are still a temporary file: a failure leaves the previous summaries and their provenance."""
+    import hashlib
     import json
 
     from naus.files import atomic_open, write_json
-    from naus.provenance import file_record
 
+    lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
+             else r.summary for r in results]
+    content = "".join(line + "\n" for line in lines)
     with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
-        for result in results:
-            if args.jsonl:
-                out.write(json.dumps({"summary": result.summary, "length": result.length,
-                                      "log_prob": round(result.log_prob, 4)}) + "\n")
-            else:
-                out.write(result.summary + "\n")
-    if args.provenance:
-        write_json(args.provenance, {**made_from, "summaries": file_record(args.out), "lines": len(results)})
+        out.write(content)
+        if args.provenance:
+            summaries = {"path": args.out, "sha256": hashlib.sha256(content.encode()).hexdigest()}
+            write_json(args.provenance, {**made_from, "summaries": summaries, "lines": len(results)})
 
 
 def _write_timing(args: argparse.Namespace, summarizer, sentences: list[str], options: dict, made_from: dict) -> None:
@@ -292,11 +292,12 @@ def _read_index(path: str) -> list[int]:
 
     lines = [x for x in read_lines(path) if x.strip() and not x.startswith("#")]
     try:
-        if len(lines) == 1 and lines[0].lstrip().startswith("["):
-            return [int(x) for x in json.loads(lines[0])]
-        return [int(x) for x in lines]
-    except (ValueError, TypeError):  # TypeError: null or a list inside the JSON list
-        raise NausError(f"{path}: expected one integer per line or a JSON list of integers") from None
+        values = json.loads(lines[0]) if len(lines) == 1 and lines[0].lstrip().startswith("[") else [int(x) for x in lines]
+    except ValueError:
+        values = None
+    if not isinstance(values, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in values):
+        raise NausError(f"{path}: expected one integer per line or a JSON list of integers")
+    return values
 
 
 def reorder(args: argparse.Namespace) -> None:

@@ -7,10 +7,13 @@ interrupted step never leaves a half-written artifact that a later step would tr
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import itertools
 import json
+import math
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -22,25 +25,52 @@ from naus import NausError
 def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     """Open a temporary file next to `path`; on success rename it over `path`.
 
-    The file gets the mode a plain `open` would give (0666 less the umask), not mkstemp's 0600,
-    so a group sharing a cluster directory can read the pipeline's outputs.
+    Only a regular file (or a new path) is replaced so: a device, a FIFO or a socket already at `path`
+    (`/dev/null`, `/dev/stdout`, a pipe's reader) is written directly, and a symbolic link is followed,
+    its target replaced, never the link. The file gets the mode a plain `open` would give (0666 less the
+    umask), not mkstemp's 0600, so a group sharing a cluster directory can read the pipeline's outputs.
+    An OS error names the file.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    encoding = {} if "b" in mode else {"encoding": "utf-8"}
+    try:
+        kind = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        kind = None
+    try:
+        if kind is not None and not stat.S_ISREG(kind):
+            if stat.S_ISDIR(kind):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+            with open(path, mode, **encoding) as handle:  # a stream: there is no file to replace
+                yield handle
+            return
+        path = Path(os.path.realpath(path)) if path.is_symlink() else path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise _naming(err, path) from err
     umask = os.umask(0)
     os.umask(umask)
     os.fchmod(fd, 0o666 & ~umask)
     try:
-        with os.fdopen(fd, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as handle:
+        with os.fdopen(fd, mode, **encoding) as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise _naming(err, path, tmp) from err
         raise
+
+
+def _naming(err: OSError, path: Path, tmp: str | None = None) -> OSError:
+    """An error that names no file (a write's: a full disk) or only our temporary one, naming `path`."""
+    if err.filename is not None and err.filename != tmp:
+        return err
+    return type(err)(err.errno, err.strerror or str(err), str(path))
 
 
 class OutputLock:
@@ -123,7 +153,7 @@ def read_lines(path: str | os.PathLike) -> list[str]:
 def decode_lines(raw: bytes, name: str) -> list[str]:
     """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines."""
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no part of the first word
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
         raise NausError(f"{name}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
@@ -160,7 +190,8 @@ def iter_parallel(*paths: str | os.PathLike) -> Iterator[tuple[str, ...]]:
 
 def _decode_line(raw: bytes, path: Path, number: int) -> str:
     try:
-        return raw.decode("utf-8").rstrip("\n").rstrip("\r").strip()
+        text = raw.decode("utf-8").rstrip("\n").rstrip("\r").strip()
+        return text.removeprefix("\ufeff").strip() if number == 1 else text
     except UnicodeDecodeError as err:
         raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 
@@ -176,6 +207,42 @@ def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> P
     return path
 
 
+MAX_ARRAY_ITEMS = 1 << 28  # a static table of 700,000 words x 384 floats; an estimate is 385 x 384
+
+
+def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tuple[str, tuple]]) -> dict:
+    """The arrays of an `.npz` we wrote, by name: (dtype kinds, shape) each, a shape's None any size. Each
+    header is checked before its array is read, so a crafted header cannot ask for gigabytes, and nothing
+    is unpickled. Returns NumPy arrays."""
+    import zipfile
+
+    import numpy as np
+
+    path = check_file(path, what, hint)
+    out = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            for name, (kinds, shape) in arrays.items():
+                if f"{name}.npy" not in archive.namelist():
+                    raise NausError(f"{path}: not a {what} (no array {name!r}; {hint})")
+                with archive.open(f"{name}.npy") as member:
+                    version = np.lib.format.read_magic(member)
+                    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) \
+                        else np.lib.format.read_array_header_2_0
+                    found, _, dtype = read_header(member)
+                    if (dtype.kind not in kinds or len(found) != len(shape)
+                            or any(want is not None and want != got for want, got in zip(shape, found))
+                            or math.prod(found) > MAX_ARRAY_ITEMS):
+                        expected = " x ".join("N" if n is None else str(n) for n in shape) or "a scalar"
+                        raise NausError(f"{path}: array {name!r} is {dtype} of shape {found}, expected {expected} "
+                                        f"of kind {kinds} (a {what})")
+                with archive.open(f"{name}.npy") as member:
+                    out[name] = np.lib.format.read_array(member, allow_pickle=False)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as err:
+        raise NausError(f"{path}: not a {what} ({type(err).__name__}: {err}; {hint})") from None
+    return out
+
+
 def sha256sum(path: str | os.PathLike) -> str:
     """The SHA-256 of a file's content: what provenance records, so a file rebuilt in place is noticed."""
     digest = hashlib.sha256()
@@ -186,14 +253,12 @@ def sha256sum(path: str | os.PathLike) -> str:
 
 
 def read_json(path: str | os.PathLike, required: tuple[str, ...] = (),
-              bounds: dict[str, tuple[float, float]] | None = None) -> object:
+              bounds: dict[str, tuple[float, float]] | None = None, shape: object = None) -> object:
     """A JSON file; with `required`, an object that must have those keys (the first missing one is named);
-    with `bounds`, each of those keys it has a finite number in [low, high]."""
+    with `bounds`, each of those keys it has a finite number in [low, high]; with `shape`, of that shape
+    (`check_shape`)."""
     path = check_file(path)
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise NausError(f"{path}: not valid JSON ({err})") from None
+    value = parse_json(path.read_bytes(), str(path))
     if required:
         if not isinstance(value, dict):
             raise NausError(f"{path}: expected a JSON object with {', '.join(required)}")
@@ -205,4 +270,58 @@ def read_json(path: str | os.PathLike, required: tuple[str, ...] = (),
         if key in value and (isinstance(number, bool) or not isinstance(number, (int, float))
                              or not low <= number <= high):  # also false for nan
             raise NausError(f"{path}: {key} is {number!r}, expected a number in [{low}, {high}]")
+    if shape is not None:
+        check_shape(value, shape, str(path))
     return value
+
+
+def parse_json(raw: bytes, name: str) -> object:
+    """JSON bytes (a file's, or an archive member's, called `name`); nesting deeper than Python's
+    recursion limit is refused in one line like any other damage."""
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise NausError(f"{name}: not valid JSON ({err})") from None
+    except RecursionError:
+        raise NausError(f"{name}: JSON nested too deeply to be one of ours") from None
+
+
+FILE_RECORD = {"path": str, "sha256": str}  # naus.provenance.file_record
+
+
+def check_shape(value: object, shape: object, name: str, key: str = "") -> None:
+    """`value` (parsed JSON) of `shape`: a type (`float` takes a finite int or float, `int` no bool), a
+    one-item list (a list of that), a dict (an object with those keys, a key ending in `?` optional, others
+    allowed; `{"*": inner}`: every value of that), or `object` (anything). The first mismatch is named with
+    its key."""
+    where = f"{name}: {key or 'the content'}"
+    if shape is object:
+        return
+    if isinstance(shape, dict):
+        if not isinstance(value, dict):
+            raise NausError(f"{where} is {_kind(value)}, expected an object")
+        if list(shape) == ["*"]:
+            for field, item in value.items():
+                check_shape(item, shape["*"], name, f"{key}.{field}" if key else field)
+            return
+        for field, inner in shape.items():
+            optional, field = field.endswith("?"), field.rstrip("?")
+            if field in value:
+                check_shape(value[field], inner, name, f"{key}.{field}" if key else field)
+            elif not optional:
+                raise NausError(f"{where} has no {field!r}")
+    elif isinstance(shape, list):
+        if not isinstance(value, list):
+            raise NausError(f"{where} is {_kind(value)}, expected a list")
+        for index, item in enumerate(value):
+            check_shape(item, shape[0], name, f"{key}[{index}]")
+    elif shape is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise NausError(f"{where} is {_kind(value)}, expected a finite number")
+    elif isinstance(value, bool) is not (shape is bool) or not isinstance(value, shape):
+        raise NausError(f"{where} is {_kind(value)}, expected {'an' if shape is int else 'a'} {shape.__name__}")
+
+
+def _kind(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, (dict, list)) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."

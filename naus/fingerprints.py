@@ -13,6 +13,8 @@ from pathlib import Path
 
 from naus import NausError, layout
 from naus.files import atomic_open, read_json, sha256sum, write_text
+from naus.markup import ESCAPES
+from naus.provenance import HISTORY
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
 # search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
@@ -27,15 +29,15 @@ def fingerprints(build: Path, config: dict) -> dict:
     for split, length, path in layout.searches(build):
         text = path.with_suffix(".txt")
         parts = sorted(path.with_suffix("").glob("part*.jsonl.provenance.json"))
-        parameters = read_json(parts[0]).get("parameters", {}) if parts else {}
+        parameters = read_json(parts[0], shape={"parameters": {}})["parameters"] if parts else {}
         recorded = {**parameters["search"], "estimator": "learned" if parameters.get("estimate") else "in-context"} \
             if "search" in parameters else {}
         search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None,
                                         "records_sha256": sha256sum(path), "settings": recorded}
     students = {}
     for history in sorted(build.glob(f"{layout.student_dir('*')}/history.json")):
-        record = read_json(history)
-        best = record.get("best", {}).get("sha256") if isinstance(record.get("best"), dict) else None
+        record = read_json(history, shape=HISTORY)
+        best = record["best"]["sha256"] if "best" in record else None
         students[history.parent.name] = {"sha256": best, "settings": record.get("settings", {})}
     decodings = {str(path.relative_to(build).with_suffix("")): sha256sum(path)
                  for path in sorted(build.glob("decode/**/*.txt"))}
@@ -59,21 +61,24 @@ def refresh(results: Path, config: dict) -> list[str]:
     configuration: their recorded fingerprints compared anew, and the STALE sentence of every caption under
     `results` rewritten. Returns the new marks."""
     path = results / "fingerprints.json"
-    prints = read_json(path)
+    prints = read_json(path, shape=FINGERPRINTS)
     old = warning(prints.get("stale", []))
     if not old:
         raise NausError(f"{path}: these results were made with their configuration; run the report to redraw them")
     prints["settings"] = recorded_settings(config)
     marks = stale(prints)
-    for caption in sorted(p for p in results.rglob("*") if p.suffix in (".md", ".rst", ".tex")):
-        text = caption.read_text(encoding="utf-8")
-        if old.rstrip() in text:  # a caption's opening, or the landing page's bold sentence
-            write_text(caption, text.replace(old.rstrip(), warning(marks).rstrip()))
+    for caption in sorted(p for p in results.rglob("*") if p.suffix in ESCAPES):
+        text, escape = caption.read_text(encoding="utf-8"), ESCAPES[caption.suffix]
+        if escape(old.rstrip()) in text:  # a caption's opening, or the landing page's bold sentence
+            write_text(caption, text.replace(escape(old.rstrip()), escape(warning(marks).rstrip())))
     with atomic_open(path) as handle:
         json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     return marks
 
 
+# fingerprints.json: an output's recorded settings, per section
+FINGERPRINTS = {"settings": {"*": {}}, "search": {"*": {"settings": {}}}, "students": {"*": {"settings": {"*": {}}}},
+                "decodings": {}, "stale?": [str]}
 NEWER = object()  # a setting the configuration has and an output's record lacks
 
 

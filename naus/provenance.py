@@ -8,6 +8,16 @@ import json
 from pathlib import Path
 
 from naus import NausError
+from naus.files import FILE_RECORD, sha256sum
+
+# What each JSON record the pipeline writes holds, checked wherever one is read back (naus.files.check_shape).
+HISTORY = {"history": [{"step": int, "train_loss": float, "dev_loss?": float, "lr?": float}],
+           "skipped_pairs?": int, "inputs?": {}, "settings?": {"*": {}}, "best?": FILE_RECORD}  # naus.train
+TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int}  # naus.train
+DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}  # decode --provenance
+DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "input?": FILE_RECORD,
+                 "checkpoint?": FILE_RECORD}  # decode --timing
+SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.shards.ResumableOutput
 
 
 def fingerprint(value: object) -> str:
@@ -33,6 +43,4 @@ def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, .
 
 def file_record(path: str | Path) -> dict:
     """A file as provenance names it: its path as given and the sha256 of its content."""
-    from naus.files import sha256sum
-
     return {"path": str(path), "sha256": sha256sum(path)}

@@ -29,7 +29,11 @@ class SentenceTotals:
         if self.references is None or not path.is_file():
             return None
         if path not in self.cache:
-            samples = sample_scores(read_lines(path), self.references, self.metric, self.max_bytes)
+            outputs = read_lines(path)
+            if len(outputs) != len(self.references[0]):
+                raise NausError(f"{path}: {len(outputs):,} lines, but its split has {len(self.references[0]):,} "
+                                "references: an output has one line per input sentence")
+            samples = sample_scores(outputs, self.references, self.metric, self.max_bytes)
             self.cache[path] = np.array([100 * sum(sample.values()) for sample in samples])
         return self.cache[path]
 
@@ -82,6 +86,10 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: 
     if not all(path.is_file() for path in files.values()):
         return pd.DataFrame()
     lines = {name: read_lines(path) for name, path in files.items()}
+    for name, path in files.items():
+        if len(lines[name]) != len(lines["Source"]):
+            raise NausError(f"{path}: {len(lines[name]):,} lines, but the test split has {len(lines['Source']):,} "
+                            "sentences")
     by_length = np.argsort([len(line.split()) for line in lines["Source"]], kind="stable")
     rng = np.random.default_rng(seed)
     chosen = [int(rng.choice(group)) for group in np.array_split(by_length, cases) if len(group)]

@@ -22,6 +22,7 @@ MAX_BEAM = 256  # hypotheses kept per cell of the decoders' tables: their memory
 MAX_CHARS = 10_000  # a character budget: char-control keeps a column per character of it
 MAX_BATCH = 4096  # sentences per forward pass: the logits are batch x positions x vocabulary floats
 MAX_SEEDS = 100  # students per length: each is a training job and a dozen decodings (100: ~2,000 jobs)
+MAX_CONFIG_VALUES = 100_000  # a profile's values (the paper's: a few hundred); a YAML alias bomb has millions
 
 
 def setting(default, help: str, minimum: float | None = None, above: float | None = None, below: float | None = None,
@@ -56,6 +57,25 @@ def check_ranges(settings) -> None:
                       f"> {meta['above']}" if meta["above"] is not None else "",
                       f"< {meta['below']}" if meta["below"] is not None else ""]
             raise SettingError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
+
+
+def check_plain(config: dict) -> None:
+    """A configuration as YAML gave it, before anything walks it whole: at most MAX_CONFIG_VALUES values
+    (aliases counted each time they are used, so a bomb stops in bounded time) and every number finite
+    (JSON Schema's bounds let NaN and infinity through)."""
+    stack, count = [("", config)], 0
+    while stack:
+        key, value = stack.pop()
+        count += 1
+        if count > MAX_CONFIG_VALUES:
+            raise NausError(f"the configuration holds more than {MAX_CONFIG_VALUES:,} values (YAML aliases "
+                            "repeating a list?); no profile needs as many")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise NausError(f"config key {key}: {value} is not a finite number")
+        if isinstance(value, dict):
+            stack.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((f"{key}[{i}]", v) for i, v in enumerate(value))
 
 
 def options(settings: type, section: dict) -> dict:

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from naus import NausError
 from naus.files import OutputLock, atomic_open, read_json, read_lines, write_json
-from naus.provenance import check_same_provenance
+from naus.provenance import SHARD, check_same_provenance
 
 
 def shard_range(total: int, shard: int, shards: int) -> range:
@@ -111,13 +111,16 @@ class ResumableOutput:
         self.close()
 
 
-def read_records(path: str | Path) -> list[dict]:
+def read_records(path: str | Path, field: str | None = None) -> list[dict]:
+    """A JSON-lines file's records; with `field`, each an object with an integer index and that field a line of text."""
     records = []
     for number, line in enumerate(read_lines(path), 1):
         try:
             records.append(json.loads(line))
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             raise NausError(f"{path}: line {number}: not valid JSON") from None
+        if field:
+            _check_record(records[-1], path, number, field)
     return records
 
 
@@ -125,8 +128,11 @@ def _read_provenance(out: Path, what: Path) -> dict:
     path = provenance_path(out)
     if not path.is_file():
         raise NausError(f"{what}: no {path.name} beside it (written by an older naus or by hand); "
-                        "search the shard again (--restart)")
-    return read_json(path)
+                        "search the shard again (naus search --restart)")
+    provenance = read_json(path, shape=SHARD)
+    if len(provenance["shard"]) != 2 or not 0 <= provenance["shard"][0] < provenance["shard"][1]:
+        raise NausError(f"{path}: shard is {provenance['shard']}, expected [i, n] with 0 <= i < n")
+    return provenance
 
 
 def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str | Path, field: str) -> int:

@@ -20,6 +20,8 @@ def paired_p_value(a: list[float] | np.ndarray, b: list[float] | np.ndarray, res
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or not len(a):
         raise NausError(f"paired scores must be two lists of one score per sentence, got {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise NausError("paired scores hold NaN or infinite numbers: a score per sentence is a finite number")
     diff = a - b
     observed = abs(diff.mean())
     if not diff.any():
@@ -36,4 +38,7 @@ def paired_p_value(a: list[float] | np.ndarray, b: list[float] | np.ndarray, res
 
 def seed_mean(runs: list[list[float]]) -> np.ndarray:
     """Per-sentence scores of a student averaged over its seeds: the system a table row reports."""
+    if len({len(run) for run in runs}) > 1:
+        raise NausError(f"seeds scored on different numbers of sentences ({', '.join(str(len(r)) for r in runs)}): "
+                        "each seed's output has one line per test sentence")
     return np.asarray(runs, dtype=np.float64).mean(axis=0)

@@ -24,7 +24,7 @@ from typing import Iterable
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, check_file
+from naus.files import atomic_open, read_npz
 
 log = logging.getLogger(__name__)
 EMBEDDING_SIZE = 384  # all-MiniLM-L6-v2
@@ -82,15 +82,9 @@ class LearnedEstimate:
 
     @classmethod
     def load(cls, path: str | Path) -> "LearnedEstimate":
-        path = check_file(path, "learned estimate", "run `naus fit-estimate` first")
-        try:
-            with np.load(path) as data:
-                weight, bias = data["weight"], data["bias"]
-        except (OSError, KeyError, ValueError) as err:
-            raise NausError(f"{path}: not a learned estimate ({err})") from None
-        if weight.shape != (EMBEDDING_SIZE, EMBEDDING_SIZE) or bias.shape != (EMBEDDING_SIZE,):
-            raise NausError(f"{path}: a learned estimate holds a {EMBEDDING_SIZE}x{EMBEDDING_SIZE} weight and a "
-                            f"{EMBEDDING_SIZE} bias, not {weight.shape} and {bias.shape}")
+        arrays = read_npz(path, "learned estimate", "run `naus fit-estimate` first", {
+            "weight": ("f", (EMBEDDING_SIZE, EMBEDDING_SIZE)), "bias": ("f", (EMBEDDING_SIZE,))})
+        weight, bias = arrays["weight"], arrays["bias"]
         if not (np.isfinite(weight).all() and np.isfinite(bias).all()):
             raise NausError(f"{path}: the learned estimate holds NaN or infinite numbers")
         return cls(weight, bias)
@@ -287,12 +281,12 @@ class StaticEmbedder:
     """idf-weighted means of per-word MiniLM vectors; unknown words get no weight."""
 
     def __init__(self, path: str | Path):
-        path = check_file(path, "static embedding table", "run the embed step first")
-        try:
-            data = np.load(path)
-            words, self.vectors, idf = data["words"], data["vectors"], data["idf"]
-        except (OSError, KeyError, ValueError) as err:
-            raise NausError(f"{path}: not a static embedding table ({err})") from None
+        data = read_npz(path, "static embedding table", "run the embed step first", {
+            "words": ("U", (None,)), "vectors": ("f", (None, None)), "idf": ("f", (None,))})
+        words, self.vectors, idf = data["words"], data["vectors"], data["idf"]
+        if not len(words) == len(self.vectors) == len(idf):
+            raise NausError(f"{path}: {len(words)} words, {len(self.vectors)} vectors and {len(idf)} idf weights; "
+                            "a static embedding table has one of each per word")
         self.index = {w: i for i, w in enumerate(words.tolist())}
         self.weighted = self.vectors * idf[:, None]
 

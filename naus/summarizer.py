@@ -10,6 +10,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import torch
@@ -48,7 +49,7 @@ class Summarizer:
     @torch.no_grad()
     def summarize(
         self,
-        sentences: list[str],
+        sentences: Iterable[str],
         length: int | None = DecodeConfig.length,
         method: str | None = None,
         ratio: float | None = None,
@@ -63,7 +64,9 @@ class Summarizer:
         Gigaword evaluation, whose inputs and references are already tokenised); `restore` gives each
         `<unk>` back its source word (`restore_unknown`), else summaries keep `<unk>` as decoded.
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
-        summary as returned (a restored `<unk>` counted as its source word)."""
+        summary as returned (a restored `<unk>` counted as its source word). Any iterable of strings
+        (a generator too) is read once."""
+        sentences = sentences if isinstance(sentences, str) else list(sentences)
         _check_arguments(sentences, method)
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                      batch_size=batch_size)  # the command line's checks, types included

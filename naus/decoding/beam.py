@@ -111,13 +111,15 @@ def _logaddexp_kernel(a: float, b: float) -> float:
 
 
 @numba.njit(cache=True)
-def _add_mass(node, ends_blank, ends_word, nodes, blank_mass, word_mass, count):
-    """`_accumulate` on the arrays of the next slot's prefixes; returns the new count."""
-    for i in range(count):
-        if nodes[i] == node:
-            blank_mass[i] = _logaddexp_kernel(blank_mass[i], ends_blank)
-            word_mass[i] = _logaddexp_kernel(word_mass[i], ends_word)
-            return count
+def _add_mass(node, ends_blank, ends_word, nodes, blank_mass, word_mass, count, position):
+    """`_accumulate` on the arrays of the next slot's prefixes (`position`: a prefix's entry, so that a slot
+    costs its beam² extensions, not their square); returns the new count."""
+    if node in position:
+        i = position[node]
+        blank_mass[i] = _logaddexp_kernel(blank_mass[i], ends_blank)
+        word_mass[i] = _logaddexp_kernel(word_mass[i], ends_word)
+        return count
+    position[node] = count
     nodes[count] = node
     blank_mass[count] = _logaddexp_kernel(-np.inf, ends_blank)
     word_mass[count] = _logaddexp_kernel(-np.inf, ends_word)
@@ -141,15 +143,17 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
     token_column = np.full(capacity, -1, dtype=np.int64)
     size = np.zeros(capacity, dtype=np.int64)
     nodes_used = 1  # node 0: the empty prefix
-    child = dict()
-    child[(np.int64(-1), np.int64(-1))] = np.int64(0)  # types the dictionary
+    stride = top_words.max() + 1  # (parent, word) as one integer key: prefix · stride + word
+    child = {np.int64(-1): np.int64(0)}  # typed
     beams = np.zeros(1, dtype=np.int64)
     beam_blank = np.zeros(1)
     beam_word = np.full(1, -np.inf)
     width = beam_size * (beam_size + 2)
     nodes, blank_mass, word_mass = np.empty(width, np.int64), np.empty(width), np.empty(width)
     candidates = np.empty(ranks, dtype=np.int64)  # columns of the slot's best non-blank words
+    position = {np.int64(-1): np.int64(-1)}  # typed; emptied for each slot
     for s in range(time):
+        position.clear()
         if stopped(stop):  # the caller raises: no result is used
             return np.empty(0, dtype=np.int64)
         row, shift = table[s], norm[s]
@@ -162,14 +166,14 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
         for j in range(beams.shape[0]):
             prefix, p_b, p_nb = beams[j], beam_blank[j], beam_word[j]
             total = _logaddexp_kernel(p_b, p_nb)
-            count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count)
+            count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count, position)
             if size[prefix] > 0:
                 repeat = row[where[token_column[prefix]]] - shift
-                count = _add_mass(prefix, -np.inf, p_nb + repeat, nodes, blank_mass, word_mass, count)
+                count = _add_mass(prefix, -np.inf, p_nb + repeat, nodes, blank_mass, word_mass, count, position)
             for c in range(k):
                 column = candidates[c]
                 w = top_words.flat[column]
-                key = (prefix, w)
+                key = prefix * stride + w
                 if key in child:
                     extended = child[key]
                 else:
@@ -180,7 +184,7 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
                     nodes_used += 1
                 before = p_b if size[prefix] > 0 and w == token[prefix] else total  # a repeat needs an ε between
                 count = _add_mass(extended, -np.inf, before + (row[where[column]] - shift), nodes, blank_mass, word_mass,
-                                  count)
+                                  count, position)
         totals = np.empty(count)
         for i in range(count):
             totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.files import atomic_open, read_json, read_lines
+from naus.provenance import HISTORY
 from naus.report.rows import PAPER_GIGAWORD, first_timing, read_metrics, read_row
 from naus.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
@@ -49,12 +50,12 @@ def _axes(columns: int = 1):
 
 
 def _save(fig, out: Path) -> None:
-    """The figure as PNG and PDF, then closed."""
+    """The figure as PNG and PDF (undated, so that a redraw gives the same bytes), then closed."""
     import matplotlib.pyplot as plt
 
-    for suffix in (".png", ".pdf"):
+    for suffix, metadata in ((".png", {}), (".pdf", {"CreationDate": None})):
         with atomic_open(out.with_suffix(suffix), "wb") as handle:
-            fig.savefig(handle, format=suffix[1:], dpi=150)
+            fig.savefig(handle, format=suffix[1:], dpi=150, metadata=metadata)
     plt.close(fig)
 
 
@@ -68,7 +69,7 @@ def _finish(fig, ax, out: Path, xlabel: str, ylabel: str, title: str, **legend) 
 
 
 def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
-    entries = read_json(build / figure.history, ("history",))["history"]
+    entries = read_json(build / figure.history, shape=HISTORY)["history"]
     steps = [e["step"] for e in entries]
     fig, ax = _axes()
     ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed CTC)")

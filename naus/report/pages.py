@@ -10,10 +10,12 @@ import pandas as pd
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.files import read_json, write_text
+from naus.markup import latex, markdown_cell, rst
 from naus.methods import LENGTH_CONTROL, TRUNCATE
 from naus.peers import PEERS
 from naus.report.rows import P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.sentences import CASES
+from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
 from naus.shards import read_records
 from naus.tables import Spec
 
@@ -23,7 +25,7 @@ def search_section(build: Path) -> str | None:
     lines = ["| split | L | sentences | empty sources | mean summary words | s per sentence (one core) | core-hours |",
              "|---|---|---|---|---|---|---|"]
     for split, length, path in layout.searches(build):
-        records = read_records(path)
+        records = read_records(path, "summary")
         words = [len(r["summary"].split()) for r in records]
         empty = sum(1 for w in words if w == 0)
         sentences, seconds = search_timing(build, split, length) or (0, None)
@@ -74,13 +76,15 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
 
 def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> str:
     """The same table as Markdown, CSV and LaTeX, and its caption alone (`{name}.rst`, for
-    Snakemake's HTML report); returns the Markdown table."""
+    Snakemake's HTML report), each escaped for its format; returns the Markdown table."""
     shown = _display(frame)
-    markdown = shown.to_markdown(index=False, disable_numparse=True)
+    markdown = shown.map(markdown_cell).to_markdown(index=False, disable_numparse=True)
     write_text(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
     write_text(out_dir / f"{name}.csv", frame.to_csv(index=False))
-    write_text(out_dir / f"{name}.tex", shown.to_latex(index=False, caption=caption, label=f"tab:{name}"))
-    write_text(out_dir / f"{name}.rst", caption + "\n")
+    tex = shown.map(latex).rename(columns=latex)
+    write_text(out_dir / f"{name}.tex", tex.to_latex(index=False, caption=latex(caption), label=f"tab:{name}",
+                                                     escape=False))
+    write_text(out_dir / f"{name}.rst", rst(caption) + "\n")
     return markdown
 
 
@@ -99,9 +103,10 @@ def training_section(build: Path) -> str | None:
     lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
              "|---|---|---|---|---|---|"]
     for path in trained:
-        info = read_json(path, ("history",))
+        info = read_json(path, shape=HISTORY)
         timing_file = build / layout.train_timing(path.parent.name)
-        timing = read_json(timing_file, ("seconds", "device"), {"seconds": (0, 10**9)}) if timing_file.is_file() else {}
+        timing = read_json(timing_file, ("seconds", "device"), {"seconds": (0, 10**9)}, TRAIN_TIMING) \
+            if timing_file.is_file() else {}
         history = info["history"]
         best = min((e["dev_loss"] for e in history if "dev_loss" in e), default=None)
         minutes = f"{timing['seconds'] / 60:.1f} min" if timing else "–"
@@ -125,13 +130,13 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
     rows = table2[table2["L"] == length].set_index("System")
     title = f"naus: the {profile} profile"
-    lines = [title, "=" * len(title), "", *([f"**{warning.strip()}**", ""] if warning else []),
+    lines = [title, "=" * len(title), "", *([f"**{rst(warning.strip())}**", ""] if warning else []),
              "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
              "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
              "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
                                                 f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
-             *([note, ""] if note else []),
+             *([rst(note), ""] if note else []),
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]
     grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]
@@ -178,7 +183,7 @@ def fingerprint_section(prints: dict) -> str | None:
 def decode_device(build: Path, lengths: list[int]) -> str:
     for length in lengths:
         for path in sorted((build / layout.decoded("test", layout.model(length), "*", "*")).parent.glob("*.timing.json")):
-            timing = read_json(path)
+            timing = read_json(path, shape=DECODE_TIMING)
             threads = f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing else ""
             return timing.get("device", "cpu") + threads
     return "cpu"

@@ -39,7 +39,7 @@ def gpu_run(tmp_path: Path, profile: str = PROFILE, split: str = "test", student
     for model in ("L4", "L4-other"):
         write(there / build / "train" / model / "best.pt", f"weights of {model}")
         write(there / build / "train" / model / "history.json", json.dumps({
-            "history": [{"step": 3, "dev_loss": 1.5}], "skipped_pairs": 0,
+            "history": [{"step": 3, "train_loss": 2.0, "dev_loss": 1.5}], "skipped_pairs": 0,
             "inputs": {role: record(there, f"{build}/{path}") for role, path in layout.train_inputs(4).items()},
             "best": record(there, f"{build}/train/{model}/best.pt")}))
     decoding = f"{build}/{layout.decoded('test', 'L4', 'length-control', 4)}"
@@ -167,7 +167,7 @@ def test_a_decoding_without_its_students_history_or_its_provenance_is_refused(pr
     with tarfile.open(gpu_run(tmp_path)) as tar:
         members = [(m.name, tar.extractfile(m).read()) for m in tar]
     no_history = pack(tmp_path / "a.tar.gz", [m for m in members if not m[0].endswith("history.json")])
-    refused(root, outside, [no_history], "its student's history")
+    refused(root, outside, [no_history], "no student's history.json")
     bare = pack(tmp_path / "b.tar.gz", [m for m in members if not m[0].endswith(".provenance.json")])
     refused(root, outside, [bare], "missing from the archives")
     swapped = pack(tmp_path / "c.tar.gz", [(n, b"other summaries\nx\n" if n.endswith(".txt") else b) for n, b in members])
@@ -189,3 +189,68 @@ def test_the_command_line_refuses_in_one_line(tmp_path):
                             capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(Path(__file__).parents[2])})
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "profile '..'" in result.stderr and not (tmp_path / "build").exists()
+
+
+def test_an_archive_of_logs_only_changes_nothing_and_a_sweep_it_does_not_bring_stays(project, tmp_path):
+    root, outside = project
+    write(root / "build/sweep-old/train/L4/history.json", "{}")
+    logs = pack(tmp_path / "logs.tar.gz", [(f"logs/{PROFILE}/decode/x.log", b"a log\n")])
+    refused(root, outside, [logs], "no student's history.json, so nothing to import")
+    import_run([gpu_run(tmp_path)], PROFILE, root)
+    assert (root / "build/sweep-old/train/L4/history.json").read_text() == "{}"
+    assert not (root / BUILD / ".replaced/sweep-old").exists()
+
+
+def test_two_imports_at_once_one_refused_and_every_old_file_kept_in_place_or_aside(project, tmp_path):
+    from naus.files import OutputLock
+
+    root, outside = project
+    archive = gpu_run(tmp_path)
+    with OutputLock(root / "build" / f".lock-import-{PROFILE}"):  # as a first import holds it
+        refused(root, outside, [archive], "being written by process")
+    import_run([archive], PROFILE, root)
+    assert (root / BUILD / ".replaced/train/L4/best.pt").read_text() == "weights trained here"
+    assert (root / BUILD / ".replaced" / f"{DECODING.removeprefix(BUILD + '/')}.txt").read_text() == "made here\nmade here\n"
+
+
+def test_member_count_and_total_size_are_capped_before_anything_is_written(project, tmp_path, monkeypatch):
+    import naus.archive
+
+    root, outside = project
+    archive = gpu_run(tmp_path)
+    monkeypatch.setattr(naus.archive, "MAX_MEMBERS", 5)  # the archive holds 6
+    refused(root, outside, [archive], "more than 5 members")
+    monkeypatch.setattr(naus.archive, "MAX_MEMBERS", 100)
+    monkeypatch.setattr(naus.archive, "MAX_TOTAL_BYTES", 100)
+    refused(root, outside, [archive], "or 100 bytes in all")
+
+
+@pytest.mark.parametrize("member, content, message", [
+    ("history.json", {"history": "abc"}, "history is \"abc\", expected a list"),
+    ("history.json", "[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
+    ("history.json", {"history": [{"step": 3}]}, "history[0] has no 'train_loss'"),
+    ("provenance.json", {"lines": "2"}, "lines is \"2\", expected an int"),
+    ("timing/train/L4.json", {"seconds": "1"}, "seconds is \"1\", expected a finite number"),
+])
+def test_a_json_member_of_the_wrong_shape_or_depth_is_refused(project, tmp_path, member, content, message):
+    root, outside = project
+    with tarfile.open(gpu_run(tmp_path)) as tar:
+        members = {m.name: tar.extractfile(m).read() for m in tar}
+    name = next(n for n in members if n.endswith(member))
+    raw = content.encode() if isinstance(content, str) else json.dumps({**json.loads(members[name]), **content}).encode()
+    refused(root, outside, [pack(tmp_path / "bad.tar.gz", list({**members, name: raw}.items()))], message)
+
+
+def test_a_member_dated_in_the_future_is_dated_now(project, tmp_path):
+    import time
+
+    root, _ = project
+    with tarfile.open(gpu_run(tmp_path)) as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar]
+    future = tmp_path / "future.tar.gz"
+    with tarfile.open(future, "w:gz") as tar:
+        for info, content in members:
+            info.mtime = 15_000_000_000  # the year 2445
+            tar.addfile(info, io.BytesIO(content))
+    import_run([future], PROFILE, root)
+    assert (root / BUILD / "train/L4/history.json").stat().st_mtime <= time.time()

@@ -30,6 +30,7 @@ def page(tmp_path_factory):
     n = 40
     sources = [f"source {i} about {'trade' if i % 4 == 0 else 'sport'} news" for i in range(n)]
     sources[7] = "a source with </script> <b>markup</b> in it"
+    sources[9] = "a source opening a comment <!--<script> that would hide the rows after it"
     systems = {name: ([f"{name} says {i}" for i in range(n)], rng.uniform(0, 80, n).round(1).tolist())
                for name in ("teacher", "truncate", "length control")}
     out = tmp_path_factory.mktemp("browse") / "browse.html"
@@ -42,6 +43,7 @@ def test_every_sentence_is_shown_from_file_in_test_set_order(page):
     rows, dom = rendered(out)
     assert rows == list(range(1, len(sources) + 1))
     assert "&lt;/script&gt; &lt;b&gt;markup&lt;/b&gt;" in dom  # text is text, not markup
+    assert "comment &lt;!--&lt;script&gt; that" in dom
     assert f"{len(sources)} of {len(sources)} sentences" in dom
 
 

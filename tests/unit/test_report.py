@@ -232,7 +232,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
                    if isinstance(values, dict)}
         build_report(m, b, tmp_path / "out", spec({**config, **changed}))
         out = tmp_path / "out"
-        return ((out / "tables/table2.rst").read_text(), (out / "report.rst").read_text(),
+        return ((out / "tables/table2.md").read_text(), (out / "report.rst").read_text(),
                 json.loads((out / "fingerprints.json").read_text()))
 
     caption, landing, prints = report({})
@@ -272,10 +272,14 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert refresh(tmp_path / "out", changed) == [
         "model.arch: 'naus' made the results, the configuration says 'naus-minilm'",
         "search.rerank_k: 1600 made the results, the configuration says 200"]
-    caption, landing = ((tmp_path / "out" / name).read_text() for name in ("tables/table2.rst", "report.rst"))
+    caption, rst, tex, landing = ((tmp_path / "out" / name).read_text() for name in (
+        "tables/table2.md", "tables/table2.rst", "tables/table2.tex", "report.rst"))
     assert caption.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
                               "results, the configuration says 'naus-minilm'; search.rerank_k: 1600 made") and caption.count("STALE") == 1
-    assert "search.rerank_k: 1600 made" in landing and landing.count("STALE") == 1
+    assert rst.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
+                          "results, the configuration says 'naus-minilm'; search.rerank\\_k: 1600 made") and rst.count("STALE") == 1
+    assert "search.rerank\\_k: 1600 made" in tex and tex.count("STALE") == 1  # each file's caption in its own escaping
+    assert "search.rerank\\_k: 1600 made" in landing and landing.count("STALE") == 1
     assert json.loads((tmp_path / "out" / "fingerprints.json").read_text())["settings"]["search"]["rerank_k"] == 200
     report({})
     with pytest.raises(NausError, match="fingerprints.json: these results were made with their configuration"):

@@ -336,7 +336,7 @@ def test_learned_estimate_files_round_trip_and_bad_ones_name_the_file(tmp_path):
     np.savez(tmp_path / "shape.npz", weight=np.eye(3), bias=np.zeros(3))
     np.savez(tmp_path / "nan.npz", weight=np.full((384, 384), np.nan), bias=np.zeros(384))
     write(tmp_path / "text.npz", "not numpy\n")
-    for name, message in (("none.npz", "learned estimate not found"), ("shape.npz", "384x384 weight"),
+    for name, message in (("none.npz", "learned estimate not found"), ("shape.npz", "expected 384 x 384"),
                           ("nan.npz", "NaN or infinite"), ("text.npz", "not a learned estimate")):
         with pytest.raises(NausError, match=message) as err:
             LearnedEstimate.load(tmp_path / name)

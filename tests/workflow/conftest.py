@@ -52,7 +52,7 @@ SHARED_TIMING = ("--set-threads", "time_decode=1", "time_decode_beam=1")  # the 
 def micro(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("micro")
     rng = random.Random(0)
-    data = tmp / "data"
+    data = tmp / "data dir"  # a path with a space: every rule passes it quoted
     pool = [sentence(rng, rng.randint(6, 14)) for _ in range(40)]
     test = [sentence(rng, rng.randint(6, 14)) for _ in range(6)]
     write(data / "pool/article.txt", "".join(s + "\n" for s in pool))

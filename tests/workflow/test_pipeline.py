@@ -99,7 +99,7 @@ def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     from naus.files import sha256sum
 
     workdir, config = micro
-    data = workdir / "data"
+    data = workdir / "data dir"
     archive = workdir / "release.zip"
     with zipfile.ZipFile(archive, "w") as zf:
         for name in ("pool/article.txt", "pool/title.txt", "test/input.txt", "test/ref.txt"):

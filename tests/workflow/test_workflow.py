@@ -243,3 +243,33 @@ def test_configured_values_reach_the_shell_quoted(tmp_path, env):
                            str(write(tmp_path / "download.yaml", gigaword))], {**env, "NAUS_DATA": str(tmp_path)})
     assert code == 0, out[-2000:]
     assert "--url 'https://example.org/a'\"'\"'$(touch Y)'\"'\"'.tgz'" in out, out[-2000:]
+
+
+BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 8))
+
+
+@pytest.mark.parametrize("extra, complaint", [
+    ("train: {lr: .nan}", "config key train.lr: nan is not a finite number"),
+    ("search: {gamma: .inf}", "config key search.gamma: inf is not a finite number"),
+    ("search: [1, 2]", "[1, 2] is not of type 'object'"),
+    ("search: {preset: [fast]}", "['fast'] is not of type 'string'"),
+    ("a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + BOMB, "holds more than 100,000 values"),
+])
+def test_a_non_finite_number_a_preset_of_the_wrong_type_and_an_alias_bomb_are_refused_before_planning(
+        tmp_path, env, extra, complaint):
+    """Checked before the preset is expanded and before anything walks the configuration whole: the bomb's
+    10^7 values are refused in about a second."""
+    bad = write(tmp_path / "bad.yaml", f"profile: other\n{extra}\n")
+    code, out = snakemake(["-n", "--configfile", "config/demo.yaml", str(bad)], env)
+    assert code != 0 and complaint in out and "Traceback" not in out, out[-2000:]
+
+
+def test_the_gpu_node_profile_plans_the_same_jobs_with_sixteen_gpu_slots(env):
+    """A GPU node runs the same Snakefile: the same jobs as a plain run, GPU-tagged ones 16 at once."""
+    code, plain = snakemake(["-n", "--forceall", "--quiet", "rules"], env)
+    assert code == 0, plain[-2000:]
+    code, node = snakemake(["-n", "--forceall", "--quiet", "rules", "--workflow-profile", "workflow/profiles/gpu-node"], env)
+    assert code == 0 and "Using workflow specific profile workflow/profiles/gpu-node" in node, node[-2000:]
+    jobs = re.compile(r"^(\w+)\s+(\d+)$", re.M)
+    assert dict(jobs.findall(node)) == dict(jobs.findall(plain)) and "train" in dict(jobs.findall(node))
+    assert yaml.safe_load((ROOT / "workflow/profiles/gpu-node/config.yaml").read_text())["resources"] == ["gpu=16"]

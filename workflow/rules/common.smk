@@ -14,7 +14,7 @@ sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain P
 from naus import NausError, layout, tables
 from naus.architectures import TABLE4_ARCHS
 from naus.peers import PEERS
-from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig, options
+from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig, check_plain, options
 
 
 if not config:  # no --configfile: the demo profile
@@ -30,11 +30,16 @@ localrules:
     stage_evaluate,
 
 
-SEARCH_PRESET = (config.get("search") or {}).get("preset", DEFAULT_PRESET)
+try:
+    check_plain(config)
+except NausError as err:
+    raise WorkflowError(str(err)) from None
+validate(config, "../schemas/config.schema.yaml", set_default=False)  # as written: the preset below is a name
+SEARCH_PRESET = config.get("search", {}).get("preset", DEFAULT_PRESET)
 if SEARCH_PRESET not in TEACHER_PRESETS:
     raise WorkflowError(f"config key search.preset: {SEARCH_PRESET!r} is not one of {sorted(TEACHER_PRESETS)}")
 # a named teacher: its keys under the profile's own, then the schema's defaults
-config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **(config.get("search") or {})}
+config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **config.get("search", {})}
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
@@ -42,7 +47,7 @@ validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile
 # `.venv/bin/snakemake` works without activating the venv.
 USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
 RUNNING_PYTHON = "" if USES_CONDA else f"export PATH={shlex.quote(os.path.dirname(sys.executable))}:$PATH; "
-shell.prefix(f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={workflow.basedir}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
+shell.prefix(f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={shlex.quote(workflow.basedir)}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
 
 try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])

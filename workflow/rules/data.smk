@@ -64,8 +64,8 @@ else:
             **DATA_OUTPUTS,
         params:
             flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "seed")}),
-            duc=lambda w: f"--duc-dir {data_dir() / config['data']['duc_dir']}" if config["data"].get("duc_dir") else "",
-            extra=lambda w, input: f"--extra-headlines {' '.join(input.extra)}" if input.extra else "",
+            duc=lambda w: f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}" if config["data"].get("duc_dir") else "",
+            extra=lambda w, input: f"--extra-headlines {' '.join(map(shlex.quote, input.extra))}" if input.extra else "",
             out=lambda w, output: os.path.dirname(output.stats),
         log:
             f"logs/{PROFILE}/data.log",
@@ -74,7 +74,7 @@ else:
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
-            "python -m naus data gigaword --pool-article {input.pool_article} --pool-title {input.pool_title} "
-            "--test-article {input.test_article} --test-title {input.test_title} {params.extra} {params.duc} "
+            "python -m naus data gigaword --pool-article {input.pool_article:q} --pool-title {input.pool_title:q} "
+            "--test-article {input.test_article:q} --test-title {input.test_title:q} {params.extra} {params.duc} "
             "{params.flags} --out {params.out} > {log} 2>&1 "
             "&& tail -n 1 {log}"

@@ -60,7 +60,7 @@ if config["data"].get("published_dir"):
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
-            "python -m naus reorder --input {input.hyp} --index {input.index} --out {output} > {log} 2>&1"
+            "python -m naus reorder --input {input.hyp:q} --index {input.index:q} --out {output} > {log} 2>&1"
 
 
 if config["data"].get("peers"):

@@ -1,0 +1,272 @@
+"""Hostile and careless input, round four: outputs that are not regular files, files we read that lie about
+their shape, reports over outputs of the wrong length, text that is markup in the format we publish, and the
+small cases (a byte order mark, a float index, a generator, NaN scores, a second Ctrl-C, the largest beam)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import zipfile
+
+import numpy as np
+import pytest
+import torch
+
+from naus import NausError
+from naus.checkpoint import FORMAT, save_checkpoint
+from naus.cli import main
+from naus.files import read_lines
+from tests.helpers import write
+from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
+
+
+def decode(good, out, *extra) -> list[str]:
+    return ["decode", "--checkpoint", str(good["checkpoint"]), "--input", str(good["text"]), "--length", "2",
+            "--out", str(out), *map(str, extra)]
+
+
+# Outputs: the atomic rename only for regular files.
+
+def test_decode_into_a_fifo_delivers_its_lines_to_the_reader_and_leaves_the_fifo(good, tmp_path, capsys):
+    fifo = tmp_path / "summaries"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.extend(fifo.read_text().splitlines()), daemon=True)
+    reader.start()
+    code, err = run_cli(decode(good, fifo), capsys)
+    reader.join(timeout=60)
+    assert code == 0, err
+    assert len(received) == 2 and fifo.is_fifo()
+
+
+def test_decode_to_stdout_prints_and_a_link_is_followed_not_replaced(good, tmp_path, env):
+    """`--out /dev/stdout` as a link of our own to it: code that replaced links would replace ours, not the machine's."""
+    import subprocess
+
+    (tmp_path / "stdout").symlink_to("/dev/stdout")
+    result = subprocess.run(["naus", *decode(good, tmp_path / "stdout")], capture_output=True, text=True, env=env)
+    printed = result.stdout.splitlines()
+    assert result.returncode == 0 and len(printed) == 2 and (tmp_path / "stdout").is_symlink(), result.stderr
+    target = write(tmp_path / "target.txt", "old\n")
+    (tmp_path / "link.txt").symlink_to(target)
+    assert subprocess.run(["naus", *decode(good, tmp_path / "link.txt")], env=env).returncode == 0
+    assert (tmp_path / "link.txt").is_symlink() and target.read_text().splitlines() == printed
+
+
+def test_a_full_disk_names_the_file_and_a_failed_provenance_keeps_the_previous_summaries(good, tmp_path, capsys):
+    """/dev/full (reached through a link of our own, as above) fails every write with ENOSPC."""
+    full = tmp_path / "full"
+    full.symlink_to("/dev/full")
+    code, err = run_cli(decode(good, full), capsys)
+    assert code == 2 and err.strip().splitlines()[-1] == f"naus: error: {full}: No space left on device"
+    out = write(tmp_path / "d.txt", "previous\nsummaries\n")
+    code, err = run_cli(decode(good, out, "--provenance", full), capsys)
+    assert code == 2 and f"{full}: No space left on device" in err
+    assert out.read_text() == "previous\nsummaries\n" and sorted(p.name for p in tmp_path.iterdir()) == ["d.txt", "full"]
+
+
+# Files we read: type and shape checked before use.
+
+def npz_with_header(path, names, shape, descr="<f4"):
+    """An .npz whose members declare `shape` and hold 1 kB: a crafted header asking for gigabytes."""
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1, dtype=descr))
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            with archive.open(f"{name}.npy", "w") as member:
+                np.lib.format.write_array_header_1_0(member, {**header, "shape": shape})
+                member.write(bytes(1000))
+    return path
+
+
+@pytest.mark.parametrize("case, message", [
+    ("empty", "not a learned estimate (BadZipFile"),
+    ("npy", "not a learned estimate (BadZipFile"),
+    ("strings", "array 'weight' is <U1 of shape (3,), expected 384 x 384"),
+    ("huge", "array 'weight' is float32 of shape (200000, 200000)"),
+])
+def test_a_learned_estimate_of_the_wrong_kind_or_shape_is_refused_before_it_is_loaded(case, message, tmp_path):
+    from naus.similarity import LearnedEstimate
+
+    path = tmp_path / "estimate.npz"
+    if case == "empty":
+        write(path, b"")
+    elif case == "npy":
+        np.save(tmp_path / "a.npy", np.zeros((384, 384)))
+        os.replace(tmp_path / "a.npy", path)
+    elif case == "strings":
+        np.savez(path, weight=np.array(["a", "b", "c"]), bias=np.zeros(384))
+    else:
+        npz_with_header(path, ("weight", "bias"), (200_000, 200_000))
+    with pytest.raises(NausError, match=f"^{path}: .*" + message.replace("(", r"\(").replace(")", r"\)")):
+        LearnedEstimate.load(path)
+
+
+def test_a_static_table_that_is_empty_an_npy_or_declares_gigabytes_is_refused(tmp_path):
+    from naus.similarity import StaticEmbedder
+
+    for path in (write(tmp_path / "empty.npz", b""), npz_with_header(tmp_path / "huge.npz", ("words", "vectors", "idf"),
+                                                                      (200_000, 200_000))):
+        with pytest.raises(NausError, match=f"^{path}: "):
+            StaticEmbedder(path)
+    np.savez(tmp_path / "uneven.npz", words=np.array(["a", "b"]), vectors=np.zeros((3, 384), np.float32),
+             idf=np.ones(2, np.float32))
+    with pytest.raises(NausError, match="2 words, 3 vectors and 2 idf weights"):
+        StaticEmbedder(tmp_path / "uneven.npz")
+
+
+def test_a_checkpoint_whose_vocab_mark_or_shapes_lie_is_refused_before_a_model_is_built(good, tmp_path, capsys):
+    payload = torch.load(good["checkpoint"], weights_only=True)
+    huge = {**payload["model_config"], "n_layers": 96, "d_model": 8192, "d_ff": 65536, "n_heads": 8}
+    cases = {"vocab": ({**payload, "vocab": 7}, "its vocab is int, not a list of words"),
+             "mark": ({**payload, "model": {**payload["model"], "arch_mark": torch.tensor(1.5)}},
+                      "its weights name no architecture"),
+             "huge": ({**payload, "model_config": huge}, "weights do not match the model configuration")}
+    for name, (crafted, message) in cases.items():
+        save_checkpoint(tmp_path / f"{name}.pt", crafted)
+        code, err = run_cli(decode(good, tmp_path / f"{name}.out") [:2] + [tmp_path / f"{name}.pt"]
+                            + decode(good, tmp_path / f"{name}.out")[3:], capsys)
+        assert code == 2 and message in err.strip().splitlines()[-1], (name, err)
+        assert not (tmp_path / f"{name}.out").exists()
+
+
+# The report and merge: their inputs' shapes.
+
+def test_a_history_without_train_loss_is_named_before_anything_is_drawn(tmp_path):
+    from naus.report.pages import training_section
+
+    write(tmp_path / "train/L10/history.json", json.dumps({"history": [{"step": 3, "dev_loss": 1.0}]}))
+    with pytest.raises(NausError, match=r"train/L10/history.json: history\[0\] has no 'train_loss'"):
+        training_section(tmp_path)
+    write(tmp_path / "train/L10/history.json", json.dumps({"history": [{"step": 3, "train_loss": 1.0}],
+                                                           "settings": ["model"]}))
+    with pytest.raises(NausError, match="history.json: settings is list, expected an object"):
+        training_section(tmp_path)
+
+
+def test_an_output_one_line_short_names_its_file_and_seeds_of_different_lengths_are_refused(tmp_path):
+    from naus.sentences import SentenceTotals
+    from naus.significance import seed_mean
+
+    scorer = SentenceTotals([write(tmp_path / "ref.txt", "police arrest five\nstocks close lower\n")])
+    short = write(tmp_path / "short.txt", "police arrest\n")
+    with pytest.raises(NausError, match=f"^{short}: 1 lines, but its split has 2 references"):
+        scorer(short)
+    with pytest.raises(NausError, match=r"seeds scored on different numbers of sentences \(2, 1\)"):
+        seed_mean([[1.0, 2.0], [1.0]])
+
+
+def test_a_search_record_without_summary_is_named(tmp_path):
+    from naus import layout
+    from naus.report.pages import search_section
+
+    records = write(tmp_path / f"{layout.search('test', 10)}.jsonl", '{"index": 0, "score": 1.0}\n')
+    with pytest.raises(NausError, match=f"^{records}: line 1: a record needs an integer 'index' and 'summary'"):
+        search_section(tmp_path)
+
+
+@pytest.mark.parametrize("provenance, message", [
+    ({}, "has no 'parameters'"),
+    ({"parameters": {}, "total": "2", "shard": [0, 1]}, 'total is "2", expected an int'),
+    ({"parameters": {}, "total": 2, "shard": [3, 1]}, "shard is [3, 1], expected [i, n] with 0 <= i < n"),
+])
+def test_merge_refuses_a_shard_provenance_of_the_wrong_shape(provenance, message, tmp_path, capsys):
+    part = write(tmp_path / "part0.jsonl", '{"index": 0, "summary": "a"}\n{"index": 1, "summary": "b"}\n')
+    write(tmp_path / "part0.jsonl.provenance.json", json.dumps(provenance))
+    code, err = run_cli(["merge", part, "--out", tmp_path / "m.jsonl", "--text", tmp_path / "m.txt"], capsys)
+    assert code == 2 and message in err.strip().splitlines()[-1], err
+    (tmp_path / "part0.jsonl.provenance.json").unlink()
+    code, err = run_cli(["merge", part, "--out", tmp_path / "m.jsonl", "--text", tmp_path / "m.txt"], capsys)
+    assert code == 2 and "search the shard again (naus search --restart)" in err
+
+
+def test_json_nested_deeper_than_python_can_read_is_one_line(tmp_path):
+    from naus.files import read_json
+
+    path = write(tmp_path / "deep.json", "[" * 100_000 + "]" * 100_000)
+    with pytest.raises(NausError, match="deep.json: JSON nested too deeply"):
+        read_json(path)
+
+
+# What we publish: escaped for its format.
+
+def test_tables_are_escaped_for_markdown_latex_and_restructuredtext(tmp_path):
+    import pandas as pd
+
+    from naus.report.pages import write_table
+
+    frame = pd.DataFrame({"System": ["a | b", r"50% of #1_x \input{secret}"], "Text": ["*x*", "&"]})
+    write_table(frame, tmp_path, "t", "Caption with 95% and rerank_k *stars* `code` |sub|.")
+    markdown = (tmp_path / "t.md").read_text().splitlines()
+    assert markdown[-2].count(" | ") == 1 and r"a \| b" in markdown[-2]
+    tex = (tmp_path / "t.tex").read_text()
+    assert r"50\% of \#1\_x \textbackslash{}input\{secret\}" in tex and r"\caption{Caption with 95\% and rerank\_k" in tex
+    assert r"\input{" not in tex and " & \\&" in tex
+    assert (tmp_path / "t.rst").read_text() == r"Caption with 95% and rerank\_k \*stars\* \`code\` \|sub\|." + "\n"
+
+
+# The smaller cases.
+
+def test_a_byte_order_mark_is_not_part_of_the_first_word(tmp_path):
+    from naus.files import iter_parallel
+
+    path = write(tmp_path / "bom.txt", "\ufeffpolice arrest five\nstocks\n".encode())
+    assert read_lines(path) == ["police arrest five", "stocks"]
+    assert next(iter_parallel(path)) == ("police arrest five",)
+
+
+@pytest.mark.parametrize("index", ["[2.7, 0.2, 1.9]", "[1e400, 0, 1]", "[true, false, 2]"])
+def test_reorder_takes_integers_only(index, good, tmp_path, capsys):
+    text = write(tmp_path / "three.txt", "a\nb\nc\n")
+    code, err = run_cli(["reorder", "--input", text, "--index", write(tmp_path / "i.txt", index + "\n"),
+                         "--out", tmp_path / "o.txt"], capsys)
+    assert code == 2 and "expected one integer per line or a JSON list of integers" in err and "Traceback" not in err
+
+
+def test_summarize_reads_a_generator(good):
+    from naus.summarizer import Summarizer
+
+    summarizer = Summarizer.from_checkpoint(good["checkpoint"])
+    sentences = ["police arrest five protesters in paris", "stocks close lower"]
+    assert len(summarizer.summarize((s for s in sentences), length=2)) == 2
+
+
+def test_paired_p_value_refuses_nan_scores():
+    from naus.significance import paired_p_value
+
+    with pytest.raises(NausError, match="NaN or infinite"):
+        paired_p_value([1.0, float("nan"), 3.0], [1.0, 2.0, 2.0])
+
+
+def test_after_a_stop_further_stops_are_ignored_while_the_process_exits(good, tmp_path, monkeypatch, capsys):
+    """The exit handlers (torch's) run after `main` returns: a second Ctrl-C there would print their traceback."""
+    import naus.commands
+
+    def stopped(args):
+        raise KeyboardInterrupt("SIGINT")
+
+    monkeypatch.setattr(naus.commands, "head", stopped)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code, err = run_cli(["head", "--input", good["text"], "--lines", "1", "--out", tmp_path / "y"], capsys)
+        assert code == 130 and "stopped by SIGINT" in err
+        assert signal.getsignal(signal.SIGINT) == signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def test_the_largest_beam_on_a_long_sentence_costs_its_extensions_not_their_square(tmp_path, env):
+    """Beam 256 (the maximum) over 128 slots of 300 words: 128 × 256² extensions, each a dictionary step (a
+    few seconds; a scan of the slot's prefixes per extension made it minutes). Bounded at 120 s."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    script = ("import torch; from naus.decoding.beam import ctc_beam_search; torch.manual_seed(0); "
+              "h = ctc_beam_search(torch.randn(128, 300).log_softmax(-1), beam_size=256); print(len(h.path))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "128", result.stderr[-2000:]

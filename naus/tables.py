@@ -168,15 +168,18 @@ def _table3(s: Spec) -> Table | None:
 
 
 def _table4(s: Spec) -> Table:
-    """Per length, NAUS (Table 2's students and seeds) and each configured encoder-decoder (its seeds)."""
-    archs = ["naus", *s.config.get("analysis", {}).get("archs", TABLE4_ARCHS)]
+    """Per length, the profile's own students (Table 2's, and seeds) under their architecture's name, and each other
+    configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained twice."""
+    own = s.config.get("model", {}).get("arch", "naus")
+    others = [a for a in s.config.get("analysis", {}).get("archs", TABLE4_ARCHS) if a != own]
     groups = []
     for length in s.config.get("analysis", {}).get("lengths", []):
         teacher = _teacher("test", length)
         rows = [teacher] + [
-            Row(f"{arch.label}, {label}", students(s.seeds if arch.name == "naus" else s.analysis_seeds, length, method,
-                                                   length, arch.name), method, True)
-            for arch in ARCHITECTURES.values() if arch.name in archs for method, label in arch.table4]
+            Row(f"{arch.label}, {label}", students(s.seeds, length, method, length) if arch.name == own else
+                students(s.analysis_seeds, length, method, length, arch.name), method, True)
+            for arch in [ARCHITECTURES[own], *(a for a in ARCHITECTURES.values() if a.name in others)]
+            for method, label in arch.table4]
         groups.append(Group(length, teacher, tuple(rows)))
     return Table("table4", "test", tuple(groups))
 

@@ -139,3 +139,18 @@ def test_every_architecture_has_a_model_and_supports_its_table4_methods():
     assert set(MODELS) == set(ARCHITECTURES)
     for arch in ARCHITECTURES.values():
         assert {method for method, _ in arch.table4} <= set(arch.methods)
+
+
+def test_table4_takes_the_profiles_own_students_for_their_architecture_not_a_second_set():
+    """With model.arch naus-minilm, Table 4's MiniLM row is Table 2's students (trained once), first, named so."""
+    from naus.tables import spec
+    from tests.helpers import ROOT, resolved_config
+
+    config = resolved_config(ROOT / "config/demo.yaml")
+    config["model"]["arch"], config["analysis"]["archs"] = "naus-minilm", ["ar", "naus-minilm"]
+    declared = spec(config)
+    assert not any(model.startswith("naus-minilm-") for model in declared.students())
+    rows = declared.table("table4").groups[0].rows
+    labels = [row.label for row in rows[1:]]
+    assert labels[0].startswith(ARCHITECTURES["naus-minilm"].label) and not any("Encoder-only NAUS" in x for x in labels)
+    assert "/L10/" in rows[1].stems[0] and any(label.startswith("AR encoder-decoder") for label in labels)

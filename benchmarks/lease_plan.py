@@ -1,0 +1,211 @@
+"""Does a profile fit one GPU lease? Each stage's projected wall time on a node of 16 cores and one GPU,
+from unit costs measured here and on the last lease, for the profile as configured and for cuts of it.
+
+What the profile runs is Snakemake's own plan: `snakemake -n --forceall` of the profile (and of each cut,
+an overlay config) counts the jobs of every rule. What each costs:
+
+- search: seconds per sentence per core of the committed teacher at L = 8 and 10 (teacher_quality.json's
+  `test` entry, measured on this machine's cores), linear in L beyond them; the fit of each learned estimate
+  (teacher_default.json, the pipeline's fit); a shard's sentences from the profile's data (stats.json);
+- a job's fixed cost (Python, imports, a model loaded): the median wall time of each rule's jobs in the
+  demo profile's Snakemake benchmark records here (logs/demo/benchmark: run `make demo` first), the DUC and
+  peer steps counted as evaluations;
+- scoring: one `naus evaluate` of the Gigaword test set (1,951 pairs), timed here;
+- training: the last lease's students (results/{profile}/README.md's training table, its `cuda` rows: minutes
+  and steps, most of them run 35 side by side on 16 cores), as seconds per step per student at that
+  concurrency (each 2.2x slower than alone, 35/16: the students were CPU-bound, so 16 at once, as the
+  gpu-node profile runs them, train as many steps a second in all), times the steps
+  a student runs: `train.max_steps`, or where early stopping is configured the last lease's median stopping
+  step less the steps its patience waits beyond the best;
+- decoding on the card: decode_gpu.json's seconds per sample (batch 64, batch 1) plus the fixed cost.
+
+A stage's wall time is the larger of its longest job and its work spread over its slots (16 cores; for
+training, the last lease's 35 at the speed measured with 35). The node's CPUs are taken to be as fast as this machine's
+(an assumption: the lease's own times replace it). Writes results/benchmarks/lease_plan.json.
+
+    python -m benchmarks.lease_plan            # NAUS_DATA set: the gigaword-sample profile
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+from naus.files import read_json, write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+CORES, LEASE_SIDE_BY_SIDE = 16, 35
+BUDGET = 13 * 60  # device seconds a plan may use: two calls of at most 9 minutes, 13 minutes in all
+MARGIN = 0.85  # a plan fits when it needs at most this share of the budget
+SETUP_SECONDS = 90  # wheels installed from the carried folder and the card started: not yet measured on a node
+CUTS = {  # cumulative: each overlay adds to the ones before it
+    "every search (and its learned estimate) made here before the lease, carried": {},
+    "patience 5 (stop 500 steps after the best dev loss, not 1,000)": {"train": {"patience": 5}},
+    "one timing pass, not three (batch 1's 200 sentences kept)": {"decode": {"timing_passes": 1}},
+}
+
+
+def job_counts(profile: Path, overlays: list[Path]) -> dict[str, int]:
+    """{rule: jobs} of the profile with `overlays`, from Snakemake's dry run."""
+    command = [str(Path(sys.executable).parent / "snakemake"), "-n", "--forceall", "--configfile", str(profile),
+               *map(str, overlays)]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    table = out[out.index("Job stats:"):out.index("\ntotal")]
+    return {rule: int(count) for rule, count in re.findall(r"^(\w+)\s+(\d+)$", table, flags=re.M)}
+
+
+def fixed_costs(records: Path) -> dict[str, float]:
+    """The median wall seconds of a kind of job in the demo's benchmark records: by folder for the many
+    (search, decode, time, train), by file for the rest (data, lm, export-onnx, estimate-L8, report, ...)."""
+    seconds: dict[str, list[float]] = {}
+    for path in sorted(records.rglob("*.tsv")):
+        with open(path) as handle:
+            rows = list(csv.DictReader(handle, delimiter="\t"))
+        kind = path.parent.name if path.parent.name in ("search", "decode", "time", "train") else path.stem
+        seconds.setdefault(kind, []).extend(float(row["s"]) for row in rows)
+    if not seconds:
+        raise SystemExit(f"{records}: no Snakemake benchmark records; run `make demo` first")
+    return {kind: statistics.median(values) for kind, values in seconds.items()}
+
+
+def evaluate_seconds(data: Path) -> float:
+    """One `naus evaluate` of the test split's references against themselves, as a rule runs it."""
+    titles = data / "test" / "title.txt"
+    tick = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "naus", "evaluate", "--hyp", str(titles), "--ref", str(titles)],
+                   capture_output=True, check=True, cwd=ROOT)
+    return time.perf_counter() - tick
+
+
+def last_lease(readme: Path, patience_steps: int) -> dict:
+    """Seconds per step per student side by side, and the steps a student stops at, from the lease's table."""
+    rows = re.findall(r"^\| [\w.-]+ \| (\d+) \| [\d.]+ \| ([\d.]+) min \| cuda", readme.read_text(), flags=re.M)
+    if not rows:
+        raise SystemExit(f"{readme}: no students trained on a GPU in its training table")
+    steps = [int(s) for s, _ in rows]
+    return {"students": len(rows), "seconds_per_step": statistics.median(60 * float(m) / int(s) for s, m in rows),
+            "median_stop": statistics.median(steps), "median_best": statistics.median(steps) - patience_steps}
+
+
+def search_cost(quality: dict, length: int) -> float:
+    """Seconds per sentence per core at `length`: measured at 8 and 10, linear in L elsewhere."""
+    measured = {int(n): entry["s_per_sentence_core"] for n, entry in quality["test"]["lengths"].items()}
+    (a, ca), (b, cb) = sorted(measured.items())[:2]
+    return measured.get(length, ca + (cb - ca) * (length - a) / (b - a))
+
+
+def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -> dict:
+    """Each stage's projected wall seconds on the node."""
+    sizes, fixed = units["sizes"], units["fixed"]
+    search, shards = config["search"], config["search"]["shards"]
+    searched = [(split, n) for split in ("pool", "dev", "test") for n in search["lengths"]]
+    searched += [(split, config["duc"]["length"]) for split in ("pool", "dev", "duc")] if config["duc"]["length"] else []
+    shard_seconds = [sizes[s] / shards * search_cost(units["quality"], n) for s, n in dict.fromkeys(searched)
+                     for _ in range(shards)]
+    train = config["train"]
+    steps = train["max_steps"] if not train.get("patience") else min(
+        train["max_steps"], units["lease"]["median_best"] + train["patience"] * train["eval_every"])
+    student = steps * units["lease"]["seconds_per_step"] + fixed["decode"]  # a process started, a model built
+    decode_samples = sizes["test"] * units["gpu"]["length-control@batch64"]
+    timed = config["decode"]["timing_passes"] * decode_samples + config["decode"]["batch1_samples"] * units["gpu"][
+        "length-control@batch1"]
+    evaluations = sum(counts.get(r, 0) for r in ("evaluate_test", "evaluate_duc", "duc_restore", "peer_output",
+                                                  "published_reorder", "lead"))
+
+    def spread(jobs: int, seconds: float, slots: int = CORES) -> float:
+        return max(seconds, jobs * seconds / slots) if jobs else 0.0
+
+    stages = {
+        "set-up (wheels, the card)": SETUP_SECONDS,
+        "data, LM, MiniLM export": fixed["data"] + fixed["lm"] + fixed["export-onnx"],
+        "learned estimates (fit)": units["fit_seconds"] if counts.get("fit_estimate") and not search_here else 0.0,
+        "search shards": 0.0 if search_here else max([max(shard_seconds, default=0.0), sum(shard_seconds) / CORES]),
+        "training": spread(counts.get("train", 0), student, LEASE_SIDE_BY_SIDE),
+        "decoding": spread(counts.get("decode", 0) + counts.get("decode_beam", 0), fixed["decode"] + decode_samples),
+        "timed decodings (one at a time)": (counts.get("time_decode", 0) + counts.get("time_decode_beam", 0))
+        * (fixed["time"] + timed),
+        "scoring": spread(evaluations, units["evaluate_seconds"]),
+        "report": fixed["report"],
+    }
+    total = sum(stages.values())
+    return {"stages_seconds": {k: round(v, 1) for k, v in stages.items()}, "total_seconds": round(total, 1),
+            "longest_stage": max(stages, key=stages.get), "student_steps": steps,
+            "fits": total <= MARGIN * BUDGET,
+            "searched_here_core_hours": round((sum(shard_seconds) + counts.get("fit_estimate", 0) * units["fit_seconds"])
+                                              / 3600, 2) if search_here else 0.0}
+
+
+def resolved(profile: Path, overlays: list[dict]) -> dict:
+    """The profile's configuration as the workflow resolves it (preset, then the schema's defaults)."""
+    from snakemake.utils import validate
+
+    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+
+    config = yaml.safe_load(profile.read_text())
+    for overlay in overlays:
+        for key, value in overlay.items():
+            config[key] = {**config.get(key, {}), **value}
+    config["search"] = {**TEACHER_PRESETS[config["search"].get("preset", DEFAULT_PRESET)], **config["search"]}
+    validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"), set_default=True)
+    return config
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--profile", type=Path, default=ROOT / "config/gigaword-sample.yaml")
+    parser.add_argument("--out", type=Path, default=ROOT / "results/benchmarks/lease_plan.json")
+    args = parser.parse_args()
+    if not os.environ.get("NAUS_DATA"):
+        raise SystemExit("set NAUS_DATA to the shared data (the profile's dry run reads its files' names)")
+    name = resolved(args.profile, [])["profile"]
+    build = ROOT / "build" / name
+    stats = read_json(build / "data/stats.json")
+    quality = read_json(ROOT / "results/benchmarks/teacher_quality.json")
+    default = read_json(ROOT / "results/benchmarks/teacher_default.json")
+    fits = [row["fit"]["seconds"] for row in default["rows"] if row["teacher"] == "learned-30" and row["weights"] == "7-bit"]
+    base = resolved(args.profile, [])
+    units = {
+        "sizes": {"pool": stats["pool_pairs"], "dev": stats["dev_pairs"], "test": stats["test_pairs"], "duc": 500},
+        "fixed": fixed_costs(ROOT / "logs/demo/benchmark"),
+        "quality": quality, "fit_seconds": max(fits),
+        "lease": last_lease(ROOT / f"results/{name}/README.md", base["train"]["patience"] * base["train"]["eval_every"]),
+        "gpu": read_json(ROOT / "results/benchmarks/decode_gpu.json")["end_to_end"]["seconds_per_sample"],
+        "evaluate_seconds": evaluate_seconds(build / "data"),
+    }
+    plans, overlays = {}, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, overlay in [("as configured", None), *CUTS.items()]:
+            if overlay:
+                overlays.append(overlay)
+            files = [Path(tmp) / f"cut{k}.yaml" for k in range(len(overlays))]
+            for path, extra in zip(files, overlays):
+                path.write_text(yaml.safe_dump(extra))
+            config = resolved(args.profile, overlays)
+            plans[label] = plan(config, job_counts(args.profile, files), units, search_here=overlay is not None)
+            print(f"{label}: {plans[label]['total_seconds'] / 60:.1f} min on the node "
+                  f"({'fits' if plans[label]['fits'] else 'does not fit'}; longest: {plans[label]['longest_stage']})")
+    write_json(args.out, {
+        "profile": name, "node": f"{CORES} cores, one GPU; students timed {LEASE_SIDE_BY_SIDE} side by side (the last lease)",
+        "budget_seconds": BUDGET, "fits_within": f"{MARGIN:.0%} of the budget",
+        "unit_costs": {"search_s_per_sentence_core": {n: round(search_cost(quality, n), 4) for n in (8, 10, 13)},
+                       "fit_seconds": units["fit_seconds"], "job_fixed_seconds": units["fixed"],
+                       "evaluate_seconds": round(units["evaluate_seconds"], 2), "last_lease": units["lease"],
+                       "gpu_decode_s_per_sample": {k: units["gpu"][k] for k in ("length-control@batch64",
+                                                                                 "length-control@batch1")},
+                       "setup_seconds_assumed": SETUP_SECONDS},
+        "plans": plans,
+    })
+
+
+if __name__ == "__main__":
+    main()

@@ -19,7 +19,8 @@ an overlay config) counts the jobs of every rule. What each costs:
   step less the steps its patience waits beyond the best;
 - decoding on the card: decode_gpu.json's seconds per sample (batch 64, batch 1) plus the fixed cost.
 
-A stage's wall time is the larger of its longest job and its work spread over its slots (16 cores; for
+The cuts tried are the keys of the profile's lease overlay (config/lease-{profile}.yaml), after moving every
+search off the node. A stage's wall time is the larger of its longest job and its work spread over its slots (16 cores; for
 training, the last lease's 35 at the speed measured with 35). The node's CPUs are taken to be as fast as this machine's
 (an assumption: the lease's own times replace it). Writes results/benchmarks/lease_plan.json.
 
@@ -48,11 +49,15 @@ CORES, LEASE_SIDE_BY_SIDE = 16, 35
 BUDGET = 13 * 60  # device seconds a plan may use: two calls of at most 9 minutes, 13 minutes in all
 MARGIN = 0.85  # a plan fits when it needs at most this share of the budget
 SETUP_SECONDS = 90  # wheels installed from the carried folder and the card started: not yet measured on a node
-CUTS = {  # cumulative: each overlay adds to the ones before it
-    "every search (and its learned estimate) made here before the lease, carried": {},
-    "patience 5 (stop 500 steps after the best dev loss, not 1,000)": {"train": {"patience": 5}},
-    "one timing pass, not three (batch 1's 200 sentences kept)": {"decode": {"timing_passes": 1}},
-}
+SEARCHED_HERE = "every search (and its learned estimate) made here before the lease, carried"
+
+
+def cuts(lease: Path) -> dict[str, dict]:
+    """The plans tried, each adding to those before it: every search made here, then each key of the lease's
+    overlay config (config/lease-{profile}.yaml) in its order."""
+    overlay = yaml.safe_load(lease.read_text()) if lease.is_file() else {}
+    return {SEARCHED_HERE: {}, **{f"{section}.{key}: {value}": {section: {key: value}}
+                                  for section, values in overlay.items() for key, value in values.items()}}
 
 
 def job_counts(profile: Path, overlays: list[Path]) -> dict[str, int]:
@@ -184,7 +189,7 @@ def main() -> None:
     }
     plans, overlays = {}, []
     with tempfile.TemporaryDirectory() as tmp:
-        for label, overlay in [("as configured", None), *CUTS.items()]:
+        for label, overlay in [("as configured", None), *cuts(ROOT / f"config/lease-{name}.yaml").items()]:
             if overlay:
                 overlays.append(overlay)
             files = [Path(tmp) / f"cut{k}.yaml" for k in range(len(overlays))]

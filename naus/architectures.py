@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naus.methods import CTC, METHODS, methods_for
+from naus.methods import CTC, METHODS, methods_for, registry
 
 
 @dataclass(frozen=True)
@@ -31,12 +31,12 @@ class Architecture:
         return tuple((name, m.table4[self.family]) for name, m in METHODS.items() if self.family in m.table4)
 
 
-ARCHITECTURES = {a.name: a for a in (
+ARCHITECTURES = registry((
     Architecture("naus", "Encoder-only NAUS (CTC)", True),
     Architecture("ar", "AR encoder-decoder", False),
     Architecture("nar", "NAR encoder-decoder", False),
     Architecture("nar-ctc", "NAR encoder-decoder + CTC", True),
     Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", True, pretrained=True),
-)}
+), "architectures")
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")

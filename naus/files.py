@@ -196,6 +196,15 @@ def _decode_line(raw: bytes, path: Path, number: int) -> str:
         raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 
 
+def check_regular_output(path: str | os.PathLike, why: str) -> Path:
+    """An output that must be a file of its own (`why`: a file beside it, or a rename into place): refused when
+    a link, a device, a FIFO or a directory is at its path, so none is replaced."""
+    path = Path(path)
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise NausError(f"{path}: not a regular file; {why}, so give a file's path")
+    return path
+
+
 def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> Path:
     """A readable input is an existing file: say which of the two it is not (`what` it should hold,
     and a `hint` on where it comes from)."""

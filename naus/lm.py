@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, check_file, read_lines, sha256sum
+from naus.files import atomic_open, check_file, check_regular_output, read_lines, sha256sum
 
 log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
@@ -38,7 +38,8 @@ def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%
     lmplz, build_binary = _tool("lmplz"), _tool("build_binary")
     if order < 1:
         raise NausError(f"LM order must be at least 1, got {order}")
-    corpus, out = Path(corpus), Path(out)
+    corpus, out = Path(corpus), check_regular_output(out, "a language model is renamed into place, its SHA-256 "
+                                                          "written beside it")
     if not any(line for line in read_lines(corpus)):  # also refuses a missing file and bytes that are not UTF-8
         raise NausError(f"{corpus}: no words to train a language model on")
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,17 @@ class Method:
         return getattr(importlib.import_module(module), function)
 
 
-METHODS = {method.name: method for method in (
+def registry(entries: tuple, kind: str) -> dict:
+    """{name: entry}: a name given twice is an error at import, not the last entry silently kept."""
+    named: dict = {}
+    for entry in entries:
+        if entry.name in named:
+            raise ValueError(f"two {kind} named {entry.name!r}")
+        named[entry.name] = entry
+    return named
+
+
+METHODS = registry((
     Method("truncate", "NAUS truncate", "truncate", WORDS, {CTC: "naus.decoding.greedy:decode_truncated"},
            table4={CTC: "truncate"}),
     Method("length-control", "NAUS length control", "length control", WORDS, {CTC: "naus.decoding.length_control:decode"},
@@ -44,7 +54,7 @@ METHODS = {method.name: method for method in (
                                                          AR: "naus.summarizer:generate_beam"},
            table4={AR: "beam search"}, default_for=(AR,)),
     Method("char-control", "NAUS char control", "char control", CHARS, {CTC: "naus.decoding.char_control:decode"}),
-)}
+), "methods")
 # The methods the analyses compare by name: truncation against length control (Tables 2 and 6, Figure 3), the
 # beam sweep (Figure 4) and the budget in characters.
 TRUNCATE, LENGTH_CONTROL, BEAM, CHAR_CONTROL = (METHODS[name] for name in ("truncate", "length-control", "beam",

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import OutputLock, atomic_open, read_json, read_lines, write_json
+from naus.files import OutputLock, atomic_open, check_regular_output, read_json, read_lines, write_json
 from naus.provenance import SHARD, check_same_provenance
 
 
@@ -39,7 +39,8 @@ class ResumableOutput:
     (use it as a context manager: leaving it unfinished keeps the partial file for a resume)."""
 
     def __init__(self, out: str | Path, total: int, shard: tuple[int, int], parameters: dict, restart: bool = False):
-        self.out = Path(out)
+        self.out = check_regular_output(out, f"a resumable output is renamed into place from {Path(out).name}.partial "
+                                             "beside it")
         self.partial = self.out.with_name(self.out.name + ".partial")
         self.indices = shard_range(total, *shard)
         self.lock = OutputLock(self.out)

@@ -226,11 +226,9 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
         model.encoder.layer = model.encoder.layer[:layers]
     model = TokenStates(model)
     example = (torch.ones((2, 8), dtype=torch.int64), torch.ones((2, 8), dtype=torch.int64))
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
             "states": {0: "batch", 1: "tokens"}}
-    with tempfile.TemporaryDirectory(dir=out.parent) as tmp, warnings.catch_warnings():
+    with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the tracer's notes on branches that are constant for BERT
         plain = Path(tmp) / "model.onnx"
         torch.onnx.export(
@@ -244,7 +242,8 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
             final = Path(tmp) / "model-int8.onnx"
             quantize_dynamic(str(plain), str(final), weight_type=QuantType.QInt8, per_channel=True,
                              reduce_range=reduce_range)
-        os.replace(final, out)
+        with atomic_open(out, "wb") as handle:  # a device or a link at `out` written through, never replaced
+            handle.write(final.read_bytes())
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

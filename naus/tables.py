@@ -15,6 +15,7 @@ from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.peers import DUC, GIGAWORD, PEERS
+from naus.settings import DecodeConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
@@ -89,6 +90,11 @@ class Spec:
         """Every student a table or figure decodes with, once each."""
         return list(dict.fromkeys(layout.decoded_model(s) for split in ("test", "duc") for s in self.stems(split)
                                   if s.startswith("decode/")))
+
+    @property
+    def batch_size(self) -> int:
+        """The batch the timing jobs decode at (config key decode.batch_size)."""
+        return self.config.get("decode", {}).get("batch_size", DecodeConfig.batch_size)
 
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)

@@ -132,12 +132,13 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
         left.errorbar(xs, [statistics.mean(d) for d in runs], yerr=[statistics.stdev(d) if len(d) > 1 else 0.0
                                                                      for d in runs], marker="o", capsize=3,
                       label=series.label)
-        right.plot(xs, [1000 * first_timing(build, stems)["seconds_per_sample"] for _, stems in series.points],
-                   marker="o", label=series.label)
+        timings = [first_timing(build, stems) for _, stems in series.points]
+        right.plot(xs, [1000 * timing["seconds_per_sample"] for timing in timings], marker="o", label=series.label)
     left.set_xlabel("beam size")
     left.set_ylabel("ΔR over the teacher (mean ± sd)")
     right.set_xlabel("beam size")
-    right.set_ylabel("ms per sample (batch 64)")
+    batch = timings[0].get("batch_size")  # as the timing job ran it
+    right.set_ylabel(f"ms per sample (batch {batch})" if batch else "ms per sample")
     left.legend()
     fig.suptitle(f"Beam size, L={figure.length}")
     fig.tight_layout()

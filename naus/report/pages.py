@@ -13,9 +13,10 @@ from naus.files import read_json, write_text
 from naus.markup import latex, markdown_cell, rst
 from naus.methods import LENGTH_CONTROL, TRUNCATE
 from naus.peers import PEERS
-from naus.report.rows import P_VALUE, SCORE_SD, SCORES, search_timing
-from naus.sentences import CASES
 from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
+from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
+from naus.sentences import CASES
+from naus.significance import RESAMPLES
 from naus.shards import read_records
 from naus.tables import Spec
 
@@ -192,17 +193,18 @@ def decode_device(build: Path, lengths: list[int]) -> str:
 def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
-    timing = (f"Students timed on {device} (batch 64 and batch 1), each row's first-seed student decoding alone (nothing "
+    batch = spec.batch_size
+    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone (nothing "
               "else running); the teacher on one CPU core per sentence.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
     student = spec.config.get("model", {}).get("arch", "naus")
     runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}. " if student != "naus" else "")
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
-             "those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, 1,000 resamples)."
+             f"those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, {BOOTSTRAP:,} resamples)."
              if len(spec.seeds) > 1 else "One student per row (one seed).")
     significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
-                    "sentences (10,000 seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + "
+                    f"sentences ({RESAMPLES:,} seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + "
                     "R-L), each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length "
                     "control) against truncation.")
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]

@@ -51,7 +51,7 @@ def test_decode_to_stdout_prints_and_a_link_is_followed_not_replaced(good, tmp_p
     assert result.returncode == 0 and len(printed) == 2 and (tmp_path / "stdout").is_symlink(), result.stderr
     target = write(tmp_path / "target.txt", "old\n")
     (tmp_path / "link.txt").symlink_to(target)
-    assert subprocess.run(["naus", *decode(good, tmp_path / "link.txt")], env=env).returncode == 0
+    assert main(decode(good, tmp_path / "link.txt")) == 0
     assert (tmp_path / "link.txt").is_symlink() and target.read_text().splitlines() == printed
 
 
@@ -270,3 +270,21 @@ def test_the_largest_beam_on_a_long_sentence_costs_its_extensions_not_their_squa
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
                             timeout=120)
     assert result.returncode == 0 and result.stdout.strip() == "128", result.stderr[-2000:]
+
+
+def test_outputs_renamed_into_place_refuse_a_fifo_or_a_link_before_anything_is_written(tmp_path):
+    """A search shard is renamed into place from OUT.partial, a language model from a temporary folder beside it:
+    a FIFO or a link there would be replaced."""
+    from naus.lm import train_lm
+    from naus.shards import ResumableOutput
+
+    fifo, link = tmp_path / "fifo", tmp_path / "link"
+    os.mkfifo(fifo)
+    link.symlink_to(tmp_path / "target")
+    corpus = write(tmp_path / "corpus" / "headlines.txt", "police arrest five protesters\n")
+    for out in (fifo, link):
+        with pytest.raises(NausError, match="not a regular file; a resumable output is renamed into place"):
+            ResumableOutput(out, 2, (0, 1), {"p": 1})
+        with pytest.raises(NausError, match="not a regular file; a language model is renamed into place"):
+            train_lm(corpus, out, order=2)
+    assert fifo.is_fifo() and link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "fifo", "link"]

@@ -82,3 +82,14 @@ def test_method_names_are_written_in_the_registry_only():
             if isinstance(node, ast.Constant) and node.value in METHODS:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
     assert found == []
+
+
+def test_a_registry_refuses_two_entries_of_one_name():
+    from collections import namedtuple
+
+    from naus.methods import registry
+
+    Entry = namedtuple("Entry", "name")
+    assert list(registry((Entry("a"), Entry("b")), "methods")) == ["a", "b"]
+    with pytest.raises(ValueError, match="two methods named 'a'"):
+        registry((Entry("a"), Entry("a")), "methods")

@@ -328,3 +328,18 @@ def test_the_case_study_spreads_over_source_lengths_and_is_the_same_every_run(tm
     first = table[table["Sentence"] == chosen[0]].set_index("System")["Text"]
     assert first["Reference"] == f"ref {chosen[0] - 1}" and first["NAUS length control"] == f"length-control {chosen[0] - 1}"
     assert case_study(b, 8, [(8, 50)], OUR_SYSTEMS).empty  # the char-control output is not there
+
+
+def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
+    """A caption states what ran: the timing batch from the configuration, the resamples from the constants."""
+    from naus.report.pages import table_captions
+    from naus.report.rows import BOOTSTRAP
+    from naus.significance import RESAMPLES
+    from naus.tables import spec as declare
+    from tests.helpers import ROOT, resolved_config
+
+    config = resolved_config(ROOT / "config/demo.yaml")
+    config["decode"]["batch_size"], config["train"]["seeds"] = 32, [0, 1]
+    caption = table_captions(declare(config), "cpu")["table2"]
+    assert "(batch 32 and batch 1)" in caption and "batch 64" not in caption
+    assert f"bootstrap, {BOOTSTRAP:,} resamples" in caption and f"{RESAMPLES:,} seeded sign flips" in caption

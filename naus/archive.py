@@ -1,13 +1,13 @@
 """A GPU run's results brought back: every archive checked whole before anything here changes.
 
-`scripts/gpu-students.sh run` trains and decodes on a borrowed machine and packs the training
+`scripts/gpu-node.sh run` trains and decodes on a borrowed machine and packs the training
 histories, timings, decodings and logs; `naus import-run` takes them in here. An archive is a
 stranger's file: each member must be a regular file at a path the named profile's GPU run makes
 (no links, devices, absolute or `..` names, nothing another profile's), each decoding must have
 been made from this machine's input by a student whose history came back with it, and each
 history from this machine's search output; every JSON member has the shape naus writes. Members are
 staged in a new directory under build/ (their number and total size capped first); only when every
-archive passed are the folders they bring (students, decodings, training times, sweeps) moved in, the
+archive passed are the folders they bring (students, decodings, training times) moved in, the
 old ones moved aside (to build/{profile}/.replaced, kept until the next import). One import of a profile
 runs at a time.
 """
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 MAX_MEMBER_BYTES = 1 << 28  # 256 MiB: a history, a timing or a decoding of the paper's test set is far smaller
 MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run brings back about 100 MB
 MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
-# The directories a GPU run replaces, under build/{profile}/ (sweep-{name} profiles replace theirs whole).
+# The directories a GPU run replaces, under build/{profile}/.
 REPLACED = ("train", "decode", "timing/train")
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
 
@@ -43,12 +43,11 @@ def allowed_patterns(profile: str) -> list[re.Pattern]:
     """The paths a GPU run of `profile` brings back (relative to the project root)."""
     build, model = re.escape(f"build/{layout.check_profile(profile)}"), layout.MODEL_PATTERN
     decoding = rf"(?:{'|'.join(layout.DECODE_SOURCES)})/{model}/(?:beams/)?(?:{layout.METHOD_PATTERN})-(?:{layout.TARGET_PATTERN})(?:-b\d+)?"
-    sweep = rf"build/sweep-{_NAME}"
     return [re.compile(pattern) for pattern in (
-        rf"(?:{build}|{sweep})/train/{model}/history\.json",
-        rf"(?:{build}|{sweep})/timing/train/{model}\.json",
+        rf"{build}/train/{model}/history\.json",
+        rf"{build}/timing/train/{model}\.json",
         rf"{build}/decode/{decoding}\.(?:txt|timing\.json|provenance\.json)",
-        rf"logs/(?:{re.escape(profile)}|gpu-run|(?:sweep|recipe)-{_NAME})(?:/{_NAME})+\.(?:log|tsv)",
+        rf"logs/{re.escape(profile)}(?:/{_NAME})+\.(?:log|tsv)",
     )]
 
 
@@ -60,7 +59,7 @@ def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
     names: dict[str, None] = {}
     members, total, now = 0, 0, time.time()
     for archive in archives:
-        archive = check_file(archive, "archive of a GPU run", "scripts/gpu-students.sh run writes OUT/gpu-run.tar.gz")
+        archive = check_file(archive, "archive of a GPU run", "scripts/gpu-node.sh run writes OUT/gpu-run.tar.gz")
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 for member in tar:  # every header checked, and the totals, before a byte is written
@@ -119,7 +118,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
     build = f"build/{profile}"
     best, hashes = {}, {}  # each history's best.pt record; each file of this machine's sha256, hashed once
     for name in names:
-        if name.endswith("/history.json"):  # a sweep's student learns from its profile's search output too
+        if name.endswith("/history.json"):
             record = _read(staging, name, ("inputs", "best"), HISTORY)
             expected = layout.train_inputs(layout.parse_model(name.split("/")[-2]).length)
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
@@ -156,7 +155,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
 def _read(staging: Path, name: str, required: tuple[str, ...], shape: object) -> dict:
     path = staging / name
     if not path.is_file():
-        raise NausError(f"{name}: missing from the archives (a run of an older scripts/gpu-students.sh?); "
+        raise NausError(f"{name}: missing from the archives (a run of an older scripts/gpu-node.sh?); "
                         "nothing was changed")
     try:
         record = parse_json(path.read_bytes(), name)
@@ -208,13 +207,12 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
 
 
 def _replace(staging: Path, profile: str, root: Path) -> None:
-    """The directories the archives bring (of REPLACED, and sweeps) moved in, each old one moved aside first
+    """The directories the archives bring (of REPLACED) moved in, each old one moved aside first
     (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
     build = root / "build" / profile
     aside = build / ".replaced"
     shutil.rmtree(aside, ignore_errors=True)
     new = {part: (staging / f"build/{profile}" / part, build / part) for part in REPLACED}
-    new.update({path.name: (path, root / "build" / path.name) for path in sorted((staging / "build").glob("sweep-*"))})
     for name, (source, target) in new.items():
         if not source.is_dir():
             continue

@@ -283,7 +283,7 @@ def _student_commands(sub) -> None:
 
 
 def _import_command(sub) -> None:
-    """A GPU run's results taken in (scripts/gpu-students.sh finish)."""
+    """A GPU run's results taken in (scripts/gpu-node.sh finish)."""
     _command(sub, "import-run", commands.import_run, "check a GPU run's archives whole, then replace the profile's "
              "students, decodings and training times with theirs (run from the project's root)",
              ("--profile", {**IN, "help": "the profile the run made (its files are under build/{profile}/)"}),

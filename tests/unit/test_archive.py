@@ -32,7 +32,7 @@ def inputs(root: Path, build: str = BUILD) -> None:
 
 
 def gpu_run(tmp_path: Path, profile: str = PROFILE, split: str = "test", student: str = "L4") -> Path:
-    """The files `scripts/gpu-students.sh run` brings back, made as `naus train` and `naus decode` record them."""
+    """The files `scripts/gpu-node.sh run` brings back, made as `naus train` and `naus decode` record them."""
     there = tmp_path / f"gpu-{profile}-{split}-{student}"
     build = f"build/{profile}"
     inputs(there, build)
@@ -191,9 +191,9 @@ def test_the_command_line_refuses_in_one_line(tmp_path):
     assert "profile '..'" in result.stderr and not (tmp_path / "build").exists()
 
 
-def test_an_archive_of_logs_only_changes_nothing_and_a_sweep_it_does_not_bring_stays(project, tmp_path):
+def test_an_archive_of_logs_only_changes_nothing_and_another_profiles_build_stays(project, tmp_path):
     root, outside = project
-    write(root / "build/sweep-old/train/L4/history.json", "{}")
+    write(root / "build/sweep-old/train/L4/history.json", "{}")  # another profile's (a sweep of an older script's)
     logs = pack(tmp_path / "logs.tar.gz", [(f"logs/{PROFILE}/decode/x.log", b"a log\n")])
     refused(root, outside, [logs], "no student's history.json, so nothing to import")
     import_run([gpu_run(tmp_path)], PROFILE, root)

@@ -70,7 +70,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
 
 
 def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
-    """`scripts/gpu-students.sh finish` on the archive its `run` packs (here of the micro build): every member
+    """`scripts/gpu-node.sh finish` on the archive its `run` packs (here of the micro build): every member
     checked, the students and decodings replaced, ROUGE and the tables made again by the pipeline, the same."""
     import tarfile
 
@@ -83,7 +83,7 @@ def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
             tar.add(path, arcname=str(path.relative_to(workdir)))
     metrics = workdir / "results/micro/metrics/decode/test/L4/length-control-4.json"
     metrics.unlink()  # scored again from the imported decoding, and the tables made again from it
-    result = subprocess.run([str(ROOT / "scripts/gpu-students.sh"), "finish", "gpu-run.tar.gz"], cwd=workdir,
+    result = subprocess.run([str(ROOT / "scripts/gpu-node.sh"), "finish", "gpu-run.tar.gz"], cwd=workdir,
                             capture_output=True, text=True,
                             env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro", "CONFIG": str(config)})
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]

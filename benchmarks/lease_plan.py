@@ -154,13 +154,13 @@ def resolved(profile: Path, overlays: list[dict]) -> dict:
     """The profile's configuration as the workflow resolves it (preset, then the schema's defaults)."""
     from snakemake.utils import validate
 
-    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+    from naus.settings import with_preset
 
     config = yaml.safe_load(profile.read_text())
     for overlay in overlays:
         for key, value in overlay.items():
             config[key] = {**config.get(key, {}), **value}
-    config["search"] = {**TEACHER_PRESETS[config["search"].get("preset", DEFAULT_PRESET)], **config["search"]}
+    config["search"] = with_preset(config.get("search", {}))
     validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"), set_default=True)
     return config
 
@@ -172,13 +172,13 @@ def main() -> None:
     args = parser.parse_args()
     if not os.environ.get("NAUS_DATA"):
         raise SystemExit("set NAUS_DATA to the shared data (the profile's dry run reads its files' names)")
-    name = resolved(args.profile, [])["profile"]
+    base = resolved(args.profile, [])
+    name = base["profile"]
     build = ROOT / "build" / name
     stats = read_json(build / "data/stats.json")
     quality = read_json(ROOT / "results/benchmarks/teacher_quality.json")
     default = read_json(ROOT / "results/benchmarks/teacher_default.json")
     fits = [row["fit"]["seconds"] for row in default["rows"] if row["teacher"] == "learned-30" and row["weights"] == "7-bit"]
-    base = resolved(args.profile, [])
     units = {
         "sizes": {"pool": stats["pool_pairs"], "dev": stats["dev_pairs"], "test": stats["test_pairs"], "duc": 500},
         "fixed": fixed_costs(ROOT / "logs/demo/benchmark"),

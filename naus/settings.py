@@ -100,6 +100,17 @@ def target_length(source_length: int, length: int | None, ratio: float | None, m
 # about five times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json).
 TEACHER_PRESETS = {"fast": {"estimator": "learned", "rerank_exact": 30}, "thorough": {"estimator": "in-context"}}
 DEFAULT_PRESET = "fast"
+
+
+def with_preset(search: dict) -> dict:
+    """A profile's search section as the workflow runs it: its named teacher's keys (search.preset, else
+    DEFAULT_PRESET) under the profile's own."""
+    name = search.get("preset", DEFAULT_PRESET)
+    if name not in TEACHER_PRESETS:
+        raise NausError(f"config key search.preset: {name!r} is not one of {sorted(TEACHER_PRESETS)}")
+    return {**TEACHER_PRESETS[name], **search}
+
+
 # How `naus fit-estimate` fits a learned estimate by default: on the first 300 sentences, 60 states each
 # (half a minute a length on one core; results/benchmarks/teacher_default.json).
 FIT_SENTENCES, FIT_STATES = 300, 60

@@ -14,7 +14,7 @@ sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain P
 from naus import NausError, layout, tables
 from naus.architectures import TABLE4_ARCHS
 from naus.peers import PEERS
-from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig, check_plain, options
+from naus.settings import SearchConfig, check_plain, options, with_preset
 
 
 if not config:  # no --configfile: the demo profile
@@ -35,11 +35,10 @@ try:
 except NausError as err:
     raise WorkflowError(str(err)) from None
 validate(config, "../schemas/config.schema.yaml", set_default=False)  # as written: the preset below is a name
-SEARCH_PRESET = config.get("search", {}).get("preset", DEFAULT_PRESET)
-if SEARCH_PRESET not in TEACHER_PRESETS:
-    raise WorkflowError(f"config key search.preset: {SEARCH_PRESET!r} is not one of {sorted(TEACHER_PRESETS)}")
-# a named teacher: its keys under the profile's own, then the schema's defaults
-config["search"] = {**TEACHER_PRESETS[SEARCH_PRESET], **config.get("search", {})}
+try:  # a named teacher: its keys under the profile's own, then the schema's defaults
+    config["search"] = with_preset(config.get("search", {}))
+except NausError as err:
+    raise WorkflowError(str(err)) from None
 validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).

@@ -37,7 +37,7 @@ demo: setup
 	@echo "HTML report with captions: snakemake --report results/$(PROFILE)/report.html --configfile config/$(PROFILE).yaml"
 
 test: setup
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n auto
 
 dryrun: setup
 	snakemake -n --configfile config/$(PROFILE).yaml

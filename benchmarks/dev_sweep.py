@@ -1,8 +1,7 @@
 """Learning rate and batch size chosen on dev: the sweep's best dev losses beside the profile's own.
 
-The lease of 27 November 2026 (its script, since replaced by scripts/gpu-node.sh) trained, beside the
-profile's students, one L = 10 student per
-variant (a profile `sweep-<name>` that changes one training key: learning rate or tokens per
+A GPU lease (its device is named in results/benchmarks/dev_sweep.json) trained, beside the profile's students, one
+L = 10 student per variant (a profile `sweep-<name>` that changes one training key: learning rate or tokens per
 batch) with the profile's other settings. This reads their histories and timings and the
 profile's own L = 10 student's, and writes the best dev CTC loss (on the dev split's search
 output) of each to results/benchmarks/dev_sweep.json.

@@ -151,18 +151,14 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
 
 
 def resolved(profile: Path, overlays: list[dict]) -> dict:
-    """The profile's configuration as the workflow resolves it (preset, then the schema's defaults)."""
-    from snakemake.utils import validate
-
-    from naus.settings import with_preset
+    """The profile's configuration as the workflow resolves it (naus.schema.resolve)."""
+    from naus import schema
 
     config = yaml.safe_load(profile.read_text())
     for overlay in overlays:
         for key, value in overlay.items():
             config[key] = {**config.get(key, {}), **value}
-    config["search"] = with_preset(config.get("search", {}))
-    validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"), set_default=True)
-    return config
+    return schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
 
 
 def main() -> None:

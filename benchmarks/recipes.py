@@ -1,8 +1,7 @@
 """The training recipe chosen on dev: each candidate's dev loss and dev ROUGE of length control.
 
-The lease of 27 November 2026 (its script, since replaced by scripts/gpu-node.sh) trained, before the
-table students, a few students per candidate
-recipe (a profile `recipe-<name>`: the profile with one YAML overlay, its search output shared)
+A GPU lease (an H100: results/benchmarks/dev_sweep.json names it) trained, before the table students, a few
+students per candidate recipe (a profile `recipe-<name>`: the profile with one YAML overlay, its search output shared)
 and decodes the dev split with each by length control; the pipeline scores them against the dev
 titles. This reads their histories and dev metrics, writes every run and each recipe's mean to
 results/benchmarks/recipes.json, and prints the recipe with the highest mean dev total ROUGE over

@@ -54,7 +54,7 @@ STUDIED = {"rerank_exact": 60, "estimate_gamma": GAMMA}
 
 def record_length(args, length: int) -> Path:
     """Run stage 1 and every encoder over the dev sentences at `length`; cache the per-sentence records."""
-    from naus.search import objective, similarity
+    from naus.search import objective, similarity_term
     from naus.similarity import ContextualEmbedder, export_onnx
 
     cache = Path(args.cache) / f"L{length}-{args.sentences}-{args.pool}.pkl"
@@ -99,7 +99,7 @@ def record_length(args, length: int) -> Path:
             tick = time.perf_counter()
             vectors = np.concatenate([encoder.encode_group(texts[s : s + GROUP]) for s in range(0, len(texts), GROUP)])
             seconds[f"encode{k}"] += time.perf_counter() - tick
-            sims[k] = similarity(vectors.astype(np.float64) @ contexts[k].vector)
+            sims[k] = similarity_term(vectors.astype(np.float64) @ contexts[k].vector)
         encoded += len(texts)
         positions = cands.positions[chosen]
         records.append({"default": default, "texts": texts, "slor": cands.slors[chosen], "sims": sims,

@@ -158,8 +158,8 @@ def gather(out: Path) -> None:
         "rows": [{"teacher": row["teacher"], "weights": row["weights"], "length": row["length"],
                   "fit": row.get("fit"), **{f"{split}_total": row[split]["total"] for split in SPLITS},
                   "s_per_sentence_core": row["dev"]["s_per_sentence_core"]} for row in choice["rows"]]}
-    if "test" in choice and summary.get("test", {}).get("file") != str(out):
-        if "test" in summary:
+    if "test" in choice:  # a rerun of this file's test entry replaces it; another file's is kept aside
+        if "test" in summary and summary["test"].get("file") != str(out):
             summary.setdefault("earlier_defaults_test", []).append(summary["test"])
         summary["test"] = {"variant": choice["test"]["teacher"], "file": str(out), "sentences": choice["test"]["sentences"],
                            "machine": choice["test"]["machine"],

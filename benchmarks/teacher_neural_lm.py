@@ -122,7 +122,7 @@ def finalists(teacher, embedder, index: int, source: str):
 def each_sentence(lm_path: str, onnx: str, articles: list[str], length: int):
     """Per dev sentence: the default teacher's summary, and its finalists (texts, KenLM ln P, SLOR, pooled
     similarity, the source's words; a lone empty text for a source without words), and the embedder."""
-    from naus.search import similarity
+    from naus.search import similarity_term
 
     teacher, embedder = default_teacher(lm_path, onnx, length)
     for index, source in enumerate(articles):
@@ -134,7 +134,7 @@ def each_sentence(lm_path: str, onnx: str, articles: list[str], length: int):
             continue
         cands, context, chosen = chosen
         texts = [cands.text(k) for k in chosen]
-        sims = similarity(embedder.encode_group(texts).astype(np.float64) @ context.vector)
+        sims = similarity_term(embedder.encode_group(texts).astype(np.float64) @ context.vector)
         yield {"texts": texts, "log_prob": cands.log_probs[chosen], "slor": cands.slors[chosen], "sim": sims,
                "words": cands.words, "default": default}, embedder
 

@@ -1,7 +1,7 @@
 """Teacher quality: which change to the search teacher raises dev ROUGE, and at what cost.
 
-Each variant is the teacher this study started from (`BASELINE`, the defaults until November
-2026) with some settings changed (a different language model, a larger re-ranking, more hill
+Each variant is the teacher this study started from (`BASELINE`, fixed in this file) with some
+settings changed (a different language model, a larger re-ranking, more hill
 climbing, ...), run through `naus.search.Teacher` on the dev split at every length asked, by two
 one-thread workers on every other sentence each: `s_per_sentence_core` is their wall time x 2 /
 sentences. Rows are appended as they finish, so an interrupted run resumes where it stopped; a
@@ -42,8 +42,8 @@ LMS = {
     "headlines-3-backward": (["lm.txt"], 3, True),
     "headlines-4-backward": (["lm.txt"], 4, True),
 }
-# The teacher this study started from (the defaults until November 2026); every variant is a
-# change to it, so a row keeps its meaning when the defaults move.
+# The teacher this study started from; every variant is a change to it, so a row keeps its meaning
+# whatever the defaults are.
 BASELINE = {"lm": "headlines-3", "rerank_k": 200, "rerank_exact": 15, "rerank_gamma": 48.0, "estimate_gamma": 48.0,
             "budget": 1.0, "gamma": 0.0, "backward": None}  # backward: an LM whose SLOR is averaged with the forward one's
 # The pipeline's teacher today, from its one definition (`SearchConfig`, `LMConfig`).

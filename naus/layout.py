@@ -27,9 +27,44 @@ METHOD_PATTERN = "|".join(METHODS)
 TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
 # A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.
 PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
-# The sentences each split decodes, under build/{profile}/: the Gigaword test set, DUC2004 with
-# digits masked as in training, or the dev split (a training recipe is chosen by its dev ROUGE).
-DECODE_SOURCES = {"test": "data/test/article.txt", "duc": "search/duc/source.txt", "dev": "data/dev/article.txt"}
+# What the data step writes under build/{profile}/: each split's articles and titles (pool, dev, test and
+# the second dev split select), DUC2004's input and references, the LM's headlines, the corpus statistics.
+DATA_STATS, LM_CORPUS = "data/stats.json", "data/lm.txt"
+
+
+def data_file(split: str, side: str) -> str:
+    """A split's `article` or `title` side."""
+    return f"data/{split}/{side}.txt"
+
+
+def duc_file(name: str) -> str:
+    """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`."""
+    return f"data/duc2004/{name}.txt"
+
+
+def search_source(split: str) -> str:
+    """The sentences a split's search covers (the pool's first `pool_limit`; DUC2004's with digits as #)."""
+    return f"search/{split}/source.txt"
+
+
+# A configured download of the Gigaword files (data.download): the archive, and the folder it unpacks into.
+DOWNLOAD_ARCHIVE, DOWNLOAD_DIR = "download/gigaword.archive", "download/gigaword"
+# The teacher's models: the KenLM binary, MiniLM as int8 ONNX, the static word vectors (γ > 0).
+LM_MODEL, MINILM_ONNX, STATIC_VECTORS = "lm/lm.bin", "similarity/minilm-int8.onnx", "similarity/static.npz"
+
+
+def estimate(length: Part) -> str:
+    """The learned estimate of a length (`naus fit-estimate`)."""
+    return f"similarity/estimate-L{length}.npz"
+
+
+# The sentences each split decodes: the Gigaword test set, DUC2004 with digits masked as in training, or the
+# dev split (a training recipe is chosen by its dev ROUGE).
+DECODE_SOURCES = {"test": data_file("test", "article"), "duc": search_source("duc"), "dev": data_file("dev", "article")}
+# What a collection's outputs are scored against, and the folder of build/ and of results/{profile}/metrics/
+# its scored outputs and their metrics sit in (DUC2004's: digits restored).
+REFERENCES = {"test": (data_file("test", "title"),), "duc": tuple(duc_file(f"ref{i}") for i in range(4))}
+SCORED = {"test": "", "duc": "duc2004"}
 
 
 def check_profile(name: object) -> str:
@@ -41,7 +76,7 @@ def check_profile(name: object) -> str:
 
 
 @dataclass(frozen=True)
-class Student:
+class StudentName:
     arch: str  # a key of naus.architectures.ARCHITECTURES
     length: int  # the search output's length it learns from
     fraction: float  # of the pool's pairs it trains on
@@ -56,12 +91,12 @@ def model(length: Part, arch: str = "naus", fraction: Part | None = None, seed: 
     return name if str(seed) == "0" else f"{name}-s{seed}"
 
 
-def parse_model(name: str) -> Student:
+def parse_model(name: str) -> StudentName:
     match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(TABLE4_ARCHS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?"
                          r"(?:-s(?P<seed>\d+))?", name)
     if match is None:
         raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, L10-s3, ...)")
-    return Student(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0), int(match["seed"] or 0))
+    return StudentName(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0), int(match["seed"] or 0))
 
 
 def chars_target(budget: Part) -> str:
@@ -97,27 +132,28 @@ def search(split: str, length: Part) -> str:
 
 def parse_search(stem: str) -> tuple[str, int]:
     """(split, length) of a `search` path."""
-    match = re.fullmatch(r"search/([^/]+)/L(\d+)", stem)
+    match = re.fullmatch(pattern(search("{split}", "{length}"), split="[^/]+", length=r"\d+"), stem)
     if match is None:
         raise ValueError(f"{stem!r} is not a search output's name (search/test/L10, ...)")
-    return match[1], int(match[2])
+    return match["split"], int(match["length"])
 
 
 def searches(build: Path) -> list[tuple[str, int, Path]]:
     """Every merged search output under `build` as (split, length, path), by split then length."""
     found = []
     for path in build.glob(f"{search('*', '*')}.jsonl"):
-        match = re.fullmatch(r"L(\d+)", path.stem)
-        if match:
-            found.append((path.parent.name, int(match[1]), path))
+        try:
+            found.append((*parse_search(path.relative_to(build).with_suffix("").as_posix()), path))
+        except ValueError:
+            continue
     return sorted(found, key=lambda item: item[:2])
 
 
 def train_inputs(length: Part) -> dict[str, str]:
     """What a student for `length` learns from, by its `naus train` option: the pool's search output,
     and the dev split's for model selection."""
-    return {"train_source": "search/pool/source.txt", "train_target": f"{search('pool', length)}.txt",
-            "dev_source": "search/dev/source.txt", "dev_target": f"{search('dev', length)}.txt"}
+    return {"train_source": search_source("pool"), "train_target": f"{search('pool', length)}.txt",
+            "dev_source": search_source("dev"), "dev_target": f"{search('dev', length)}.txt"}
 
 
 def search_part(split: str, length: Part, shard: Part) -> str:
@@ -150,9 +186,48 @@ def decoded(split: str, name: str, method: str, target: Part, beam: Part | None 
     return f"decode/{split}/{name}/beams/{method}-{target}-b{beam}"
 
 
+def pattern(path: str, **parts: str) -> str:
+    """A regular expression for the paths a function here builds: `path` built with `{name}` placeholders
+    (`student_dir("{model}")`), each replaced by a named group of its pattern, the rest literal."""
+    expression = re.escape(path)
+    for name, part in parts.items():
+        expression = expression.replace(re.escape(f"{{{name}}}"), f"(?P<{name}>{part})")
+    return expression
+
+
+# A decoding's stem (`decoded`), with or without a beam: its split, student, method, target (and beam).
+DECODED_PARTS = {"split": "|".join(DECODE_SOURCES), "model": MODEL_PATTERN, "method": METHOD_PATTERN,
+                 "target": TARGET_PATTERN}
+DECODED_PATTERNS = (pattern(decoded("{split}", "{model}", "{method}", "{target}"), **DECODED_PARTS),
+                    pattern(decoded("{split}", "{model}", "{method}", "{target}", "{beam}"), **DECODED_PARTS,
+                            beam=r"\d+"))
+
+
+def parse_decoded(stem: str) -> dict[str, str]:
+    """The parts of a `decoded` stem (split, model, method, target, and beam for a sweep's)."""
+    for expression in DECODED_PATTERNS:
+        if match := re.fullmatch(expression, stem):
+            return match.groupdict()
+    raise ValueError(f"{stem!r} is not a decoding's path (decode/test/L10/length-control-10, ...)")
+
+
 def decoded_model(stem: str) -> str:
     """The student of a `decoded` path."""
-    return stem.split("/")[2]
+    return parse_decoded(stem)["model"]
+
+
+def build_dir(profile: str) -> str:
+    """A profile's outputs, relative to the project root (build/{profile}/ holds every stem built here)."""
+    return f"build/{check_profile(profile)}"
+
+
+def results_dir(profile: str) -> str:
+    """A profile's tables, figures and metrics, relative to the project root."""
+    return f"results/{check_profile(profile)}"
+
+
+def logs_dir(profile: str) -> str:
+    return f"logs/{check_profile(profile)}"
 
 
 def lead(split: str, length: Part) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 
 from naus import NausError
 from naus.files import atomic_open, check_file, check_regular_output, read_lines, sha256sum
+from naus.settings import LMConfig
 
 log = logging.getLogger(__name__)
 LN10 = math.log(10.0)
@@ -36,8 +37,7 @@ def _tool(name: str) -> str:
 def train_lm(corpus: str | Path, out: str | Path, order: int, memory: str = "20%") -> None:
     """Train an `order`-gram KenLM on `corpus` (one sentence per line) and write a binary model."""
     lmplz, build_binary = _tool("lmplz"), _tool("build_binary")
-    if order < 1:
-        raise NausError(f"LM order must be at least 1, got {order}")
+    LMConfig(order=order, memory=memory)  # its range checked as the command line and the workflow check it
     corpus, out = Path(corpus), check_regular_output(out, "a language model is renamed into place, its SHA-256 "
                                                           "written beside it")
     if not any(line for line in read_lines(corpus)):  # also refuses a missing file and bytes that are not UTF-8

@@ -27,7 +27,7 @@ import numpy as np
 from naus import NausError
 from naus.lm import LanguageModel
 from naus.progress import Progress
-from naus.settings import FIT_STATES, SearchConfig
+from naus.settings import FIT_STATES, SearchConfig, check_learned_estimate
 from naus.shards import ResumableOutput
 from naus.signals import stoppable, stopped
 from naus.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
@@ -45,7 +45,7 @@ def objective(log_prob, slor, length, slor_fluency, gamma, similarity):
 
 
 @numba.vectorize(["float64(float64)"], cache=True)
-def similarity(cosine):
+def similarity_term(cosine):
     """The similarity term from the cosine of summary and source embeddings: in [0, 1]."""
     return (cosine + 1.0) / 2.0
 
@@ -73,7 +73,7 @@ class Candidates:
         (no forward pass of its own): what chooses the states encoded on their own."""
         masks = np.zeros((len(self.positions), len(self.words)), dtype=bool)
         np.put_along_axis(masks, self.positions, True, axis=1)
-        return similarity(context.similarity().cosine(masks))
+        return similarity_term(context.similarity().cosine(masks))
 
 
 class HillClimber:
@@ -94,7 +94,7 @@ class HillClimber:
         def score(positions: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
             log_prob = table.log_prob(positions)
             slor = (log_prob - table.unigram[positions].sum(axis=1)) / length
-            sim = similarity(subsets.cosine(masks)) if subsets is not None else None
+            sim = similarity_term(subsets.cosine(masks)) if subsets is not None else None
             scores = objective(log_prob, slor, length, slor_fluency, gamma, 1.0 if sim is None else sim)
             return scores, log_prob, slor, sim
 
@@ -229,7 +229,7 @@ def _score(positions, table, unigram, slor_fluency, gamma, parts, window, picked
             squares += 2.0 * vc[positions[i]]
             for j in range(length):
                 squares += gram[positions[i], positions[j]]
-        sim = similarity(dots / math.sqrt(max(squares, 1e-12)))
+        sim = similarity_term(dots / math.sqrt(max(squares, 1e-12)))
     return objective(log_prob, slor, length, slor_fluency, gamma, sim), log_prob, slor, sim
 
 
@@ -329,6 +329,8 @@ class Teacher:
     ):
         if config.rerank_k > 0 and contextual is None:
             raise NausError("re-ranking (K > 0) needs the contextual embedder")
+        if estimate is not None:
+            check_learned_estimate(config.rerank_k)
         self.config, self.contextual, self.estimate = config, contextual, estimate
         self.climber = HillClimber(lm, config, static)
 
@@ -357,7 +359,7 @@ class Teacher:
             estimated = cands.estimated_similarities(self.estimate.apply(context) if self.estimate else context)
             chosen = _top_k(score(chosen, estimated, self.config.estimate_gamma), self.config.rerank_exact)
         vectors = self.contextual.encode_group([cands.text(k) for k in chosen])
-        sim = similarity(vectors.astype(np.float64) @ context.vector)
+        sim = similarity_term(vectors.astype(np.float64) @ context.vector)
         final = score(chosen, sim)
         best = int(_top_k(final, 1)[0])
         return self._pick(index, cands, int(chosen[best]), final[best], sim[best])
@@ -386,8 +388,7 @@ def collect_states(teacher: Teacher, sources: list[str], states: int = FIT_STATE
     (those it must not promote), each encoded on its own. Returns their in-context sums (special + m·words),
     their own unit vectors and their sources' unit vectors, a row per state."""
     config, embedder = teacher.config, teacher.contextual
-    if config.rerank_k == 0 or embedder is None:
-        raise NausError("fitting an estimate needs the re-ranking (K > 0) and its contextual embedder")
+    check_learned_estimate(config.rerank_k)
     rng = np.random.default_rng(seed)
     sums, vectors, sources_out = [], [], []
     progress = Progress("fit-estimate", len(sources), "sentences", log)

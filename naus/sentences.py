@@ -15,6 +15,7 @@ from naus.browse import write_browser
 from naus.evaluate import sample_scores
 from naus.files import read_lines
 from naus.significance import paired_p_value, seed_mean
+from naus.tables import PROTOCOLS, Protocol
 
 
 class SentenceTotals:
@@ -38,10 +39,10 @@ class SentenceTotals:
         return self.cache[path]
 
 
-def test_scorer(build: Path) -> SentenceTotals:
-    """Per-sentence scores of the test split's outputs: one per report, so that Table 2, the browser and
-    the source-length figure score each output file once."""
-    return SentenceTotals([build / "data/test/title.txt"])
+def protocol_scorer(build: Path, protocol: Protocol = PROTOCOLS["test"]) -> SentenceTotals:
+    """Per-sentence scores of a collection's outputs by its protocol: one per report, so that the tables, the
+    browser and the source-length figure score each output file once."""
+    return SentenceTotals([build / ref for ref in protocol.references], protocol.metric, protocol.max_bytes)
 
 
 def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path, truncate: str,
@@ -82,7 +83,7 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: 
                 for model, budget in chars if model == length]
     outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
                     for name, method, target in methods})
-    files = {"Source": build / "data/test/article.txt", "Reference": build / "data/test/title.txt", **outputs}
+    files = {"Source": build / layout.DECODE_SOURCES["test"], "Reference": build / layout.REFERENCES["test"][0], **outputs}
     if not all(path.is_file() for path in files.values()):
         return pd.DataFrame()
     lines = {name: read_lines(path) for name, path in files.items()}
@@ -102,7 +103,7 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
     """results/{profile}/browse.html: every test sentence with the outputs of Lead, the teacher and the
     seed-0 student by each method, per length, and their per-sentence total ROUGE; False when an
     output is not in build/."""
-    scorer = scorer or test_scorer(build)
+    scorer = scorer or protocol_scorer(build)
     paths = {}
     for length in lengths:
         paths[f"Lead-{length}"] = build / f"{layout.lead('test', length)}.txt"
@@ -113,7 +114,7 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
             if model == length:
                 paths[f"{CHAR_CONTROL.label} {budget} chars L={length}"] = build / (
                     f"{layout.decoded('test', layout.model(length), CHAR_CONTROL.name, layout.chars_target(budget))}.txt")
-    files = [build / "data/test/article.txt", build / "data/test/title.txt", *paths.values()]
+    files = [build / layout.DECODE_SOURCES["test"], build / layout.REFERENCES["test"][0], *paths.values()]
     if not all(path.is_file() for path in files):
         return False
     systems = {label: (read_lines(path), scorer(path).tolist()) for label, path in paths.items()}
@@ -130,8 +131,8 @@ def by_source_length(build: Path, systems: dict[str, list[str]],
                      scorer: SentenceTotals | None = None) -> tuple[list[str], list[int], dict]:
     """Mean total ROUGE per bucket of source length (`SOURCE_BUCKETS`) of each system (its outputs' per-sentence
     scores averaged over its seeds): the buckets' labels, their sizes, {system: means}."""
-    scorer = scorer or test_scorer(build)
-    source = build / "data/test/article.txt"
+    scorer = scorer or protocol_scorer(build)
+    source = build / layout.DECODE_SOURCES["test"]
     scores = {}
     for label, stems in systems.items():
         runs = [scorer(build / f"{stem}.txt") for stem in stems]

@@ -1,8 +1,7 @@
 """Every setting of the search, the students and their training: its default, range and help,
-once. The command line generates its options from these dataclasses, the workflow's config
-schema repeats their defaults (a test checks that they agree), and the profiles under
-config/ list only what differs. Plain Python, so `naus --help` and the light steps never
-import torch."""
+once. The command line generates its options from these dataclasses and the workflow's config
+schema its entries (`naus.schema`); the profiles under config/ list only what differs. Plain
+Python, so `naus --help` and the light steps never import torch."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ MAX_BEAM = 256  # hypotheses kept per cell of the decoders' tables: their memory
 MAX_CHARS = 10_000  # a character budget: char-control keeps a column per character of it
 MAX_BATCH = 4096  # sentences per forward pass: the logits are batch x positions x vocabulary floats
 MAX_SEEDS = 100  # students per length: each is a training job and a dozen decodings (100: ~2,000 jobs)
+MAX_ORDER = 6  # KenLM's KENLM_MAX_ORDER as scripts/build-kenlm.sh builds it: lmplz refuses a higher order
 MAX_CONFIG_VALUES = 100_000  # a profile's values (the paper's: a few hundred); a YAML alias bomb has millions
 
 
@@ -31,6 +31,31 @@ def setting(default, help: str, minimum: float | None = None, above: float | Non
     ([minimum, maximum], (above, ...), [..., below))."""
     return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "below": below,
                                             "choices": choices, "maximum": maximum})
+
+
+BOUNDS = ("minimum", "maximum", "above", "below")  # a setting's range: [minimum, maximum], (above, ...), [..., below)
+
+
+def out_of_range(value: float, minimum: float | None = None, maximum: float | None = None, above: float | None = None,
+                below: float | None = None) -> str | None:
+    """What a number outside a range must be ("must be between 1 and 256"), or None inside it: the one
+    range check of the dataclasses, the command line and the library (false for NaN, so NaN is refused)."""
+    if ((minimum is None or value >= minimum) and (maximum is None or value <= maximum)
+            and (above is None or value > above) and (below is None or value < below)):
+        return None
+    low, high = (minimum, above)[minimum is None], (maximum, below)[maximum is None]
+    if low is not None and high is not None:
+        if minimum is not None and maximum is not None:
+            return f"must be between {minimum} and {maximum}"
+        return f"must be in {'[(' [minimum is None]}{low}, {high}{'])'[maximum is None]}"
+    if low is not None:
+        return f"must be {'at least' if minimum is not None else 'greater than'} {low}"
+    return f"must be {'at most' if maximum is not None else 'less than'} {high}"
+
+
+def check_number(name: str, value: float, **bounds) -> None:
+    if (requirement := out_of_range(value, **bounds)) is not None:
+        raise SettingError(f"{name} {requirement}, got {value}")
 
 
 def check_ranges(settings) -> None:
@@ -46,17 +71,23 @@ def check_ranges(settings) -> None:
                             f"got {type(value).__name__} {value!r}")
         if value is not None and str in kinds and not isinstance(value, str):
             raise TypeError(f"{spec.name} must be a string, got {type(value).__name__} {value!r}")
-        if "help" not in meta or not isinstance(value, (int, float)) or isinstance(value, bool):
-            continue
-        if ((meta["minimum"] is not None and not value >= meta["minimum"])
-                or (meta["maximum"] is not None and not value <= meta["maximum"])
-                or (meta["above"] is not None and not value > meta["above"])
-                or (meta["below"] is not None and not value < meta["below"])):
-            bounds = [f">= {meta['minimum']}" if meta["minimum"] is not None else "",
-                      f"<= {meta['maximum']}" if meta["maximum"] is not None else "",
-                      f"> {meta['above']}" if meta["above"] is not None else "",
-                      f"< {meta['below']}" if meta["below"] is not None else ""]
-            raise SettingError(f"{spec.name} must be {' and '.join(b for b in bounds if b)}, got {value}")
+        if "help" in meta and isinstance(value, (int, float)) and not isinstance(value, bool):
+            check_number(spec.name, value, **{key: meta[key] for key in BOUNDS})
+        if "help" in meta and meta["choices"] and value not in meta["choices"]:
+            raise SettingError(f"{spec.name} must be one of {list(meta['choices'])}, got {value!r}")
+
+
+# A summary's length, however it is given (search and decoding, the command line and the library):
+LENGTH = {"minimum": 1, "maximum": MAX_POSITIONS}  # words
+RATIO = {"above": 0, "maximum": 1}  # of the source's words: L = max(min_length, floor(ratio x source length))
+CHARS = {"minimum": 1, "maximum": MAX_CHARS}  # characters (UTF-8 bytes), char-control's budget
+
+
+def check_learned_estimate(rerank_k: int) -> None:
+    """A learned estimate chooses which of the re-ranked states MiniLM encodes: without re-ranking it has
+    nothing to choose."""
+    if rerank_k == 0:
+        raise SettingError("a learned estimate chooses states for the re-ranking: it needs rerank_k > 0")
 
 
 def check_plain(config: dict) -> None:
@@ -148,12 +179,10 @@ class SearchConfig:
         check_ranges(self)
         if (self.length is None) == (self.ratio is None):
             raise NausError("give exactly one of a target length and a ratio")
-        if self.length is not None and self.length <= 0:
-            raise NausError(f"target length must be positive, got {self.length}")
-        if self.ratio is not None and not 0 < self.ratio <= 1:
-            raise NausError(f"ratio must be in (0, 1], got {self.ratio}")
-        if self.fluency not in FLUENCIES:
-            raise NausError(f"fluency must be one of {FLUENCIES}, got {self.fluency!r}")
+        if self.length is not None:
+            check_number("length", self.length, **LENGTH)
+        if self.ratio is not None:
+            check_number("ratio", self.ratio, **RATIO)
 
     def target_length(self, source_length: int) -> int:
         return target_length(source_length, self.length, self.ratio, self.min_length)
@@ -232,8 +261,11 @@ class DataConfig:
 class LMConfig:
     """The KenLM fluency model."""
 
-    order: int = setting(3, "n-gram order", minimum=1)
+    order: int = setting(3, "n-gram order", minimum=1, maximum=MAX_ORDER)
     memory: str = setting("20%", "lmplz -S: memory for sorting")
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
 
 
 @dataclass(frozen=True)
@@ -254,10 +286,7 @@ class DecodeConfig:
 
     def __post_init__(self) -> None:
         check_ranges(self)
-        if self.length is not None and not 1 <= self.length <= MAX_POSITIONS:
-            raise SettingError(f"length must be between 1 and {MAX_POSITIONS} words, got {self.length}")
-        if self.ratio is not None and not 0 < self.ratio <= 1:  # also false for nan
-            raise SettingError(f"ratio must be in (0, 1], got {self.ratio}")
-        if self.chars is not None and not 1 <= self.chars <= MAX_CHARS:
-            raise SettingError(f"chars must be between 1 and {MAX_CHARS}, got {self.chars}")
+        for name, bounds in (("length", LENGTH), ("ratio", RATIO), ("chars", CHARS)):
+            if getattr(self, name) is not None:
+                check_number(name, getattr(self, name), **bounds)
 

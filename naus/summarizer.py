@@ -156,31 +156,6 @@ def _check_arguments(sentences, method) -> None:
         raise TypeError(f"method must be a string, got {type(method).__name__}")
 
 
-def fill_slots(batch: Batch) -> list[Hypothesis]:
-    """The vanilla NAR student's `greedy`: the best non-special word in each of exactly L slots."""
-    slots = torch.tensor(batch.targets, device=batch.tokens.device)
-    log_probs = batch.model(batch.tokens, batch.lengths, slots)
-    log_probs[..., [batch.blank, *batch.banned]] = float("-inf")
-    best, words = (x.cpu() for x in log_probs.max(dim=-1))
-    return [Hypothesis(words[i, :n].tolist(), words[i, :n].tolist(), float(best[i, :n].sum()))
-            for i, n in enumerate(batch.targets)]
-
-
-def generate_greedy(batch: Batch) -> list[Hypothesis]:
-    """The AR student's `greedy`: one word at a time, the most probable."""
-    return _generate(batch, 1)
-
-
-def generate_beam(batch: Batch) -> list[Hypothesis]:
-    """The AR student's `beam`: beam search over its words."""
-    return _generate(batch, batch.beam_size)
-
-
-def _generate(batch: Batch, width: int) -> list[Hypothesis]:
-    generated = batch.model.generate(batch.tokens, batch.lengths, batch.targets, width, batch.blank, batch.banned)
-    return [Hypothesis(words, words, log_prob) for words, log_prob in generated]
-
-
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:
     """`<unk>` in a summary is a source word the vocabulary lacks: for a CTC student,
     whose slot i reads source word i (`aligned`), the word under the slot that emitted it; otherwise

@@ -4,7 +4,7 @@ exactly these outputs (`workflow/rules/common.smk`) and the report draws exactly
 figures (`naus.report`), refusing one whose input is missing. Plain Python.
 
 An output is a path under build/{profile}/ without `.txt`; its scores are the same stem under
-results/{profile}/metrics/ (DUC2004's under metrics/duc2004/) with `.json`.
+results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,62 @@ from naus.settings import DecodeConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
+
+# Rows quoted from the papers (label, Len, R-1, R-2, R-L, seconds per sample). Gigaword test, ROUGE F1, from
+# Liu, Huang & Mou (2022)'s Table 2; NACC (Liu, Huang & Mou, NeurIPS 2022): a student of 8-word search output
+# decoded within 50 characters; DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
+Quoted = tuple[str, float | None, float, float, float, float | None]
+PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {
+    8: (
+        ("Lead-8 †", 8, 21.39, 7.42, 20.03, None),
+        ("Search teacher †", 8, 26.17, 9.69, 24.10, 6.846),
+        ("NAUS truncate †", 7.8, 27.27, 9.49, 24.96, 0.005),
+        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041),
+    ),
+    10: (
+        ("Lead-10 †", 10, 23.03, 7.95, 21.29, None),
+        ("Search teacher †", 10, 27.35, 10.25, 24.87, 9.217),
+        ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
+        ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
+    ),
+}
+PAPER_CHARS: dict[int, tuple[Quoted, ...]] = {8: (("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None),)}
+PAPER_DUC: tuple[Quoted, ...] = (
+    ("Search teacher †", None, 26.14, 8.03, 22.88, None),
+    ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
+)
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a collection's outputs are scored, declared once: the evaluation rules run it, the report's
+    per-sentence scores (p-values, the browser) repeat it, the captions state it."""
+
+    collection: str  # the outputs' split: "test" or "duc"
+    metric: str  # "f1" or "recall" (naus.evaluate), averaged over the references
+    max_bytes: int | None  # each output cut to this many UTF-8 bytes before scoring
+
+    @property
+    def references(self) -> tuple[str, ...]:
+        return layout.REFERENCES[self.collection]
+
+    @property
+    def folder(self) -> str:
+        """Where its scored outputs (under build/) and their metrics (under metrics/) are."""
+        return layout.SCORED[self.collection]
+
+    @property
+    def measure(self) -> str:
+        """Its ROUGE as a caption names it: F1 or recall."""
+        return "F1" if self.metric == "f1" else self.metric
+
+    def options(self) -> str:
+        """Its `naus evaluate` options."""
+        return f"--metric {self.metric}" + (f" --max-bytes {self.max_bytes}" if self.max_bytes else "")
+
+
+# Gigaword: F1 against the one title; DUC2004: recall of the output cut to 75 bytes against four references.
+PROTOCOLS = {"test": Protocol("test", "f1", None), "duc": Protocol("duc", "recall", 75)}
 
 
 @dataclass(frozen=True)
@@ -42,8 +98,11 @@ class Group:
 @dataclass(frozen=True)
 class Table:
     name: str
-    split: str  # "test" (F1 against the titles) or "duc" (recall at 75 bytes, metrics under duc2004/)
+    protocol: Protocol
     groups: tuple[Group, ...]
+    quoted: dict = field(default_factory=dict)  # a group's key -> the papers' rows shown after it
+    p_values: bool = False  # its students' paired tests (against the teacher, truncation, each peer)
+    times: bool = True  # its time, speedup and p-value columns (a transfer table has none)
 
 
 @dataclass(frozen=True)
@@ -59,7 +118,9 @@ class Figure:
     length: int
     series: tuple[Series, ...] = ()
     history: str | None = None  # the student's history.json (the loss curve)
+    timed: bool = False  # it shows each point's time (its first seed's `.timing.json`)
     rows: tuple[Row, ...] = ()  # Table 2's rows at its length (quality against speed)
+    quoted: tuple[Quoted, ...] = ()  # the paper's rows at its length, at the times it reports
 
 
 @dataclass(frozen=True)
@@ -80,11 +141,18 @@ class Spec:
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
-        found = [s for t in self.tables if t.split == split for g in t.groups
+        found = [s for t in self.tables if t.protocol.collection == split for g in t.groups
                  for row in ((g.teacher,) if g.teacher else ()) + g.rows for s in row.stems]
         if split == "test":
             found += [s for f in self.figures for series in f.series for _, stems in series.points for s in stems]
         return list(dict.fromkeys(found))
+
+    def timed(self) -> list[str]:
+        """The decodings whose time a table or figure shows (a student row's first seed, a timed figure's points'
+        first seeds), once each: the only decodings the workflow times."""
+        rows = [row.stems[0] for t in self.tables for g in t.groups for row in g.rows if row.timed and row.method]
+        points = [stems[0] for f in self.figures if f.timed for series in f.series for _, stems in series.points]
+        return list(dict.fromkeys(rows + points))
 
     def students(self) -> list[str]:
         """Every student a table or figure decodes with, once each."""
@@ -157,7 +225,9 @@ def _table2(s: Spec) -> Table:
             rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
         rows += _peers(s, GIGAWORD, length)
         groups.append(Group(length, teacher, tuple(rows)))
-    return Table("table2", "test", tuple(groups))
+    quoted = {length: PAPER_GIGAWORD.get(length, ()) + (PAPER_CHARS.get(length, ()) if s.chars else ())
+              for length in s.lengths}
+    return Table("table2", PROTOCOLS["test"], tuple(groups), quoted, p_values=True)
 
 
 def _table3(s: Spec) -> Table | None:
@@ -165,12 +235,12 @@ def _table3(s: Spec) -> Table | None:
         return None
     n = s.duc_length
     teacher = _teacher("duc", n, f"Search teacher, L={n} (ours)")
-    rows = [Row("Lead, 75 bytes (ours)", (layout.lead("duc", "all"),)), teacher]
+    rows = [Row(f"Lead, {PROTOCOLS['duc'].max_bytes} bytes (ours)", (layout.lead("duc", "all"),)), teacher]
     rows += _ours(s, "duc", n, "bytes", [s.duc_chars] if s.duc_chars else [])
     if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
         rows += _published([f"duc/HC_{n}_{kind}" for kind in PUBLISHED_KINDS])
     rows += _peers(s, DUC, n)
-    return Table("table3", "duc", (Group(None, teacher, tuple(rows)),))
+    return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True)
 
 
 def _table4(s: Spec) -> Table:
@@ -187,7 +257,7 @@ def _table4(s: Spec) -> Table:
             for arch in [ARCHITECTURES[own], *(a for a in ARCHITECTURES.values() if a.name in others)]
             for method, label in arch.table4]
         groups.append(Group(length, teacher, tuple(rows)))
-    return Table("table4", "test", tuple(groups))
+    return Table("table4", PROTOCOLS["test"], tuple(groups))
 
 
 def _table6(s: Spec) -> Table:
@@ -199,7 +269,7 @@ def _table6(s: Spec) -> Table:
         groups.append(Group(None, teacher, tuple(
             Row(f"{label}, {m.short}", students(s.analysis_seeds, model, m.name, target), m.name)
             for m in (TRUNCATE, LENGTH_CONTROL))))
-    return Table("table6", "test", tuple(groups))
+    return Table("table6", PROTOCOLS["test"], tuple(groups), times=False)
 
 
 def _figures(s: Spec, table2: Table) -> list[Figure]:
@@ -215,7 +285,7 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
     if beams := decode.get("beam_sweep"):
         figures.append(Figure("beam-size", "beam-size", first, tuple(
             Series(m.short, tuple((b, students(s.analysis_seeds, first, m.name, first, beam=b)) for b in sorted(beams)))
-            for m in (LENGTH_CONTROL, BEAM))))
+            for m in (LENGTH_CONTROL, BEAM)), timed=True))
     if budgets := decode.get("char_sweep"):
         figures.append(Figure("char-budget", "char-budget", first, (
             Series(CHAR_CONTROL.short, tuple((b, students([0], first, CHAR_CONTROL.name, layout.chars_target(b)))
@@ -230,5 +300,6 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
     for group in table2.groups:
-        figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows))
+        figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows,
+                              quoted=PAPER_GIGAWORD.get(group.key, ())))
     return figures

@@ -29,7 +29,7 @@ from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.files import OutputLock, iter_parallel, write_json
-from naus.model import ARCH_MARK, build_model
+from naus.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
 from naus.provenance import check_same_provenance, file_record, fingerprint
@@ -276,7 +276,7 @@ class _Run:
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
         self.state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0,
                       "stale": 0}
-        self.made_of = provenance(pairs, dev, vocab, model_config, config)
+        self.provenance_record = provenance(pairs, dev, vocab, model_config, config)
         self.started, self.first_step, self.tokens_seen = time.perf_counter(), 0, 0
 
     def resume(self) -> None:
@@ -284,12 +284,10 @@ class _Run:
         if not self.last.is_file():
             return
         payload = load_checkpoint(self.last, self.device, RESUME)
-        check_same_provenance(self.last, payload.get("provenance", {}), self.made_of,
+        check_same_provenance(self.last, payload.get("provenance", {}), self.provenance_record,
                               remedy="train without --resume (or into another directory) to start over")
-        weights = {ARCH_MARK: self.model.state_dict()[ARCH_MARK], **payload["model"]}  # a last.pt from before the
-        # mark: its provenance, just checked, names this architecture
-        try:
-            self.model.load_state_dict(weights)
+        try:  # one rule for a checkpoint without the architecture mark, last.pt as best.pt: refused
+            self.model.load_state_dict(payload["model"])
         except RuntimeError as err:
             raise NausError(f"{self.last}: weights do not match the model ({str(err).splitlines()[0]}); train without "
                             "--resume (or into another directory) to start over") from None
@@ -308,7 +306,7 @@ class _Run:
         if not (self.out_dir / "vocab.txt").is_file():
             self.vocab.save(self.out_dir / "vocab.txt")
         out = {"format": FORMAT, "vocab": self.vocab.tokens, "model_config": self.model_config.to_dict(),
-               "train_config": asdict(self.config), "provenance": self.made_of, "model": self.model.state_dict(),
+               "train_config": asdict(self.config), "provenance": self.provenance_record, "model": self.model.state_dict(),
                "state": self.state}
         if not weights_only:
             out.update(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(), rng=_rng_state())

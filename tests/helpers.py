@@ -34,15 +34,24 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
-def resolved_config(*files: Path) -> dict:
-    """A profile's configuration as the workflow resolves it: its files merged section by section, then the
-    schema's defaults filled in."""
+def config_schema() -> dict:
+    """The workflow's configuration schema as common.smk builds it: its file and naus.settings."""
     import yaml
-    from snakemake.utils import validate
+
+    from naus import schema
+
+    return schema.build(yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+
+
+def resolved_config(*files: Path) -> dict:
+    """A profile's configuration as the workflow resolves it (naus.schema.resolve): its files merged section by
+    section first."""
+    import yaml
+
+    from naus import schema
 
     config = {}
     for path in files:
         for key, value in yaml.safe_load(Path(path).read_text()).items():
             config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
-    validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"), set_default=True)
-    return config
+    return schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))

@@ -1,6 +1,6 @@
-"""Decoding CTC outputs, a module per decoder: greedy (+ truncation), prefix beam search, length
-control in words and in characters; what they share is in `common`, each slot's best words in
-`topk`. The decoding methods a user picks are declared in `naus.methods`. The names below are the
+"""Decoding a student's outputs, a module per decoder: for CTC, greedy (+ truncation), prefix beam search,
+length control in words and in characters; for the encoder-decoders, `encoder_decoder`; what they share
+is in `common`, each slot's best words in `topk`. The decoding methods a user picks are declared in `naus.methods`. The names below are the
 package's API."""
 
 from naus.decoding.align import forced_alignment

@@ -16,8 +16,8 @@ from naus.report.pages import (
     rst, training_section, write_table,
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, table_frame
-from naus.sentences import SentenceTotals, browser, case_study, test_scorer
-from naus.tables import Spec
+from naus.sentences import browser, case_study, protocol_scorer
+from naus.tables import PROTOCOLS, Spec
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 
@@ -35,11 +35,10 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                 f"teacher's time over the student's at batch {batch}.\n"]
     if spec.config.get("note"):  # what the profile's results can show, in its own words
         sections.append(spec.config["note"] + "\n")
-    scorers = {"test": test_scorer(build),  # each output scored once for the tables, figures and browser
-               "duc": SentenceTotals([build / f"data/duc2004/ref{i}.txt" for i in range(4)], "recall", 75)}
+    scorers = {name: protocol_scorer(build, protocol) for name, protocol in PROTOCOLS.items()}  # each output scored once
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
     captions = table_captions(spec, device)
-    frames = [(t.name, table_frame(t, metrics, build, scorers, bool(spec.chars))) for t in spec.tables]
+    frames = [(t.name, table_frame(t, metrics, build, scorers)) for t in spec.tables]
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
     prints = fingerprints(build, {**spec.config, "profile": spec.profile})
     made = [s for s in (search_section(build), training_section(build), fingerprint_section(prints)) if s]

@@ -9,7 +9,7 @@ from pathlib import Path
 from naus import layout
 from naus.files import atomic_open, read_json, read_lines
 from naus.provenance import HISTORY
-from naus.report.rows import PAPER_GIGAWORD, first_timing, read_metrics, read_row
+from naus.report.rows import first_timing, read_metrics, read_row
 from naus.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
 
@@ -176,7 +176,7 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
             ax.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3)
         else:
             untimed.append((row.label, total))
-    for label, _, r1, r2, rl, seconds in PAPER_GIGAWORD.get(figure.length, []):
+    for label, _, r1, r2, rl, seconds in figure.quoted:
         if seconds:
             ax.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
             ax.annotate(label, (seconds, r1 + r2 + rl), fontsize=6, color="grey", xytext=(3, -8), textcoords="offset points")

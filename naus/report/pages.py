@@ -11,14 +11,14 @@ from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.files import read_json, write_text
 from naus.markup import latex, markdown_cell, rst
-from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.peers import PEERS
 from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.sentences import CASES
 from naus.significance import RESAMPLES
 from naus.shards import read_records
-from naus.tables import Spec
+from naus.tables import PROTOCOLS, Spec
 
 
 def search_section(build: Path) -> str | None:
@@ -90,6 +90,11 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
 
 
 TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
+
+
+def _listed(words: list[str]) -> str:
+    """`a, b and c`."""
+    return " and ".join(filter(None, [", ".join(words[:-1]), words[-1]])) if words else ""
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -210,19 +215,21 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
     rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator; "
                         f"p vs {peer.label}: length control against them, the same test." for peer in peers)
-    duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at 75 bytes as every "
-                        "row is." for peer in peers if peer.duc_cut != "75 bytes")
+    duc = PROTOCOLS["duc"]
+    duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at {duc.max_bytes} bytes "
+                        "as every row is." for peer in peers if peer.duc_cut != f"{duc.max_bytes} bytes")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
-        "table2": f"Table 2 ({profile}): test-set ROUGE F1 (rouge-score with stemming) of Lead-L, the search teacher and "
-        "the NAUS student decoded by truncation, length control and CTC beam search"
+        "table2": f"Table 2 ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score with stemming) of Lead-L, "
+        f"the search teacher and the NAUS student decoded by {_listed([METHODS[m].short for m in spec.methods])}"
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
         f"{timing} {quoted} {rescored}".rstrip(),
-        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, four references each), ROUGE recall of the output cut to 75 "
-        f"bytes averaged over the references, for Lead (the first 75 bytes), the L={duc_length} teacher and student"
+        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE {duc.measure} of "
+        f"the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first {duc.max_bytes} bytes), "
+        f"the L={duc_length} teacher and student"
         + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
            if duc_chars else "")
         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "

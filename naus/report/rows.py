@@ -22,28 +22,6 @@ from naus.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
 from naus.tables import Group, Row, Table
 
-# Gigaword test, ROUGE-1/2/L F1 and seconds per sample, from the paper's Table 2.
-PAPER_GIGAWORD = {
-    8: [
-        ("Lead-8 †", 8, 21.39, 7.42, 20.03, None),
-        ("Search teacher †", 8, 26.17, 9.69, 24.10, 6.846),
-        ("NAUS truncate †", 7.8, 27.27, 9.49, 24.96, 0.005),
-        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041),
-    ],
-    10: [
-        ("Lead-10 †", 10, 23.03, 7.95, 21.29, None),
-        ("Search teacher †", 10, 27.35, 10.25, 24.87, 9.217),
-        ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
-        ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
-    ],
-}
-# NACC (Liu, Huang & Mou, NeurIPS 2022): a student of 8-word search output decoded within 50 characters.
-PAPER_CHARS = {8: [("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None)]}
-# DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
-PAPER_DUC = [
-    ("Search teacher †", None, 26.14, 8.03, 22.88, None),
-    ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
-]
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
 METRIC_BOUNDS = {"rouge1": (0, 100), "rouge2": (0, 100), "rougeL": (0, 100), "avg_words": (0, MAX_POSITIONS)}
@@ -150,23 +128,17 @@ def _group_rows(group: Group, metrics: Path, build: Path, outputs: Path, scorer:
     return finish(rows, teacher)
 
 
-def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, SentenceTotals],
-                chars: bool = False) -> pd.DataFrame:
+def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, SentenceTotals]) -> pd.DataFrame:
     """A declared table as a frame: its groups in order (with the L column where they have one), the
-    paper's rows after each group it quotes."""
-    split_metrics = metrics / "duc2004" if table.split == "duc" else metrics
-    outputs = build / "duc2004" if table.split == "duc" else build
+    papers' rows it quotes after each group."""
+    folder = table.protocol.folder
     frames = []
     for group in table.groups:
-        rows = _group_rows(group, split_metrics, build, outputs, scorers.get(table.split)
-                           if table.name in ("table2", "table3") else None)
-        if table.name == "table2":
-            rows += _quoted(PAPER_GIGAWORD.get(group.key, []) + (PAPER_CHARS.get(group.key, []) if chars else []))
-        elif table.name == "table3":
-            rows += _quoted(PAPER_DUC)
+        rows = _group_rows(group, metrics / folder, build, build / folder,
+                           scorers[table.protocol.collection] if table.p_values else None)
+        rows += _quoted(table.quoted.get(group.key, ()))
         peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer]
-        columns = COLUMNS[:6] + SPREAD + SCORE_SD if table.name == "table6" else \
-            COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers + SCORE_SD
+        columns = (COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers if table.times else COLUMNS[:6] + SPREAD) + SCORE_SD
         frame = pd.DataFrame(rows, columns=columns)
         if group.key is not None:
             frame.insert(0, "L", group.key)

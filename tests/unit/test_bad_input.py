@@ -239,8 +239,8 @@ HOSTILE = {  # name: (argv with {text}, {lm}, ... and {out}/NAME for outputs, th
     **{f"{option} {value}": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", f"--{option}", value,
                               "--out", "{out}/t"], f"argument --{option}: must be {bound}, got {value}")
        for option, value, bound in (("fraction", "-1", "in (0, 1]"), ("fraction", "0", "in (0, 1]"),
-                                    ("fraction", "nan", "in (0, 1]"), ("smoothing", "5", "less than 1"),
-                                    ("dropout", "1.5", "less than 1"))},
+                                    ("fraction", "nan", "in (0, 1]"), ("smoothing", "5", "in [0, 1)"),
+                                    ("dropout", "1.5", "in [0, 1)"))},
     "heads not dividing the width": ([*TRAIN, "--train-source", "{text}", "--train-target", "{text}", "--n-heads", "3",
                                       "--out", "{out}/t"], "d_model 16 is not a multiple of n_heads 3"),
     "--resume on a last.pt without optimizer state": ([*TRAIN, "--train-source", "{text}", "--train-target", "{short}",

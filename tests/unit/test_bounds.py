@@ -42,11 +42,11 @@ def save(path, vocab, settings, weights):
 
 
 @pytest.mark.parametrize("options, error, message", [
-    ({"batch_size": -1}, ValueError, "batch_size must be >= 1"),
+    ({"batch_size": -1}, ValueError, "batch_size must be between 1 and 4096, got -1"),
     ({"ratio": 5.0, "length": None}, ValueError, "ratio must be in (0, 1]"),
     ({"length": 3.7}, TypeError, "length must be an integer, got float 3.7"),
     ({"length": 10**9}, ValueError, "length must be between 1 and 4096"),
-    ({"beam_size": 10**6}, ValueError, "beam_size must be >= 1 and <= 256"),
+    ({"beam_size": 10**6}, ValueError, "beam_size must be between 1 and 256, got 1000000"),
     ({"chars": 10**9}, ValueError, "chars must be between 1 and 10000"),
     ({"batch_size": "64"}, TypeError, "batch_size must be an integer, got str"),
 ])
@@ -157,10 +157,10 @@ def test_a_huge_length_under_a_4_gb_limit_is_one_error_line_or_the_whole_source(
 
     refused = decode("--length", "1000000000")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
-        "naus decode: error: argument --length: must be at most 4096, got 1000000000"
+        "naus decode: error: argument --length: must be between 1 and 4096, got 1000000000"
     refused = decode("--chars", "1000000000")  # was a MemoryError traceback
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
-        "naus decode: error: argument --chars: must be at most 10000, got 1000000000"
+        "naus decode: error: argument --chars: must be between 1 and 10000, got 1000000000"
     widest = decode("--length", "4096", "--beam-size", "256")
     assert widest.returncode == 0, widest.stderr[-2000:]
     assert [len(line.split()) for line in widest.stdout.splitlines()] == [len(t.split()) for t in TEXT]

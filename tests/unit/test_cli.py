@@ -23,7 +23,7 @@ def test_cli_reports_bad_input_on_one_line(tmp_path, env):
 
 def test_cli_rejects_out_of_range_option(tmp_path, env):
     result = run(["naus", "data", "demo", "--out", tmp_path, "--dev-size", "0"], env)
-    assert result.returncode == 2 and "--dev-size: must be at least 1, got 0" in result.stderr
+    assert result.returncode == 2 and "--dev-size: must be between 1 and 10000000, got 0" in result.stderr
 
 
 def test_reorder_reads_the_duc2004_index_list_and_rejects_a_non_permutation(tmp_path, env):

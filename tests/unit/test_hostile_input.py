@@ -246,7 +246,7 @@ def test_after_a_stop_further_stops_are_ignored_while_the_process_exits(good, tm
     def stopped(args):
         raise KeyboardInterrupt("SIGINT")
 
-    monkeypatch.setattr(naus.commands, "head", stopped)
+    monkeypatch.setattr(naus.commands, "head_command", stopped)
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         code, err = run_cli(["head", "--input", good["text"], "--lines", "1", "--out", tmp_path / "y"], capsys)

@@ -4,10 +4,10 @@ from naus import layout
 
 
 @pytest.mark.parametrize("name, student", [
-    ("L10", layout.Student("naus", 10, 1.0, 0)),
-    ("L10-f0.25", layout.Student("naus", 10, 0.25, 0)),
-    ("ar-L8-s2", layout.Student("ar", 8, 1.0, 2)),
-    ("nar-ctc-L10-f0.5-s11", layout.Student("nar-ctc", 10, 0.5, 11)),
+    ("L10", layout.StudentName("naus", 10, 1.0, 0)),
+    ("L10-f0.25", layout.StudentName("naus", 10, 0.25, 0)),
+    ("ar-L8-s2", layout.StudentName("ar", 8, 1.0, 2)),
+    ("nar-ctc-L10-f0.5-s11", layout.StudentName("nar-ctc", 10, 0.5, 11)),
 ])
 def test_a_students_name_says_what_it_is_and_back(name, student):
     """Seed 0 has no suffix, so a one-seed profile keeps the names its results were made under."""

@@ -4,20 +4,27 @@ import json
 
 import pandas as pd
 import pytest
-import yaml
 
 from naus import NausError
 from naus.evaluate import evaluate_files
 from naus.files import sha256sum
 from naus.peers import PEERS, Peer, check_output
 from naus.report import build_report
-from tests.helpers import ROOT, write
+from tests.helpers import ROOT, config_schema, write
 from tests.unit.test_report import complete, metrics, profile
 
 
-def test_the_schema_lists_the_registrys_peers():
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-    assert schema["properties"]["data"]["properties"]["peers"]["propertyNames"]["enum"] == sorted(PEERS)
+def test_the_schema_takes_the_registrys_peers_and_no_other(monkeypatch):
+    from naus import schema
+
+    def check(peer):
+        schema.validate({"profile": "x", "data": {"source": "demo", "peers": {peer: "peer"}}}, config_schema(), False)
+
+    check("msrp")
+    with pytest.raises(NausError, match="config key data.peers: 'fixture' is not one of"):
+        check("fixture")
+    monkeypatch.setitem(PEERS, "fixture", PEERS["msrp"])
+    check("fixture")
 
 
 def test_only_the_declared_file_with_a_line_per_source_passes(tmp_path, monkeypatch):

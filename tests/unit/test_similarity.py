@@ -394,4 +394,4 @@ def test_search_and_fit_estimate_commands(tmp_path, env, onnx_models):
     assert len(provenance["parameters"]["estimate_sha256"]) == 64
     refused = subprocess.run(search + ["--rerank-k", "0", "--estimate", tmp_path / "e.npz"], capture_output=True,
                              text=True, env=env, cwd=ROOT)
-    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("it needs --rerank-k > 0")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("it needs rerank_k > 0")

@@ -6,9 +6,9 @@ import subprocess
 import pytest
 import yaml
 
-from naus import layout
+from naus import NausError, layout, schema
 from naus.settings import SearchConfig
-from tests.helpers import ROOT, write
+from tests.helpers import ROOT, config_schema, write
 
 
 def snakemake(args, env, cwd=ROOT):
@@ -41,8 +41,7 @@ def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env)
 def test_out_of_range_config_value_names_the_key(tmp_path, env):
     bad = write(tmp_path / "bad.yaml", "profile: demo\ndata: {source: demo, dev_size: 0, test_size: 5, max_article_words: 0, seed: 0}\n")
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
-    assert code != 0
-    assert "dev_size" in out and "minimum" in out
+    assert code != 0 and "config key data.dev_size: 0 is less than the minimum of 1" in out, out[-2000:]
 
 
 def test_gigaword_profile_needs_a_data_dir(env):
@@ -69,32 +68,32 @@ def test_heads_that_do_not_divide_the_width_stop_the_workflow(tmp_path, env):
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: check")
     bad = write(tmp_path / "heads.yaml", text.replace("n_heads: 4", "n_heads: 3"))
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
-    assert code != 0 and "model.d_model 128 and model.n_heads 3" in out, out[-2000:]
+    assert code != 0 and "config section model: d_model 128 is not a multiple of n_heads 3" in out, out[-2000:]
     dropout = write(tmp_path / "dropout.yaml", text.replace("model:", "model:\n  dropout: 1.0", 1))
     code, out = snakemake(["-n", "--configfile", str(dropout)], env)
-    assert code != 0 and "dropout" in out and "exclusiveMaximum" in out, out[-2000:]
+    assert code != 0 and "config key model.dropout: 1.0 is greater than or equal to the maximum of 1" in out, out[-2000:]
 
 
 def test_a_misspelt_config_key_stops_the_workflow_naming_it(tmp_path, env):
     text = (ROOT / "config/demo.yaml").read_text()
     bad = write(tmp_path / "typo.yaml", text.replace("\n  lr:", "\n  lrr:", 1))
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
-    assert code != 0 and "'lrr' was unexpected" in out and "['train']" in out, out[-2000:]
+    assert code != 0 and "config key train: Additional properties are not allowed ('lrr' was unexpected)" in out, out[-2000:]
 
 
 def schema_error(config: dict) -> str | None:
     """The schema's complaint about a configuration, on one line (None: valid)."""
-    import jsonschema
-
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(config))
-    return None if error is None else f"{list(error.absolute_path)}: {error.message}"
+    try:
+        schema.validate(config, config_schema(), set_default=False)
+    except NausError as err:
+        return str(err)
+    return None
 
 
 @pytest.mark.parametrize("profile", ["..", ".", "a/../..", "/abs", ".hidden", "a/b", ""])
 def test_a_profile_that_is_not_one_safe_path_component_is_refused_by_the_schema(profile):
     assert schema_error({"profile": profile, "data": {"source": "demo"}}) == \
-        f"['profile']: {profile!r} does not match '^{layout.PROFILE_PATTERN}$'"
+        f"config key profile: {profile!r} does not match '^{layout.PROFILE_PATTERN}$'"
     assert schema_error({"profile": "gigaword-sample.v2", "data": {"source": "demo"}}) is None
 
 
@@ -103,70 +102,75 @@ def test_a_profile_that_is_not_one_safe_path_component_is_refused_by_the_schema(
 def test_a_data_path_outside_the_data_directory_is_refused_by_the_schema(key, path):
     data = {"source": "gigaword", "pool_article": "a", "pool_title": "b", "test_article": "c", "test_title": "d"}
     error = schema_error({"profile": "x", "data": {**data, key: path}})
-    assert error is not None and error.startswith(f"['data', '{key}'"), error
+    assert error is not None and error.startswith(f"config key data.{key}"), error
 
 
 def test_a_climbing_profile_stops_the_workflow_before_anything_is_written(tmp_path, env):
     bad = write(tmp_path / "bad.yaml", (ROOT / "config/demo.yaml").read_text().replace("profile: demo", 'profile: ".."'))
     before = sorted(path.name for path in ROOT.iterdir())
     code, out = snakemake(["-n", "--configfile", str(bad)], env)
-    assert code != 0 and "ValidationError: '..' does not match" in out, out[-2000:]
+    assert code != 0 and "config key profile: '..' does not match" in out, out[-2000:]
     assert sorted(path.name for path in ROOT.iterdir()) == before
 
 
-def schema_defaults() -> dict:
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-    return {section: {key: spec["default"] for key, spec in body.get("properties", {}).items() if "default" in spec}
-            for section, body in schema["properties"].items() if isinstance(body, dict)}
-
-
-def test_the_schema_defaults_are_the_settings_dataclasses_defaults():
-    """Each default is written in naus/settings.py; the schema repeats it for the workflow, checked here."""
-    import dataclasses
-
-    from naus.settings import DataConfig, DecodeConfig, LMConfig, ModelConfig, SearchConfig, TrainConfig
-
-    defaults = schema_defaults()
-    for section, settings in (("model", ModelConfig), ("train", TrainConfig), ("search", SearchConfig),
-                              ("data", DataConfig), ("lm", LMConfig), ("decode", DecodeConfig)):
-        fields = {f.name: f.default for f in dataclasses.fields(settings) if "help" in f.metadata}
-        shared = set(fields) & set(defaults[section])
-        assert shared, section
-        assert {k: defaults[section][k] for k in shared} == {k: fields[k] for k in shared}, section
-        # command-line only; a student's seed comes from train.seeds and its name
-        missing = set(fields) - set(defaults[section]) - {"device", "min_length"} - ({"seed"} if section == "train" else set())
-        assert not missing, f"{section}: {missing} have no schema entry"
-
-
-def test_the_schema_bounds_are_the_settings_bounds():
-    """The upper bounds are written in naus/settings.py (with their reasons); the schema repeats them."""
+def test_a_default_a_bound_and_a_choice_are_written_once_in_the_settings_and_a_name_once_in_its_registry(
+        monkeypatch):
+    """One edit of naus.settings (or of a registry) changes the schema, the command line and the library."""
     import dataclasses
 
     from naus import settings
+    from naus.architectures import ARCHITECTURES, Architecture
+    from naus.cli import build_parser
 
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())["properties"]
-    for section, kind in (("model", settings.ModelConfig), ("train", settings.TrainConfig),
-                          ("search", settings.SearchConfig), ("data", settings.DataConfig),
-                          ("decode", settings.DecodeConfig)):
-        for spec in dataclasses.fields(kind):
-            if spec.metadata.get("maximum") is not None and spec.name in schema[section]["properties"]:
-                assert schema[section]["properties"][spec.name].get("maximum") == spec.metadata["maximum"], spec.name
-    decode, train = schema["decode"]["properties"], schema["train"]["properties"]
-    assert decode["beam_sweep"]["items"]["maximum"] == settings.MAX_BEAM
-    assert decode["char_sweep"]["items"]["maximum"] == settings.MAX_CHARS == decode["chars"]["items"]["prefixItems"][1]["maximum"]
-    assert schema["duc"]["properties"]["chars"]["maximum"] == settings.MAX_CHARS
-    assert train["seeds"]["maxItems"] == train["analysis_seeds"]["maxItems"] == settings.MAX_SEEDS
-    for lengths in (schema["search"]["properties"]["lengths"]["items"], schema["analysis"]["properties"]["lengths"]["items"],
-                    schema["duc"]["properties"]["length"]):
-        assert lengths["maximum"] == settings.MAX_POSITIONS
+    def field(kind, name):
+        return next(f for f in dataclasses.fields(kind) if f.name == name)
+
+    def option(command, dest):
+        parser = build_parser()._subparsers._group_actions[0].choices[command]
+        return next(a for a in parser._actions if a.dest == dest)
+
+    beam, fluency = field(settings.DecodeConfig, "beam_size"), field(settings.SearchConfig, "fluency")
+    monkeypatch.setattr(beam, "default", 9)
+    monkeypatch.setattr(beam, "metadata", {**beam.metadata, "maximum": 12})
+    monkeypatch.setattr(fluency, "metadata", {**fluency.metadata, "choices": ("slor", "perplexity", "unigram")})
+    monkeypatch.setitem(ARCHITECTURES, "naus-wide", Architecture("naus-wide", "a wider NAUS", True))
+    built = config_schema()["properties"]
+    assert built["decode"]["properties"]["beam_size"] == {**built["decode"]["properties"]["beam_size"], "default": 9,
+                                                          "maximum": 12}
+    assert built["search"]["properties"]["fluency"]["enum"] == ["slor", "perplexity", "unigram"]
+    assert "naus-wide" in config_schema()["$defs"]["arch"]["enum"]
+    assert option("decode", "beam_size").default == 9 and option("search", "fluency").choices == ("slor", "perplexity",
+                                                                                                   "unigram")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["decode", "--checkpoint", "c", "--input", "i", "--out", "o", "--beam-size", "13"])
+    with pytest.raises(ValueError, match="beam_size must be between 1 and 12, got 13"):
+        settings.DecodeConfig(beam_size=13)
+    config = {"profile": "x", "data": {"source": "demo"}, "decode": {"beam_size": 13}}
+    assert schema_error(config) == "config key decode.beam_size: 13 is greater than the maximum of 12"
+    filled = {"profile": "x", "data": {"source": "demo"}}
+    schema.validate(filled, config_schema(), set_default=True)
+    assert filled["decode"]["beam_size"] == 9 and filled["model"]["arch"] == "naus"
+
+
+def test_every_setting_of_a_section_is_in_the_schema_and_none_is_written_there_again():
+    """The schema file holds the workflow's own keys; a setting written there too is refused at build."""
+    import dataclasses
+
+    built = config_schema()["properties"]
+    for section, kind in schema.SECTIONS.items():
+        names = {f.name for f in dataclasses.fields(kind) if "help" in f.metadata} - schema.COMMAND_LINE_ONLY.get(section, set())
+        assert names <= set(built[section]["properties"]), section
+    skeleton = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    skeleton["properties"]["lm"]["properties"] = {"order": {"type": "integer"}}
+    with pytest.raises(NausError, match=r"section lm writes the settings \['order'\] of naus.settings.LMConfig again"):
+        schema.build(skeleton)
 
 
 def test_the_profiles_student_architectures_are_the_ctc_ones():
     """Tables 2 and 3 decode by length control: model.arch offers exactly the CTC architectures."""
     from naus.architectures import ARCHITECTURES
 
-    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())["properties"]
-    assert schema["model"]["properties"]["arch"]["enum"] == [name for name, a in ARCHITECTURES.items() if a.ctc]
+    assert config_schema()["$defs"]["arch"]["enum"] == [name for name, a in ARCHITECTURES.items() if a.ctc]
 
 
 @pytest.mark.parametrize("section, key, value, complaint", [
@@ -177,7 +181,7 @@ def test_the_profiles_student_architectures_are_the_ctc_ones():
 ])
 def test_a_typo_that_would_build_a_huge_job_graph_is_refused_by_the_schema(section, key, value, complaint):
     error = schema_error({"profile": "x", "data": {"source": "demo"}, section: {key: value}})
-    assert error is not None and error.startswith(f"['{section}', '{key}'") and complaint in error, error
+    assert error is not None and error.startswith(f"config key {section}.{key}") and complaint in error, error
 
 
 def test_a_profile_that_leaves_a_key_out_gets_the_schema_default_not_the_demos(tmp_path, env):
@@ -196,6 +200,14 @@ def test_lint_is_clean(env):
     for profile in ("demo", "gigaword-sample", "paper"):
         code, out = snakemake(["--lint", "--configfile", f"config/{profile}.yaml"], {**env, "NAUS_DATA": "/nonexistent"})
         assert code == 0 and "Congratulations, your workflow is in a good condition" in out, out[-3000:]
+
+
+def test_snakefmt_finds_nothing_to_change(env):
+    """The Snakemake catalog's other quality check: the rule files as snakefmt (pinned, pyproject's line length)
+    writes them."""
+    result = subprocess.run(["snakefmt", "--check", "Snakefile", "workflow/"], capture_output=True, text=True, env=env,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
 
 
 def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
@@ -252,7 +264,7 @@ BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in rang
     ("train: {lr: .nan}", "config key train.lr: nan is not a finite number"),
     ("search: {gamma: .inf}", "config key search.gamma: inf is not a finite number"),
     ("search: [1, 2]", "[1, 2] is not of type 'object'"),
-    ("search: {preset: [fast]}", "['fast'] is not of type 'string'"),
+    ("search: {preset: [fast]}", "config key search.preset: ['fast'] is not one of ['fast', 'thorough']"),
     ("a0: &a0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + BOMB, "holds more than 100,000 values"),
 ])
 def test_a_non_finite_number_a_preset_of_the_wrong_type_and_an_alias_bomb_are_refused_before_planning(

@@ -4,17 +4,19 @@ import shlex
 import sys
 from pathlib import Path
 
+import yaml
+
 from snakemake.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
-from snakemake.utils import min_version, validate
+from snakemake.utils import min_version
 
 min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
-from naus import NausError, layout, tables
+from naus import NausError, layout, schema, tables
 from naus.architectures import TABLE4_ARCHS
 from naus.peers import PEERS
-from naus.settings import SearchConfig, check_plain, options, with_preset
+from naus.settings import SearchConfig, check_learned_estimate, options
 
 
 if not config:  # no --configfile: the demo profile
@@ -30,31 +32,27 @@ localrules:
     stage_evaluate,
 
 
+# The schema: the workflow's own keys from its file, each setting's from naus.settings (naus.schema); a
+# profile lists only what differs, the defaults and its named teacher's keys are filled in here.
 try:
-    check_plain(config)
+    schema.resolve(config, yaml.safe_load(Path(workflow.source_path("../schemas/config.schema.yaml")).read_text()))
 except NausError as err:
     raise WorkflowError(str(err)) from None
-validate(config, "../schemas/config.schema.yaml", set_default=False)  # as written: the preset below is a name
-try:  # a named teacher: its keys under the profile's own, then the schema's defaults
-    config["search"] = with_preset(config.get("search", {}))
-except NausError as err:
-    raise WorkflowError(str(err)) from None
-validate(config, "../schemas/config.schema.yaml", set_default=True)  # a profile lists only what differs
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
 # Without --use-conda, `python` (and KenLM's lmplz beside it) is the one running Snakemake, so
 # `.venv/bin/snakemake` works without activating the venv.
 USES_CONDA = DeploymentMethod.CONDA in workflow.deployment_settings.deployment_method
 RUNNING_PYTHON = "" if USES_CONDA else f"export PATH={shlex.quote(os.path.dirname(sys.executable))}:$PATH; "
-shell.prefix(f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={shlex.quote(workflow.basedir)}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; ")
+shell.prefix(
+    f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={shlex.quote(workflow.basedir)}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
+)
 
 try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])
 except NausError as err:
     raise WorkflowError(f"config key profile: {err}") from None
-BUILD = f"build/{PROFILE}"
-RESULTS = f"results/{PROFILE}"
-DATA = f"{BUILD}/data"
+BUILD, RESULTS, LOGS = layout.build_dir(PROFILE), layout.results_dir(PROFILE), layout.logs_dir(PROFILE)
 
 
 def data_dir() -> Path:
@@ -70,8 +68,6 @@ def data_dir() -> Path:
 
 ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])
 ANALYSIS_ARCHS = config.get("analysis", {}).get("archs", list(TABLE4_ARCHS))
-if set(ANALYSIS_ARCHS) - set(TABLE4_ARCHS):
-    raise WorkflowError(f"config key analysis.archs {ANALYSIS_ARCHS}: Table 4's students are {list(TABLE4_ARCHS)}")
 if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
     raise WorkflowError(
         f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
@@ -84,11 +80,6 @@ for key in ("transfer", "chars"):
             f"config key decode.{key}: models of lengths {missing} have no search output to learn from; "
             f"each model length must be one of search.lengths {config['search']['lengths']}"
         )
-if config["model"]["d_model"] % config["model"]["n_heads"]:
-    raise WorkflowError(
-        f"config keys model.d_model {config['model']['d_model']} and model.n_heads {config['model']['n_heads']}: "
-        "the width must be a multiple of the number of heads"
-    )
 DUC_LENGTH = config.get("duc", {}).get("length")
 if DUC_LENGTH and not config["data"].get("duc_dir"):
     raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
@@ -135,30 +126,33 @@ def duc_systems() -> list[str]:
 def metric_files() -> list[str]:
     """The metrics every table and figure needs."""
     return [f"{RESULTS}/metrics/{s}.json" for s in systems()] + [
-        f"{RESULTS}/metrics/duc2004/{s}.json" for s in duc_systems()
+        f"{RESULTS}/metrics/{tables.PROTOCOLS['duc'].folder}/{s}.json" for s in duc_systems()
     ]
 
 
 def timed_decodings() -> list[str]:
-    """The decodings whose time the report shows: those of each table's first seed (a time is the
+    """The decodings whose time the report shows (naus.tables.Spec.timed: a row's first seed; a time is the
     architecture's and the method's, not the seed's; timing jobs run one at a time, so fewer is faster)."""
-    first = {SEEDS[0], ANALYSIS_SEEDS[0]}
-    return [s for s in systems() + duc_systems()
-            if s.startswith("decode/") and layout.parse_model(layout.decoded_model(s)).seed in first]
+    return SPEC.timed()
 
 
 def timing_files() -> list[str]:
     """The times the report shows: the timed decodings', each student's training, each search shard's."""
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
-    return ([f"{BUILD}/{s}.timing.json" for s in timed_decodings()]
-            + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
-            + [f"{BUILD}/{layout.search_timing(split, n, i)}" for split, n in dict.fromkeys(searched)
-               for i in range(config["search"]["shards"])])
+    return (
+        [f"{BUILD}/{s}.timing.json" for s in timed_decodings()]
+        + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
+        + [
+            f"{BUILD}/{layout.search_timing(split, n, i)}"
+            for split, n in dict.fromkeys(searched)
+            for i in range(config["search"]["shards"])
+        ]
+    )
 
 
 def all_targets() -> list[str]:
-    return [f"{DATA}/stats.json", f"{RESULTS}/README.md"] + metric_files()
+    return [f"{BUILD}/{layout.DATA_STATS}", f"{RESULTS}/README.md"] + metric_files()
 
 
 DOWNLOAD = config["data"].get("download")
@@ -168,7 +162,7 @@ GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
 def external(key: str) -> str:
     """A Gigaword file: inside the unpacked download when one is configured, else under the data directory."""
     if DOWNLOAD and key in GIGAWORD_KEYS:
-        return f"{BUILD}/download/gigaword/{config['data'][key]}"
+        return f"{BUILD}/{layout.DOWNLOAD_DIR}/{config['data'][key]}"
     return str(data_dir() / config["data"][key])
 
 

@@ -1,12 +1,12 @@
+# What the data step writes under build/{profile}/data: the LM's headlines, pool, dev and test pairs, and the
+# second dev split and DUC2004 where the profile has them.
+SPLITS = ["pool", "dev", "test"] + (["select"] if config["data"]["select_size"] else [])
 DATA_OUTPUTS = {
-    "stats": f"{DATA}/stats.json",
-    "lm": f"{DATA}/lm.txt",
-    **{f"{split}_{side}": f"{DATA}/{split}/{side}.txt" for split in ("pool", "dev", "test") for side in ("article", "title")},
-    **({f"duc_{name}": f"{DATA}/duc2004/{name}.txt" for name in ("input", "ref0", "ref1", "ref2", "ref3")}
-       if config["data"].get("duc_dir") else {}),
-    **({f"select_{side}": f"{DATA}/select/{side}.txt" for side in ("article", "title")}
-       if config["data"]["select_size"] else {}),
+    f"{split}_{side}": f"{BUILD}/{layout.data_file(split, side)}" for split in SPLITS for side in ("article", "title")
 }
+DATA_OUTPUTS.update(stats=f"{BUILD}/{layout.DATA_STATS}", lm=f"{BUILD}/{layout.LM_CORPUS}")
+DUC_FILES = ("input", "ref0", "ref1", "ref2", "ref3") if config["data"].get("duc_dir") else ()
+DATA_OUTPUTS.update({f"duc_{name}": f"{BUILD}/{layout.duc_file(name)}" for name in DUC_FILES})
 
 
 if config["data"]["source"] == "demo":
@@ -15,13 +15,15 @@ if config["data"]["source"] == "demo":
         output:
             **DATA_OUTPUTS,
         params:
-            flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed")}),
+            flags=flags(
+                {k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed")}
+            ),
             cache=os.path.expanduser("~/.cache/naus"),
             out=lambda w, output: os.path.dirname(output.stats),
         log:
-            f"logs/{PROFILE}/data.log",
+            f"{LOGS}/data.log",
         benchmark:
-            f"logs/{PROFILE}/benchmark/data.tsv"
+            f"{LOGS}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
         threads: workflow.cores  # sentence splitting in parallel; nothing else can run before the data
@@ -37,16 +39,16 @@ else:
         rule download_gigaword:
             """The Rush-format Gigaword release, verified against the sha256 pinned in the config."""
             output:
-                archive=f"{BUILD}/download/gigaword.archive",
-                files=[f"{BUILD}/download/gigaword/{config['data'][k]}" for k in GIGAWORD_KEYS],
+                archive=f"{BUILD}/{layout.DOWNLOAD_ARCHIVE}",
+                files=[f"{BUILD}/{layout.DOWNLOAD_DIR}/{config['data'][k]}" for k in GIGAWORD_KEYS],
             params:
                 url=DOWNLOAD["url"],
                 sha256=DOWNLOAD["sha256"],
-                unpack=f"{BUILD}/download/gigaword",
+                unpack=f"{BUILD}/{layout.DOWNLOAD_DIR}",
             log:
-                f"logs/{PROFILE}/download.log",
+                f"{LOGS}/download.log",
             benchmark:
-                f"logs/{PROFILE}/benchmark/download.tsv"
+                f"{LOGS}/benchmark/download.tsv"
             conda:
                 "../../envs/naus-cpu.yaml"
             shell:
@@ -64,13 +66,17 @@ else:
             **DATA_OUTPUTS,
         params:
             flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "seed")}),
-            duc=lambda w: f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}" if config["data"].get("duc_dir") else "",
+            duc=lambda w: (
+                f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}"
+                if config["data"].get("duc_dir")
+                else ""
+            ),
             extra=lambda w, input: f"--extra-headlines {' '.join(map(shlex.quote, input.extra))}" if input.extra else "",
             out=lambda w, output: os.path.dirname(output.stats),
         log:
-            f"logs/{PROFILE}/data.log",
+            f"{LOGS}/data.log",
         benchmark:
-            f"logs/{PROFILE}/benchmark/data.tsv"
+            f"{LOGS}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
         shell:

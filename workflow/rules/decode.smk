@@ -14,12 +14,18 @@ DECODE = (
 # Beside the summaries, what made them (the input's and the student's sha256): `naus import-run` checks
 # a GPU run's decodings against this machine's files with it.
 DECODE_COMMAND = f"{DECODE}--out {{output.summaries}} --provenance {{output.provenance}} > {{log}} 2>&1"
-TIME_COMMAND = (f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
-                f"--timing {{output}} > {{log}} 2>&1")
+TIME_COMMAND = (
+    f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
+    f"--timing {{output}} > {{log}} 2>&1"
+)
 DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURCES.items()}
-DECODE_INPUT = dict(checkpoint=f"{BUILD}/{layout.student_dir('{model}')}/best.pt", source=lambda w: DECODE_SOURCE[w.split])
-DECODE_PARAMS = dict(target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"],
-                     batch=DECODE_CFG["batch_size"])
+DECODE_INPUT = {
+    "checkpoint": f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
+    "source": lambda w: DECODE_SOURCE[w.split],
+}
+DECODE_PARAMS = dict(
+    target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"]
+)
 BEAM_PARAMS = {**DECODE_PARAMS, "beam": lambda w: w.beam}
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 BEAM_STEM = layout.decoded("test", "{model}", "{method}", "{target}", "{beam}")
@@ -38,9 +44,9 @@ rule decode:
     params:
         **DECODE_PARAMS,
     log:
-        f"logs/{PROFILE}/decode/{{split}}-{{model}}-{{method}}-{{target}}.log",
+        f"{LOGS}/decode/{{split}}-{{model}}-{{method}}-{{target}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/decode/{{split}}-{{model}}-{{method}}-{{target}}.tsv"
+        f"{LOGS}/benchmark/decode/{{split}}-{{model}}-{{method}}-{{target}}.tsv"
     conda:
         "../../envs/naus.yaml"
     resources:
@@ -64,9 +70,9 @@ rule time_decode:
         batch1=DECODE_CFG["batch1_samples"],
         passes=DECODE_CFG["timing_passes"],
     log:
-        f"logs/{PROFILE}/time/{{split}}-{{model}}-{{method}}-{{target}}.log",
+        f"{LOGS}/time/{{split}}-{{model}}-{{method}}-{{target}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/time/{{split}}-{{model}}-{{method}}-{{target}}.tsv"
+        f"{LOGS}/benchmark/time/{{split}}-{{model}}-{{method}}-{{target}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: workflow.cores
@@ -87,9 +93,9 @@ rule decode_beam:
     params:
         **BEAM_PARAMS,
     log:
-        f"logs/{PROFILE}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
+        f"{LOGS}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
+        f"{LOGS}/benchmark/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
     conda:
         "../../envs/naus.yaml"
     resources:
@@ -110,9 +116,9 @@ rule time_decode_beam:
         batch1=0,
         passes=DECODE_CFG["timing_passes"],
     log:
-        f"logs/{PROFILE}/time/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
+        f"{LOGS}/time/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/time/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
+        f"{LOGS}/benchmark/time/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: workflow.cores

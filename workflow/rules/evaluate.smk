@@ -1,8 +1,9 @@
 METRICS = f"{RESULTS}/metrics"
+GIGAWORD, DUC2004 = tables.PROTOCOLS["test"], tables.PROTOCOLS["duc"]  # how each collection is scored
 
 
-# Lead's input per split: the test articles, or DUC2004's raw input (digits kept; cut at 75 bytes).
-LEAD_SOURCE = {"test": f"{DATA}/test/article.txt", "duc": f"{DATA}/duc2004/input.txt"}
+# Lead's input per split: the test articles, or DUC2004's raw input (digits kept; cut by DUC2004's protocol).
+LEAD_SOURCE = {"test": f"{BUILD}/{layout.DECODE_SOURCES['test']}", "duc": f"{BUILD}/{layout.duc_file('input')}"}
 
 
 rule lead:
@@ -13,11 +14,11 @@ rule lead:
     input:
         lambda w: LEAD_SOURCE[w.split],
     output:
-        f"{BUILD}/baseline/{{split}}/lead-{{length}}.txt",
+        f"{BUILD}/{layout.lead('{split}', '{length}')}.txt",
     params:
         length=lambda w: 0 if w.length == "all" else w.length,
     log:
-        f"logs/{PROFILE}/baseline/{{split}}-lead-{{length}}.log",
+        f"{LOGS}/baseline/{{split}}-lead-{{length}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
@@ -25,23 +26,22 @@ rule lead:
 
 
 rule evaluate_test:
-    """Gigaword-style ROUGE F1 of any system's test output against the test titles (a student's dev
-    output, `decode/dev/...`, against the dev titles: a recipe is chosen on them)."""
+    """Gigaword-style ROUGE of any system's test output against the test titles (a student's dev output,
+    `decode/dev/...`, against the dev titles: a recipe is chosen on them)."""
     wildcard_constraints:
-        system=r"(?!duc2004/).+",
+        system=rf"(?!{DUC2004.folder}/).+",
     input:
         hyp=f"{BUILD}/{{system}}.txt",
-        ref=lambda w: f"{DATA}/{'dev' if w.system.startswith('decode/dev/') else 'test'}/title.txt",
+        ref=lambda w: f"{BUILD}/{layout.data_file('dev' if w.system.startswith('decode/dev/') else 'test', 'title')}",
     output:
         f"{METRICS}/{{system}}.json",
     log:
-        f"logs/{PROFILE}/evaluate/{{system}}.log",
+        f"{LOGS}/evaluate/{{system}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
-        "python -m naus evaluate --hyp {input.hyp} --ref {input.ref} --metric f1 --json --out {output} > {log} 2>&1"
-
-
+        f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.ref}} {GIGAWORD.options()} --json --out {{output}} "
+        "> {log} 2>&1"
 
 
 if config["data"].get("published_dir"):
@@ -54,9 +54,9 @@ if config["data"].get("published_dir"):
             hyp=lambda w: published_file(w, 0),
             index=lambda w: published_file(w, 1),
         output:
-            f"{BUILD}/published/{{label}}.txt",
+            f"{BUILD}/{layout.published('{label}')}.txt",
         log:
-            f"logs/{PROFILE}/published/{{label}}.log",
+            f"{LOGS}/published/{{label}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
@@ -70,12 +70,14 @@ if config["data"].get("peers"):
         wildcard_constraints:
             collection="test|duc",
         input:
-            hyp=lambda w: str(data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].files[(w.collection, int(w.length))][0]),
+            hyp=lambda w: str(
+                data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].files[(w.collection, int(w.length))][0]
+            ),
             source=lambda w: LEAD_SOURCE[w.collection],
         output:
             f"{BUILD}/{layout.peer('{peer}', '{collection}', '{length}')}.txt",
         log:
-            f"logs/{PROFILE}/peers/{{peer}}-{{collection}}-L{{length}}.log",
+            f"{LOGS}/peers/{{peer}}-{{collection}}-L{{length}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
@@ -89,29 +91,30 @@ if DUC_LENGTH:
         """Masked digits (#) back to the input's digits, so outputs compare with DUC2004's references."""
         input:
             hyp=f"{BUILD}/{{system}}.txt",
-            source=f"{DATA}/duc2004/input.txt",
+            source=f"{BUILD}/{layout.duc_file('input')}",
         output:
-            f"{BUILD}/duc2004/{{system}}.txt",
+            f"{BUILD}/{DUC2004.folder}/{{system}}.txt",
         log:
-            f"logs/{PROFILE}/duc/{{system}}-restore.log",
+            f"{LOGS}/duc/{{system}}-restore.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
             "python -m naus digits --input {input.hyp} --restore-from {input.source} --out {output} > {log} 2>&1"
 
     rule evaluate_duc:
-        """DUC2004 ROUGE recall of the output cut to 75 bytes, averaged over the four references."""
+        """DUC2004's ROUGE (naus.tables.PROTOCOLS: recall of the output cut to 75 bytes, averaged over the four
+        references)."""
         input:
-            hyp=f"{BUILD}/duc2004/{{system}}.txt",
-            refs=expand(f"{DATA}/duc2004/ref{{i}}.txt", i=range(4)),
+            hyp=f"{BUILD}/{DUC2004.folder}/{{system}}.txt",
+            refs=[f"{BUILD}/{ref}" for ref in DUC2004.references],
         output:
-            f"{METRICS}/duc2004/{{system}}.json",
+            f"{METRICS}/{DUC2004.folder}/{{system}}.json",
         log:
-            f"logs/{PROFILE}/evaluate/duc2004/{{system}}.log",
+            f"{LOGS}/evaluate/{DUC2004.folder}/{{system}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
-            "python -m naus evaluate --hyp {input.hyp} --ref {input.refs} --metric recall --max-bytes 75 --json "
+            f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.refs}} {DUC2004.options()} --json "
             "--out {output} > {log} 2>&1"
 
 

@@ -1,14 +1,14 @@
 rule train_lm:
     input:
-        f"{DATA}/lm.txt",
+        f"{BUILD}/{layout.LM_CORPUS}",
     output:
-        f"{BUILD}/lm/lm.bin",
+        f"{BUILD}/{layout.LM_MODEL}",
     params:
         flags=flags(config["lm"]),
     log:
-        f"logs/{PROFILE}/lm.log",
+        f"{LOGS}/lm.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/lm.tsv"
+        f"{LOGS}/benchmark/lm.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     shell:

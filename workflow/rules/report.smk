@@ -6,7 +6,7 @@ rule report:
     """Every table and figure the metrics allow, results/{profile}/README.md, and the captions of the HTML report."""
     input:
         metrics=metric_files(),
-        stats=f"{DATA}/stats.json",
+        stats=f"{BUILD}/{layout.DATA_STATS}",
         histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in students()],
         timings=timing_files(),
     output:
@@ -15,23 +15,30 @@ rule report:
         metrics=f"{RESULTS}/metrics.json",
         fingerprints=f"{RESULTS}/fingerprints.json",
         tables=[
-            report(f"{RESULTS}/tables/{name}.md", caption=os.path.abspath(f"{RESULTS}/tables/{name}.rst"), category="Tables")
+            report(
+                f"{RESULTS}/tables/{name}.md",
+                caption=os.path.abspath(f"{RESULTS}/tables/{name}.rst"),
+                category="Tables",
+            )
             for name in [t.name for t in SPEC.tables] + ["case-study"]
         ],
         browser=report(f"{RESULTS}/browse.html", caption=os.path.abspath(f"{RESULTS}/browse.rst"), category="Outputs"),
         figures=[
-            report(f"{RESULTS}/figures/{f.name}.png", caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"),
-                   category="Figures")
+            report(
+                f"{RESULTS}/figures/{f.name}.png",
+                caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"),
+                category="Figures",
+            )
             for f in SPEC.figures
         ],
     params:
-        config=json.dumps(config),
+        config=json.dumps(config, sort_keys=True),
         build=lambda w, input: Path(input.stats).parent.parent,
         results=lambda w, output: os.path.dirname(output.readme),
     log:
-        f"logs/{PROFILE}/report.log",
+        f"{LOGS}/report.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/report.tsv"
+        f"{LOGS}/benchmark/report.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
@@ -43,10 +50,10 @@ rule restale:
     """Results made elsewhere (students of a GPU lease) compared with the configuration again, their captions' STALE
     sentence rewritten; run by name (`snakemake restale`) when the configuration changed and they cannot be remade."""
     params:
-        config=json.dumps(config),
+        config=json.dumps(config, sort_keys=True),
         results=RESULTS,
     log:
-        f"logs/{PROFILE}/restale.log",
+        f"{LOGS}/restale.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:

@@ -1,15 +1,17 @@
-SEARCH = f"{BUILD}/search"
 SEARCH_CFG = config["search"]
 # What a shard's output depends on: every setting of naus.settings.SearchConfig the section gives (not the
 # workflow's own keys, the lengths or the shard count).
 SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
-ONNX_MODEL = f"{BUILD}/similarity/minilm-int8.onnx"
+ONNX_MODEL = f"{BUILD}/{layout.MINILM_ONNX}"
 USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"
 # The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences.
-ESTIMATE = f"{BUILD}/similarity/estimate-L{{length}}.npz" if SEARCH_CFG["estimator"] == "learned" else None
-if ESTIMATE and SEARCH_CFG["rerank_k"] == 0:
-    raise WorkflowError("config key search.estimator: learned chooses states for the re-ranking; it needs search.rerank_k > 0")
+ESTIMATE = f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == "learned" else None
+if ESTIMATE:
+    try:
+        check_learned_estimate(SEARCH_CFG["rerank_k"])
+    except NausError as err:
+        raise WorkflowError(f"config key search.estimator: learned: {err}") from None
 
 
 wildcard_constraints:
@@ -23,13 +25,13 @@ rule search_source:
     wildcard_constraints:
         split="pool|dev|test",
     input:
-        f"{DATA}/{{split}}/article.txt",
+        f"{BUILD}/{layout.data_file('{split}', 'article')}",
     output:
-        f"{SEARCH}/{{split}}/source.txt",
+        f"{BUILD}/{layout.search_source('{split}')}",
     params:
         limit=lambda w: SEARCH_CFG["pool_limit"] if w.split == "pool" else 0,
     log:
-        f"logs/{PROFILE}/search/{{split}}-source.log",
+        f"{LOGS}/search/{{split}}-source.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
@@ -41,11 +43,11 @@ if DUC_LENGTH:
     rule duc_article:
         """DUC2004 inputs with digits as #, the convention the LM and the students were trained in."""
         input:
-            f"{DATA}/duc2004/input.txt",
+            f"{BUILD}/{layout.duc_file('input')}",
         output:
-            f"{BUILD}/search/duc/source.txt",
+            f"{BUILD}/{layout.search_source('duc')}",
         log:
-            f"logs/{PROFILE}/duc/article.log",
+            f"{LOGS}/duc/article.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
@@ -55,14 +57,14 @@ if DUC_LENGTH:
 rule embed_static:
     """Static word vectors (each word encoded alone by MiniLM) for γ > 0; idf from the LM's headlines."""
     input:
-        sources=expand(f"{SEARCH}/{{split}}/source.txt", split=["pool", "dev", "test"]),
-        headlines=f"{DATA}/lm.txt",
+        sources=[f"{BUILD}/{layout.search_source(split)}" for split in ("pool", "dev", "test")],
+        headlines=f"{BUILD}/{layout.LM_CORPUS}",
     output:
-        f"{BUILD}/similarity/static.npz",
+        f"{BUILD}/{layout.STATIC_VECTORS}",
     log:
-        f"logs/{PROFILE}/similarity/static.log",
+        f"{LOGS}/similarity/static.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/similarity/static.tsv"
+        f"{LOGS}/benchmark/similarity/static.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: workflow.cores
@@ -76,9 +78,9 @@ rule export_onnx:
     output:
         ONNX_MODEL,
     log:
-        f"logs/{PROFILE}/similarity/export-onnx.log",
+        f"{LOGS}/similarity/export-onnx.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/similarity/export-onnx.tsv"
+        f"{LOGS}/benchmark/similarity/export-onnx.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -90,21 +92,21 @@ rule fit_estimate:
     """The learned estimate of a length: a linear correction of the in-context estimate, fitted on the pool's
     first sentences' states encoded on their own (no titles)."""
     input:
-        source=f"{SEARCH}/pool/source.txt",
-        lm=f"{BUILD}/lm/lm.bin",
-        static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
+        source=f"{BUILD}/{layout.search_source('pool')}",
+        lm=f"{BUILD}/{layout.LM_MODEL}",
+        static=[f"{BUILD}/{layout.STATIC_VECTORS}"] if SEARCH_CFG["gamma"] > 0 else [],
         onnx=[ONNX_MODEL] if USE_ONNX else [],
     output:
-        f"{BUILD}/similarity/estimate-L{{length}}.npz",
+        f"{BUILD}/{layout.estimate('{length}')}",
     params:
         flags=flags(SEARCH_PARAMS),
         sentences=f"--sentences {SEARCH_CFG['fit_sentences']}" if "fit_sentences" in SEARCH_CFG else "",
         static=lambda w, input: f"--static {input.static}" if input.static else "",
         onnx=lambda w, input: f"--onnx {input.onnx}" if input.onnx else "",
     log:
-        f"logs/{PROFILE}/similarity/estimate-L{{length}}.log",
+        f"{LOGS}/similarity/estimate-L{{length}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/similarity/estimate-L{{length}}.tsv"
+        f"{LOGS}/benchmark/similarity/estimate-L{{length}}.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -115,9 +117,9 @@ rule fit_estimate:
 
 rule search_shard:
     input:
-        source=f"{SEARCH}/{{split}}/source.txt",
-        lm=f"{BUILD}/lm/lm.bin",
-        static=[f"{BUILD}/similarity/static.npz"] if SEARCH_CFG["gamma"] > 0 else [],
+        source=f"{BUILD}/{layout.search_source('{split}')}",
+        lm=f"{BUILD}/{layout.LM_MODEL}",
+        static=[f"{BUILD}/{layout.STATIC_VECTORS}"] if SEARCH_CFG["gamma"] > 0 else [],
         onnx=[ONNX_MODEL] if USE_ONNX else [],
         estimate=[ESTIMATE] if ESTIMATE else [],
     output:
@@ -129,9 +131,9 @@ rule search_shard:
         static=lambda w, input: f"--static {input.static}" if input.static else "",
         onnx=reranking_models,
     log:
-        f"logs/{PROFILE}/search/{{split}}-L{{length}}-part{{shard}}.log",
+        f"{LOGS}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/search/{{split}}-L{{length}}-part{{shard}}.tsv"
+        f"{LOGS}/benchmark/search/{{split}}-L{{length}}-part{{shard}}.tsv"
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
@@ -148,7 +150,7 @@ rule search_merge:
         jsonl=f"{BUILD}/{layout.search('{split}', '{length}')}.jsonl",
         text=f"{BUILD}/{layout.search('{split}', '{length}')}.txt",
     log:
-        f"logs/{PROFILE}/search/{{split}}-L{{length}}-merge.log",
+        f"{LOGS}/search/{{split}}-L{{length}}-merge.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:

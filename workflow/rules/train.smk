@@ -2,15 +2,24 @@ TRAIN_CFG = config["train"]
 # `naus train` options: the model section and the training section (the Figure 3 sweep is the workflow's).
 # (the seeds and the fractions are the workflow's: each student's name carries them).
 # (the architecture is each student's: `model.arch` for the profile's own, `ar-L10` names its own)
-TRAIN_FLAGS = flags({**{k: v for k, v in config["model"].items() if k != "arch"},
-                     **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds")}})
+TRAIN_FLAGS = flags(
+    {
+        **{k: v for k, v in config["model"].items() if k != "arch"},
+        **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds")},
+    }
+)
 
 
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
     the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
     input:
-        unpack(lambda w: {role: f"{BUILD}/{path}" for role, path in layout.train_inputs(layout.parse_model(w.model).length).items()}),
+        unpack(
+            lambda w: {
+                role: f"{BUILD}/{path}"
+                for role, path in layout.train_inputs(layout.parse_model(w.model).length).items()
+            }
+        ),
     output:
         best=f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
         history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
@@ -22,9 +31,9 @@ rule train:
         seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
     log:
-        f"logs/{PROFILE}/train/{{model}}.log",
+        f"{LOGS}/train/{{model}}.log",
     benchmark:
-        f"logs/{PROFILE}/benchmark/train/{{model}}.tsv"
+        f"{LOGS}/benchmark/train/{{model}}.tsv"
     conda:
         "../../envs/naus.yaml"
     threads: 1  # students train side by side: at these sizes that beats one student on every core (benchmarks/train_speed.py)

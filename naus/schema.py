@@ -1,0 +1,128 @@
+"""The workflow's configuration schema, built here so that each default, bound, choice and help is
+written once: `workflow/schemas/config.schema.yaml` holds only the workflow's own keys (what to run,
+where the data is); every key that is a setting of `naus.settings` gets its type, default, range,
+choices and description from the dataclass field, and the names a list may hold (methods,
+architectures, peers, teachers) and the bounds shared with the command line come from their
+registries as `$defs`. Plain Python (jsonschema only): the workflow validates with it, no rule
+imports Snakemake's."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import typing
+
+from naus import NausError, settings
+from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
+from naus.methods import word_methods
+from naus.peers import PEERS
+
+# The configuration sections whose keys are a settings dataclass's, and the fields of each that are the
+# command line's alone: a student's seed comes from train.seeds, the device from the machine running it,
+# min_length goes with a ratio, which a profile does not decode by.
+SECTIONS = {"data": settings.DataConfig, "lm": settings.LMConfig, "search": settings.SearchConfig,
+            "model": settings.ModelConfig, "train": settings.TrainConfig, "decode": settings.DecodeConfig}
+COMMAND_LINE_ONLY = {"train": {"seed", "device"}, "decode": {"min_length"}}
+
+JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def field_schema(spec: dataclasses.Field, kind: type) -> dict:
+    """A setting as JSON Schema: its type, range, choices, default and help."""
+    meta = spec.metadata
+    schema: dict = {"enum": list(meta["choices"])} if meta["choices"] else {"type": JSON_TYPES[kind]}
+    for keyword, key in (("minimum", "minimum"), ("maximum", "maximum"), ("exclusiveMinimum", "above"),
+                         ("exclusiveMaximum", "below")):
+        if meta[key] is not None:
+            schema[keyword] = meta[key]
+    return {**schema, "default": spec.default, "description": meta["help"]}
+
+
+def section_properties(section: str) -> dict:
+    """The schema of each setting a configuration section takes from its dataclass, in the field order."""
+    kind = SECTIONS[section]
+    hints = typing.get_type_hints(kind)
+    properties = {}
+    for spec in dataclasses.fields(kind):
+        if "help" in spec.metadata and spec.name not in COMMAND_LINE_ONLY.get(section, ()):
+            python_type = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
+            properties[spec.name] = field_schema(spec, python_type)
+    return properties
+
+
+def definitions() -> dict:
+    """What the skeleton refers to by `$ref: "#/$defs/…"`: the registries' names and the shared bounds."""
+    return {
+        "length": {"type": "integer", "minimum": 1, "maximum": settings.MAX_POSITIONS},
+        "length_or_none": {"type": "integer", "minimum": 0, "maximum": settings.MAX_POSITIONS},
+        "beam_size": {"type": "integer", "minimum": 1, "maximum": settings.MAX_BEAM},
+        "chars": {"type": "integer", "minimum": 1, "maximum": settings.MAX_CHARS},
+        "chars_or_none": {"type": "integer", "minimum": 0, "maximum": settings.MAX_CHARS},
+        "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1,
+                  "maxItems": settings.MAX_SEEDS, "uniqueItems": True},
+        "method": {"enum": word_methods()},
+        "arch": {"enum": [name for name, arch in ARCHITECTURES.items() if arch.ctc]},
+        "table4_arch": {"enum": list(TABLE4_ARCHS)},
+        "peer": {"enum": sorted(PEERS)},
+        "preset": {"enum": sorted(settings.TEACHER_PRESETS)},
+    }
+
+
+def build(skeleton: dict) -> dict:
+    """The whole schema: the skeleton with the settings' properties under its own and the `$defs` above."""
+    schema = {**skeleton, "$defs": {**skeleton.get("$defs", {}), **definitions()}}
+    schema["properties"] = dict(skeleton["properties"])
+    for section in SECTIONS:
+        body = schema["properties"][section]
+        generated = section_properties(section)
+        if overlap := set(generated) & set(body.get("properties", {})):
+            raise NausError(f"config schema: section {section} writes the settings {sorted(overlap)} of "
+                            f"naus.settings.{SECTIONS[section].__name__} again")
+        schema["properties"][section] = {**body, "properties": {**generated, **body.get("properties", {})}}
+    return schema
+
+
+def validate(config: dict, schema: dict, set_default: bool) -> None:
+    """Check a configuration (and with `set_default`, fill in each default it leaves out, as Snakemake's
+    `validate` does); the first error in one line naming its key."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator
+    if set_default:
+        check_properties = validator.VALIDATORS["properties"]
+
+        def properties_with_defaults(checker, properties, instance, subschema):
+            for key, spec in properties.items():
+                if isinstance(instance, dict) and "default" in spec:
+                    instance.setdefault(key, copy.deepcopy(spec["default"]))
+            yield from check_properties(checker, properties, instance, subschema)
+
+        validator = jsonschema.validators.extend(validator, {"properties": properties_with_defaults})
+    error = jsonschema.exceptions.best_match(validator(schema).iter_errors(config))
+    if error is not None:
+        key = ".".join(str(part) for part in error.absolute_path)
+        raise NausError(f"config key {key or '(top level)'}: {error.message}")
+
+
+def check_sections(config: dict) -> None:
+    """The rules between a section's keys (`d_model` a multiple of `n_heads`, …), checked by building each
+    section's settings dataclass as a rule will: declared once, in its `__post_init__`."""
+    required = {"model": {"vocab_size": 1}}
+    for section, kind in SECTIONS.items():
+        try:
+            kind(**required.get(section, {}), **settings.options(kind, config.get(section, {})))
+        except NausError as err:
+            raise NausError(f"config section {section}: {err}") from None
+
+
+def resolve(config: dict, skeleton: dict) -> dict:
+    """A configuration as the workflow runs it (the workflow, the lease plan and the tests resolve it so):
+    its size and numbers checked, validated as written (a preset is a name), its named teacher's keys under
+    its own, the defaults filled in, the rules between keys checked. In place; returned."""
+    schema = build(skeleton)
+    settings.check_plain(config)
+    validate(config, schema, set_default=False)
+    config["search"] = settings.with_preset(config.get("search", {}))
+    validate(config, schema, set_default=True)
+    check_sections(config)
+    return config

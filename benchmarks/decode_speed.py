@@ -44,7 +44,7 @@ import torch
 from naus import decoding
 from naus.methods import CTC, METHODS as REGISTRY
 from naus.files import read_lines, write_json
-from naus.summarizer import Summarizer
+from naus.decoding.summarizer import Summarizer
 from tests import reference
 
 METHODS = ("truncate", "length-control", "beam", "char-control")

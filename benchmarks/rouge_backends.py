@@ -12,7 +12,7 @@ import ast
 import os
 from pathlib import Path
 
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 
 

@@ -202,7 +202,7 @@ def main() -> None:
     merged = build / layout.search("pool", LENGTH)
     student = build / layout.student_dir(layout.model(LENGTH))
     decoded = build / layout.decoded("test", layout.model(LENGTH), "length-control", LENGTH)
-    vocab_probe = ("import sys; from naus.files import iter_parallel; from naus.vocab import Vocab; "  # as `naus train`
+    vocab_probe = ("import sys; from naus.files import iter_parallel; from naus.student.vocab import Vocab; "  # as `naus train`
                    f"print(len(Vocab.build((s for s, in iter_parallel(sys.argv[1])), {TrainConfig().min_count})))")
 
     def counts() -> dict:

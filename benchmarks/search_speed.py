@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from naus.files import read_lines, write_json
-from naus.lm import LanguageModel
-from naus.search import HillClimber
+from naus.teacher.lm import LanguageModel
+from naus.teacher.search import HillClimber
 from naus.settings import PAPER_BUDGET, SearchConfig
 from tests.reference import climb_arrays
 

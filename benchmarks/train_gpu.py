@@ -3,7 +3,7 @@
 A 6 x 512 NAUS student (8 heads, 2,048 feed-forward: the paper's, `naus.settings.ModelConfig`'s
 defaults) with the gigaword-sample vocabulary's size, trained on random batches shaped like the
 paper's (4,096 source tokens: 128 sources of 32 tokens, 10-word targets): forward, CTC loss,
-backward, clipping and an AdamW step, as `naus.train` does, for `--seconds` in fp32 and then in
+backward, clipping and an AdamW step, as `naus.student.train` does, for `--seconds` in fp32 and then in
 bf16 autocast (what `naus train` uses on a GPU), each after a warm-up. Source tokens per second
 and peak memory, on the card named in the file. Writes results/benchmarks/train_gpu.json.
 
@@ -19,7 +19,7 @@ import time
 import torch
 
 from naus.files import write_json
-from naus.model import build_model
+from naus.student.model import build_model
 from naus.settings import ModelConfig
 
 VOCABULARY = 20_845  # gigaword-sample's pool, every word (benchmarks/train_speed.py)

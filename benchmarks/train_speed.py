@@ -23,12 +23,12 @@ from contextlib import contextmanager
 
 import torch
 
-import naus.model
+import naus.student.model
 from naus.files import write_json
-from naus.model import _alignable, build_model
+from naus.student.model import _alignable, build_model
 from naus.settings import ModelConfig
 
-CTC_LOSS = naus.model.ctc_loss  # the loss as it is now
+CTC_LOSS = naus.student.model.ctc_loss  # the loss as it is now
 
 SIZES = {  # model size and the vocabulary the profile builds from its pool (min_count 1 / 2)
     "demo": (dict(d_model=128, n_heads=4, n_layers=2, d_ff=512), 10_443),
@@ -49,11 +49,11 @@ def ctc_loss_copying(log_probs, lengths, targets, blank=0, smoothing=0.1):
 
 @contextmanager
 def loss_of(version: str):
-    naus.model.ctc_loss = ctc_loss_copying if version == "before" else CTC_LOSS
+    naus.student.model.ctc_loss = ctc_loss_copying if version == "before" else CTC_LOSS
     try:
         yield
     finally:
-        naus.model.ctc_loss = CTC_LOSS
+        naus.student.model.ctc_loss = CTC_LOSS
 
 
 def measure(size: str, version: str, threads: int, steps: int, seed: int = 0) -> float:

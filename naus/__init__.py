@@ -1,4 +1,8 @@
-"""naus: Non-Autoregressive Unsupervised Summarization (Liu, Huang & Mou, ACL 2022)."""
+"""naus: Non-Autoregressive Unsupervised Summarization (Liu, Huang & Mou, ACL 2022).
+
+The data flows one way through a package per stage: `teacher` (the search), `student` (its CTC students),
+`decoding`, `evaluation`, `report`; the modules at the top are what every stage uses (settings and
+their schema, the registries, file names and file handling, the command line)."""
 
 __version__ = "0.1.0"
 
@@ -14,7 +18,7 @@ class SettingError(NausError, ValueError):
 def __getattr__(name: str):
     """`naus.Summarizer` without importing torch for every `naus` subcommand."""
     if name == "Summarizer":
-        from naus.summarizer import Summarizer
+        from naus.decoding.summarizer import Summarizer
 
         return Summarizer
     raise AttributeError(f"module 'naus' has no attribute {name!r}")

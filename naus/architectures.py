@@ -13,7 +13,7 @@ class Architecture:
     name: str  # the `--arch` value (a student's name, naus.layout.model, starts with it)
     label: str  # its name in Table 4
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
-    pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.pretrained)
+    pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.student.pretrained)
 
     @property
     def family(self) -> str:

@@ -291,8 +291,8 @@ def _scoring_commands(sub) -> None:
     _command(sub, "reorder", commands.reorder_command, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
              ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
              ("--out", OUT))
-    _command(sub, "peer", commands.peer_command, "check a peer's released output (naus.peers: its sha256, a line per source) "
-             "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.peers.PEERS (msrp)"}),
+    _command(sub, "peer", commands.peer_command, "check a peer's released output (naus.evaluation.peers: its sha256, a line per source) "
+             "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.evaluation.peers.PEERS (msrp)"}),
              ("--collection", {"choices": ["test", "duc"], **IN}), ("--length", {"type": _positive, **IN}),
              ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}), ("--out", OUT))
     _command(sub, "digits", commands.digits_command, "mask digits as # (Gigaword convention), or restore them in summaries",

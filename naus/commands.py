@@ -61,14 +61,14 @@ def download_command(args: argparse.Namespace) -> None:
 
 
 def train_lm_command(args: argparse.Namespace) -> None:
-    from naus.lm import train_lm
+    from naus.teacher.lm import train_lm
 
     train_lm(args.corpus, args.out, args.order, args.memory)
 
 
 def embed_static_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
-    from naus.similarity import ContextualEmbedder, build_static_table
+    from naus.teacher.similarity import ContextualEmbedder, build_static_table
 
     vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
     count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
@@ -76,7 +76,7 @@ def embed_static_command(args: argparse.Namespace) -> None:
 
 
 def export_onnx_command(args: argparse.Namespace) -> None:
-    from naus.similarity import export_onnx
+    from naus.teacher.similarity import export_onnx
 
     export_onnx(args.out, quantize=not args.fp32)
     print(f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
@@ -84,11 +84,11 @@ def export_onnx_command(args: argparse.Namespace) -> None:
 
 def search_command(args: argparse.Namespace) -> None:
     from naus.files import check_file, read_lines, sha256sum, write_json
-    from naus.lm import LanguageModel
-    from naus.search import Teacher, label_shard
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import Teacher, label_shard
     from naus.settings import SearchConfig, check_learned_estimate
-    from naus.shards import ResumableOutput
-    from naus.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
+    from naus.teacher.shards import ResumableOutput
+    from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
@@ -124,10 +124,10 @@ def search_command(args: argparse.Namespace) -> None:
 
 def fit_estimate_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
-    from naus.lm import LanguageModel
-    from naus.search import Teacher, fit_estimate
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import Teacher, fit_estimate
     from naus.settings import SearchConfig, check_learned_estimate
-    from naus.similarity import ContextualEmbedder, StaticEmbedder
+    from naus.teacher.similarity import ContextualEmbedder, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=args.length)
     check_learned_estimate(config.rerank_k)
@@ -140,7 +140,7 @@ def fit_estimate_command(args: argparse.Namespace) -> None:
 
 
 def merge_command(args: argparse.Namespace) -> None:
-    from naus.shards import merge_shards
+    from naus.teacher.shards import merge_shards
 
     count = merge_shards(args.parts, args.out, args.text, args.field)
     print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
@@ -149,7 +149,7 @@ def merge_command(args: argparse.Namespace) -> None:
 def evaluate_command(args: argparse.Namespace) -> None:
     import json
 
-    from naus.evaluate import evaluate_files
+    from naus.evaluation.evaluate import evaluate_files
     from naus.files import write_json
 
     scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend)
@@ -167,7 +167,7 @@ def head_command(args: argparse.Namespace) -> None:
 
 
 def lead_command(args: argparse.Namespace) -> None:
-    from naus.evaluate import lead
+    from naus.evaluation.evaluate import lead
     from naus.files import read_lines, write_lines
 
     write_lines(args.out, lead(read_lines(args.input), args.length))
@@ -178,8 +178,8 @@ def train_command(args: argparse.Namespace) -> None:
     from naus.files import iter_parallel
     from naus.provenance import file_record
     from naus.settings import ModelConfig, TrainConfig
-    from naus.train import load_pairs, train
-    from naus.vocab import Vocab
+    from naus.student.train import load_pairs, train
+    from naus.student.vocab import Vocab
 
     vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
@@ -187,7 +187,7 @@ def train_command(args: argparse.Namespace) -> None:
     if ARCHITECTURES[args.arch].pretrained:
         from dataclasses import replace
 
-        from naus.pretrained import minilm_shape
+        from naus.student.pretrained import minilm_shape
         model_config = replace(model_config, **minilm_shape(model_config.max_len))
         log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
                  args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
@@ -204,7 +204,7 @@ def train_command(args: argparse.Namespace) -> None:
 def decode_command(args: argparse.Namespace) -> None:
     from naus.files import decode_lines, read_lines
     from naus.provenance import file_record
-    from naus.summarizer import Summarizer
+    from naus.decoding.summarizer import Summarizer
 
     if args.time_only and not args.timing:
         raise NausError("--time-only writes only the timing: give --timing FILE")
@@ -319,7 +319,7 @@ def reorder_command(args: argparse.Namespace) -> None:
 
 def peer_command(args: argparse.Namespace) -> None:
     from naus.files import write_lines
-    from naus.peers import check_output
+    from naus.evaluation.peers import check_output
 
     write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source))
 

@@ -240,7 +240,7 @@ def published(label: str) -> str:
 
 
 def peer(name: str, collection: str, length: Part) -> str:
-    """A peer's released output (`naus.peers`) on the test set or DUC2004, checked and copied into build/."""
+    """A peer's released output (`naus.evaluation.peers`) on the test set or DUC2004, checked and copied into build/."""
     return f"peers/{name}/{collection}-L{length}"
 
 

@@ -12,12 +12,12 @@ from naus.files import FILE_RECORD, sha256sum
 
 # What each JSON record the pipeline writes holds, checked wherever one is read back (naus.files.check_shape).
 HISTORY = {"history": [{"step": int, "train_loss": float, "dev_loss?": float, "lr?": float}],
-           "skipped_pairs?": int, "inputs?": {}, "settings?": {"*": {}}, "best?": FILE_RECORD}  # naus.train
-TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int}  # naus.train
+           "skipped_pairs?": int, "inputs?": {}, "settings?": {"*": {}}, "best?": FILE_RECORD}  # naus.student.train
+TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int}  # naus.student.train
 DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}  # decode --provenance
 DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "input?": FILE_RECORD,
                  "checkpoint?": FILE_RECORD}  # decode --timing
-SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.shards.ResumableOutput
+SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.teacher.shards.ResumableOutput
 
 
 def fingerprint(value: object) -> str:

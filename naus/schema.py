@@ -15,7 +15,7 @@ import typing
 from naus import NausError, settings
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import word_methods
-from naus.peers import PEERS
+from naus.evaluation.peers import PEERS
 
 # The configuration sections whose keys are a settings dataclass's, and the fields of each that are the
 # command line's alone: a student's seed comes from train.seeds, the device from the machine running it,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
-from naus.peers import DUC, GIGAWORD, PEERS
+from naus.evaluation.peers import DUC, GIGAWORD, PEERS
 from naus.settings import DecodeConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
@@ -51,7 +51,7 @@ class Protocol:
     per-sentence scores (p-values, the browser) repeat it, the captions state it."""
 
     collection: str  # the outputs' split: "test" or "duc"
-    metric: str  # "f1" or "recall" (naus.evaluate), averaged over the references
+    metric: str  # "f1" or "recall" (naus.evaluation.evaluate), averaged over the references
     max_bytes: int | None  # each output cut to this many UTF-8 bytes before scoring
 
     @property
@@ -83,7 +83,7 @@ class Row:
     stems: tuple[str, ...]  # one output per seed
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
-    peer: str | None = None  # a peer's label (`naus.peers`): length control's row gets a p-value against it
+    peer: str | None = None  # a peer's label (`naus.evaluation.peers`): length control's row gets a p-value against it
 
 
 @dataclass(frozen=True)

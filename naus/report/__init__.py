@@ -16,7 +16,7 @@ from naus.report.pages import (
     rst, training_section, write_table,
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, table_frame
-from naus.sentences import browser, case_study, protocol_scorer
+from naus.report.sentences import browser, case_study, protocol_scorer
 from naus.tables import PROTOCOLS, Spec
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]

@@ -10,7 +10,7 @@ from naus import layout
 from naus.files import atomic_open, read_json, read_lines
 from naus.provenance import HISTORY
 from naus.report.rows import first_timing, read_metrics, read_row
-from naus.sentences import SentenceTotals, by_source_length
+from naus.report.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
 
 

@@ -12,12 +12,12 @@ from naus.architectures import ARCHITECTURES
 from naus.files import read_json, write_text
 from naus.markup import latex, markdown_cell, rst
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
-from naus.peers import PEERS
+from naus.evaluation.peers import PEERS
 from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
-from naus.sentences import CASES
-from naus.significance import RESAMPLES
-from naus.shards import read_records
+from naus.report.sentences import CASES
+from naus.evaluation.significance import RESAMPLES
+from naus.teacher.shards import read_records
 from naus.tables import PROTOCOLS, Spec
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from naus import layout
 from naus.files import read_json
 from naus.methods import LENGTH_CONTROL, TRUNCATE
-from naus.sentences import SentenceTotals, add_p_values
+from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
 from naus.tables import Group, Row, Table
 
@@ -30,7 +30,7 @@ TIMING_BOUNDS = {key: (0, 86_400) for key in ("seconds_per_sample", "batch1_seco
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
 SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
-# Paired significance of a NAUS row over the test sentences (naus.significance): against the teacher, and
+# Paired significance of a NAUS row over the test sentences (naus.evaluation.significance): against the teacher, and
 # length control against truncation (and against each rescored peer: a `p vs {peer}` column of its own).
 P_VALUE = "p vs "
 P_VALUES = ["p vs teacher", "p vs truncate"]

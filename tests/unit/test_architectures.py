@@ -7,12 +7,12 @@ import torch
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
-from naus.model import build_model, uniform_copy
-from naus.summarizer import Summarizer
+from naus.student.model import build_model, uniform_copy
+from naus.decoding.summarizer import Summarizer
 from naus.settings import ModelConfig, TrainConfig
-from naus.checkpoint import load_checkpoint, save_checkpoint
-from naus.train import Pairs, train
-from naus.vocab import Vocab
+from naus.student.checkpoint import load_checkpoint, save_checkpoint
+from naus.student.train import Pairs, train
+from naus.student.vocab import Vocab
 
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
 TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
@@ -134,7 +134,7 @@ def test_wrong_method_or_architecture_is_a_clear_error(trained, tmp_path):
 
 
 def test_every_architecture_has_a_model_and_supports_its_table4_methods():
-    from naus.model import MODELS
+    from naus.student.model import MODELS
 
     assert set(MODELS) == set(ARCHITECTURES)
     for arch in ARCHITECTURES.values():

@@ -13,10 +13,10 @@ import pytest
 import torch
 
 from naus.cli import main
-from naus.model import NAUS
+from naus.student.model import NAUS
 from naus.settings import ModelConfig
-from naus.checkpoint import FORMAT, save_checkpoint
-from naus.vocab import Vocab
+from naus.student.checkpoint import FORMAT, save_checkpoint
+from naus.student.vocab import Vocab
 from tests.helpers import write
 
 REPORT_CONFIG = ('{"profile": "p", "data": {}, "search": {"lengths": [10]}, '
@@ -150,7 +150,7 @@ def test_train_lm_on_an_empty_corpus_says_so(tmp_path, capsys):
 
 
 def test_merge_names_a_missing_field_and_a_record_without_index(tmp_path, capsys):
-    from naus.shards import ResumableOutput
+    from naus.teacher.shards import ResumableOutput
 
     parts = []
     for shard, record in enumerate([{"index": 0, "summary": "a"}, {"summary": "b"}]):
@@ -185,8 +185,8 @@ def test_report_names_what_is_missing_from_its_config_or_a_metrics_file(tmp_path
 @pytest.fixture(scope="module")
 def hostile(good, tmp_path_factory):
     """An LM (with its checksum record), search shards, a damaged partial shard and odd checkpoints."""
-    from naus.lm import train_lm
-    from naus.shards import ResumableOutput
+    from naus.teacher.lm import train_lm
+    from naus.teacher.shards import ResumableOutput
     from tests.helpers import headline_corpus
 
     root = tmp_path_factory.mktemp("hostile")
@@ -209,7 +209,7 @@ def hostile(good, tmp_path_factory):
     (root / "weights-only").mkdir()
     save_checkpoint(root / "weights-only/last.pt", {**payload, "provenance": {}})
     config = ModelConfig(**{**payload["model_config"], "arch": "ar"})
-    from naus.model import ARStudent
+    from naus.student.model import ARStudent
     save_checkpoint(root / "ar.pt", {**payload, "model_config": config.to_dict(), "model": ARStudent(config).state_dict()})
     return {**good, "lm": lm, "damaged": damaged, "parts": parts, "root": root}
 
@@ -306,7 +306,7 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
     import resource
     import subprocess
 
-    from naus.lm import train_lm
+    from naus.teacher.lm import train_lm
     from tests.helpers import ROOT
     from tests.helpers import headline_corpus
 
@@ -334,7 +334,7 @@ def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path
     """Provenance records the LM by content: rebuilt at the same path and size, it is another teacher."""
     import subprocess
 
-    from naus.lm import checksum_path, train_lm
+    from naus.teacher.lm import checksum_path, train_lm
     from naus.files import sha256sum
     from tests.helpers import ROOT
     from tests.helpers import headline_corpus
@@ -359,7 +359,7 @@ def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path
 
 
 def test_a_damaged_partial_line_is_searched_again(tmp_path):
-    from naus.shards import ResumableOutput, read_records
+    from naus.teacher.shards import ResumableOutput, read_records
 
     with ResumableOutput(tmp_path / "part.jsonl", 4, (0, 1), {"p": 1}) as output:
         output.append({"index": i, "summary": "s"} for i in range(2))
@@ -374,7 +374,7 @@ def test_a_damaged_partial_line_is_searched_again(tmp_path):
 
 def test_a_full_disk_while_a_checkpoint_is_written_keeps_the_previous_one(tmp_path, monkeypatch):
     from naus import NausError
-    from naus.checkpoint import load_checkpoint
+    from naus.student.checkpoint import load_checkpoint
 
     path = tmp_path / "last.pt"
     save_checkpoint(path, {"format": FORMAT, "vocab": ["<blank>", "<pad>", "<unk>"], "model_config": {}, "model": {}})
@@ -396,7 +396,7 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
     import subprocess
     import time
 
-    from naus.lm import train_lm
+    from naus.teacher.lm import train_lm
     from tests.helpers import ROOT
     from tests.helpers import headline_corpus
 
@@ -461,7 +461,7 @@ def test_a_language_model_with_impossible_probabilities_is_refused():
     import types
 
     from naus import NausError
-    from naus.lm import NgramTable
+    from naus.teacher.lm import NgramTable
 
     class Damaged:  # KenLM's interface, answering log10 P = 0.5 for every word
         def BeginSentenceWrite(self, state):

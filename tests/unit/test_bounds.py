@@ -12,12 +12,12 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.checkpoint import FORMAT, load_checkpoint, model_from_checkpoint, save_checkpoint
+from naus.student.checkpoint import FORMAT, load_checkpoint, model_from_checkpoint, save_checkpoint
 from naus.decoding import char_control_batch, length_control_batch
-from naus.model import ARStudent, NAUS
+from naus.student.model import ARStudent, NAUS
 from naus.settings import ModelConfig
-from naus.summarizer import Summarizer
-from naus.vocab import Vocab
+from naus.decoding.summarizer import Summarizer
+from naus.student.vocab import Vocab
 from tests.helpers import write
 
 TEXT = ["police arrest five protesters in paris", "stocks close lower"]
@@ -66,7 +66,7 @@ def test_sentences_that_are_not_strings_are_a_type_error(checkpoints, sentences,
 
 def test_a_source_longer_than_the_students_positions_is_logged_and_read_on_its_first_words(checkpoints, caplog):
     long = " ".join(["police arrest five protesters"] * 5000)  # 20,000 words; the student has 32 positions
-    with caplog.at_level(logging.WARNING, logger="naus.summarizer"):
+    with caplog.at_level(logging.WARNING, logger="naus.decoding.summarizer"):
         results = Summarizer.from_checkpoint(checkpoints["naus"], "cpu").summarize([long, TEXT[1]], length=4)
     assert "1 of 2 sentences are longer than this student's 32 positions" in caplog.text
     assert "sentence 1, 20000 words" in caplog.text and len(results[0].summary.split()) == 4

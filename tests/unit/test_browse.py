@@ -8,7 +8,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from naus.browse import write_browser
+from naus.report.browse import write_browser
 
 BROWSER = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)),
                None)

@@ -3,7 +3,7 @@ import ast
 import pytest
 
 from naus import NausError
-from naus.evaluate import evaluate_files, lead, rouge, truncate_bytes
+from naus.evaluation.evaluate import evaluate_files, lead, rouge, truncate_bytes
 from naus.files import read_lines
 from tests.helpers import write
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.checkpoint import FORMAT, save_checkpoint
+from naus.student.checkpoint import FORMAT, save_checkpoint
 from naus.cli import main
 from naus.files import read_lines
 from tests.helpers import write
@@ -87,7 +87,7 @@ def npz_with_header(path, names, shape, descr="<f4"):
     ("huge", "array 'weight' is float32 of shape (200000, 200000)"),
 ])
 def test_a_learned_estimate_of_the_wrong_kind_or_shape_is_refused_before_it_is_loaded(case, message, tmp_path):
-    from naus.similarity import LearnedEstimate
+    from naus.teacher.similarity import LearnedEstimate
 
     path = tmp_path / "estimate.npz"
     if case == "empty":
@@ -104,7 +104,7 @@ def test_a_learned_estimate_of_the_wrong_kind_or_shape_is_refused_before_it_is_l
 
 
 def test_a_static_table_that_is_empty_an_npy_or_declares_gigabytes_is_refused(tmp_path):
-    from naus.similarity import StaticEmbedder
+    from naus.teacher.similarity import StaticEmbedder
 
     for path in (write(tmp_path / "empty.npz", b""), npz_with_header(tmp_path / "huge.npz", ("words", "vectors", "idf"),
                                                                       (200_000, 200_000))):
@@ -146,8 +146,8 @@ def test_a_history_without_train_loss_is_named_before_anything_is_drawn(tmp_path
 
 
 def test_an_output_one_line_short_names_its_file_and_seeds_of_different_lengths_are_refused(tmp_path):
-    from naus.sentences import SentenceTotals
-    from naus.significance import seed_mean
+    from naus.report.sentences import SentenceTotals
+    from naus.evaluation.significance import seed_mean
 
     scorer = SentenceTotals([write(tmp_path / "ref.txt", "police arrest five\nstocks close lower\n")])
     short = write(tmp_path / "short.txt", "police arrest\n")
@@ -225,7 +225,7 @@ def test_reorder_takes_integers_only(index, good, tmp_path, capsys):
 
 
 def test_summarize_reads_a_generator(good):
-    from naus.summarizer import Summarizer
+    from naus.decoding.summarizer import Summarizer
 
     summarizer = Summarizer.from_checkpoint(good["checkpoint"])
     sentences = ["police arrest five protesters in paris", "stocks close lower"]
@@ -233,7 +233,7 @@ def test_summarize_reads_a_generator(good):
 
 
 def test_paired_p_value_refuses_nan_scores():
-    from naus.significance import paired_p_value
+    from naus.evaluation.significance import paired_p_value
 
     with pytest.raises(NausError, match="NaN or infinite"):
         paired_p_value([1.0, float("nan"), 3.0], [1.0, 2.0, 2.0])
@@ -275,8 +275,8 @@ def test_the_largest_beam_on_a_long_sentence_costs_its_extensions_not_their_squa
 def test_outputs_renamed_into_place_refuse_a_fifo_or_a_link_before_anything_is_written(tmp_path):
     """A search shard is renamed into place from OUT.partial, a language model from a temporary folder beside it:
     a FIFO or a link there would be replaced."""
-    from naus.lm import train_lm
-    from naus.shards import ResumableOutput
+    from naus.teacher.lm import train_lm
+    from naus.teacher.shards import ResumableOutput
 
     fifo, link = tmp_path / "fifo", tmp_path / "link"
     os.mkfifo(fifo)

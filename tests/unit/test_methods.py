@@ -47,10 +47,10 @@ def first_words(batch):
 def test_a_method_is_its_registry_entry_and_its_function(monkeypatch):
     """A dummy method added to the registry: the command line and the configuration schema offer it, a CTC
     student decodes with it."""
-    from naus.model import build_model
+    from naus.student.model import build_model
     from naus.settings import ModelConfig
-    from naus.summarizer import Summarizer
-    from naus.vocab import Vocab
+    from naus.decoding.summarizer import Summarizer
+    from naus.student.vocab import Vocab
 
     monkeypatch.setitem(METHODS, "dummy", Method("dummy", "NAUS dummy", "dummy", WORDS,
                                                  {CTC: "tests.unit.test_methods:first_words"}))

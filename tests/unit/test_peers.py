@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from naus import NausError
-from naus.evaluate import evaluate_files
+from naus.evaluation.evaluate import evaluate_files
 from naus.files import sha256sum
-from naus.peers import PEERS, Peer, check_output
+from naus.evaluation.peers import PEERS, Peer, check_output
 from naus.report import build_report
 from tests.helpers import ROOT, config_schema, write
 from tests.unit.test_report import complete, metrics, profile

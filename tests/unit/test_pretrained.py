@@ -6,14 +6,14 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.model import build_model
-from naus.pretrained import minilm_shape, start_from_minilm
+from naus.student.model import build_model
+from naus.student.pretrained import minilm_shape, start_from_minilm
 from naus.settings import ModelConfig, TrainConfig
-from naus.summarizer import Summarizer
-from naus.train import Pairs, train
-from naus.vocab import Vocab
-from naus.similarity import model_dir
-from naus.vocab import SPECIALS
+from naus.decoding.summarizer import Summarizer
+from naus.student.train import Pairs, train
+from naus.student.vocab import Vocab
+from naus.teacher.similarity import model_dir
+from naus.student.vocab import SPECIALS
 
 transformers = pytest.importorskip("transformers")
 

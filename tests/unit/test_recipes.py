@@ -1,8 +1,8 @@
-"""benchmarks/recipes.py: the recipe with the highest mean dev ROUGE over the lengths is chosen."""
+"""benchmarks/studies/recipes.py: the recipe with the highest mean dev ROUGE over the lengths is chosen."""
 
 import pytest
 
-from benchmarks.recipes import choose
+from benchmarks.studies.recipes import choose
 from naus import NausError
 
 

@@ -317,7 +317,7 @@ def test_the_case_study_spreads_over_source_lengths_and_is_the_same_every_run(tm
     write(b / "search/test/L8.txt", "".join(f"teacher {i}\n" for i in range(50)))
     for method in ("truncate", "length-control", "beam"):
         write(b / f"decode/test/L8/{method}-8.txt", "".join(f"{method} {i}\n" for i in range(50)))
-    from naus.sentences import case_study
+    from naus.report.sentences import case_study
 
     OUR_SYSTEMS = tuple((METHODS[m].label, m) for m in ("truncate", "length-control", "beam"))
 
@@ -334,7 +334,7 @@ def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     """A caption states what ran: the timing batch from the configuration, the resamples from the constants."""
     from naus.report.pages import table_captions
     from naus.report.rows import BOOTSTRAP
-    from naus.significance import RESAMPLES
+    from naus.evaluation.significance import RESAMPLES
     from naus.tables import spec as declare
     from tests.helpers import ROOT, resolved_config
 

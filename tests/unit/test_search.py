@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.lm import LanguageModel, train_lm
-from naus.search import HillClimber, Teacher
+from naus.teacher.lm import LanguageModel, train_lm
+from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
-from naus.similarity import StaticEmbedder
-from naus.shards import ResumableOutput, merge_shards, read_records, shard_range
+from naus.teacher.similarity import StaticEmbedder
+from naus.teacher.shards import ResumableOutput, merge_shards, read_records, shard_range
 from tests.helpers import write
 from tests.helpers import headline_corpus
 from tests.reference import climb_arrays
@@ -227,7 +227,7 @@ def test_bad_search_input(lm3, tmp_path):
         HillClimber(lm3, SearchConfig(length=3, gamma=1.0))
     with pytest.raises(NausError, match="needs the contextual embedder"):
         Teacher(lm3, SearchConfig(length=3, rerank_k=5))
-    from naus.similarity import StaticEmbedder
+    from naus.teacher.similarity import StaticEmbedder
 
     with pytest.raises(NausError, match="static embedding table not found"):
         StaticEmbedder(tmp_path / "nope.npz")
@@ -329,7 +329,7 @@ def test_the_objective_every_stage_uses_is_the_papers_formula():
     """`objective` (compiled, element by element or over arrays) against the formula written out."""
     import math
 
-    from naus.search import objective, similarity_term
+    from naus.teacher.search import objective, similarity_term
     from tests.reference import objective_python
 
     rng = np.random.default_rng(0)

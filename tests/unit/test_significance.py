@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.significance import paired_p_value, seed_mean
+from naus.evaluation.significance import paired_p_value, seed_mean
 
 
 def exact_p(diff):

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.lm import LanguageModel, train_lm
-from naus.search import HillClimber, Teacher
+from naus.teacher.lm import LanguageModel, train_lm
+from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
-from naus.similarity import (
+from naus.teacher.similarity import (
     ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
 )
 from tests.helpers import write
@@ -346,7 +346,7 @@ def test_learned_estimate_files_round_trip_and_bad_ones_name_the_file(tmp_path):
 def test_a_learned_estimate_chooses_the_states_encoded(lm, contextual):
     """With a learned estimate, the states encoded are the best by SLOR + estimate_gamma · ln(its estimate),
     computed here by hand; fit_estimate's states come from the teacher's own climb."""
-    from naus.search import fit_estimate
+    from naus.teacher.search import fit_estimate
 
     config = SearchConfig(length=6, rerank_k=12, rerank_exact=3)
     teacher = Teacher(lm, config, contextual=contextual)

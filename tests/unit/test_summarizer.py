@@ -5,11 +5,11 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.model import NAUS
+from naus.student.model import NAUS
 from naus.settings import ModelConfig
-from naus.summarizer import Summarizer
-from naus.checkpoint import FORMAT, save_checkpoint
-from naus.vocab import Vocab
+from naus.decoding.summarizer import Summarizer
+from naus.student.checkpoint import FORMAT, save_checkpoint
+from naus.student.vocab import Vocab
 from tests.helpers import ROOT, write
 
 
@@ -111,7 +111,7 @@ def test_unknown_words_come_back_from_the_source_unless_kept(checkpoint, method)
 
 def test_unknown_words_without_slot_alignment_take_the_source_order():
     from naus.decoding import Hypothesis
-    from naus.summarizer import restore_unknown
+    from naus.decoding.summarizer import restore_unknown
 
     vocab = Vocab.build(["police arrested protesters in"])
     source = "police arrested anti-nuclear protesters in cherbourg".split()

@@ -6,11 +6,11 @@ import torch
 
 from naus import NausError
 from naus.decoding import greedy_batch, reduce_path
-from naus.model import NAUS, ctc_loss
+from naus.student.model import NAUS, ctc_loss
 from naus.settings import ModelConfig, TrainConfig
-from naus.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
-from naus.train import Pairs, collate, train
-from naus.vocab import Vocab
+from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
+from naus.student.train import Pairs, collate, train
+from naus.student.vocab import Vocab
 from tests.helpers import write
 
 
@@ -138,7 +138,7 @@ def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_a
 
 
 def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_path, monkeypatch):
-    import naus.train as training
+    import naus.student.train as training
 
     dev = [2.0, 2.5, 2.4, 2.6, 1.0, 3.0, 3.0, 3.0, 3.0]  # the dev loss at each evaluation
     losses = iter(dev)
@@ -167,7 +167,7 @@ def test_a_second_training_into_one_directory_is_refused(tmp_path):
 
 
 def test_pairs_are_held_compactly_and_read_back_as_they_were():
-    from naus.train import Ragged
+    from naus.student.train import Ragged
 
     rows = [[5, 6], [], [7, 8, 9], [1]]
     ragged = Ragged(rows)
@@ -185,8 +185,8 @@ def test_a_last_checkpoint_without_the_architecture_mark_is_refused_as_a_best_on
     """One rule for checkpoints made before the architecture mark: resuming from such a last.pt is refused in
     one line naming it (as decoding such a best.pt is), and it is left as it was."""
     from naus import NausError
-    from naus.checkpoint import save_checkpoint
-    from naus.model import ARCH_MARK
+    from naus.student.checkpoint import save_checkpoint
+    from naus.student.model import ARCH_MARK
 
     vocab, pairs, model_config = tiny(tmp_path)
     common = dict(max_tokens=64, lr=1e-3, warmup=5, checkpoint_every=7, eval_every=7, device="cpu", seed=3)

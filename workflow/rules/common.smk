@@ -15,7 +15,7 @@ min_version("9.0")
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
 from naus import NausError, layout, schema, tables
 from naus.architectures import TABLE4_ARCHS
-from naus.peers import PEERS
+from naus.evaluation.peers import PEERS
 from naus.settings import SearchConfig, check_learned_estimate, options
 
 

@@ -66,7 +66,7 @@ if config["data"].get("published_dir"):
 if config["data"].get("peers"):
 
     rule peer_output:
-        """A peer's released output (naus.peers), checked against its sha256 and the collection's inputs."""
+        """A peer's released output (naus.evaluation.peers), checked against its sha256 and the collection's inputs."""
         wildcard_constraints:
             collection="test|duc",
         input:

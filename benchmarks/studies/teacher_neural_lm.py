@@ -11,7 +11,7 @@ teacher's own pick (checked against it).
 
 Writes results/benchmarks/teacher_neural_lm.json.
 
-    python -m benchmarks.teacher_neural_lm --data build/gigaword-sample/data \
+    python -m benchmarks.studies.teacher_neural_lm --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 from naus.settings import SearchConfig
 
@@ -95,9 +95,9 @@ def log_prob(model: LSTMLM, texts: list[list[str]], index: dict[str, int]) -> np
 
 def default_teacher(lm_path: str, onnx: str, length: int, **changes):
     """The default teacher at `length` (with `changes` to its settings) on one thread, and its MiniLM embedder."""
-    from naus.lm import LanguageModel
-    from naus.search import Teacher
-    from naus.similarity import ContextualEmbedder
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import Teacher
+    from naus.teacher.similarity import ContextualEmbedder
 
     torch.set_num_threads(1)
     embedder = ContextualEmbedder("cpu", onnx=onnx)
@@ -107,7 +107,7 @@ def default_teacher(lm_path: str, onnx: str, length: int, **changes):
 def finalists(teacher, embedder, index: int, source: str):
     """The default teacher's finalists of one sentence, as its re-ranking chooses them: stage 1's states, the
     source's MiniLM context, the `rerank_exact` states the in-context estimate ranks best (None: no words)."""
-    from naus.search import objective
+    from naus.teacher.search import objective
 
     config = teacher.config
     cands = teacher.climber.search(index, source.split(), config.rerank_k)
@@ -122,7 +122,7 @@ def finalists(teacher, embedder, index: int, source: str):
 def each_sentence(lm_path: str, onnx: str, articles: list[str], length: int):
     """Per dev sentence: the default teacher's summary, and its finalists (texts, KenLM ln P, SLOR, pooled
     similarity, the source's words; a lone empty text for a source without words), and the embedder."""
-    from naus.search import similarity_term
+    from naus.teacher.search import similarity_term
 
     teacher, embedder = default_teacher(lm_path, onnx, length)
     for index, source in enumerate(articles):
@@ -171,7 +171,7 @@ def main() -> None:
     report["lstm"]["training_seconds"] = round(time.perf_counter() - tick, 1)
     articles = read_lines(data / "dev" / "article.txt")[: args.sentences]
     titles = read_lines(data / "dev" / "title.txt")[: args.sentences]
-    from naus.lm import LanguageModel
+    from naus.teacher.lm import LanguageModel
 
     kenlm = LanguageModel(args.lm)
     report["lengths"] = {}

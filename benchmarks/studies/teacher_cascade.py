@@ -2,7 +2,7 @@
 
 Encoding the finalists on their own is 80% of the default teacher's time (teacher_cost.json), and
 quality grows with how many are encoded (teacher_quality.json). MiniLM truncated to its first k
-layers (`naus.similarity.export_onnx(..., layers=k)`, int8) costs about k/6 of the whole per token. Per dev sentence
+layers (`naus.teacher.similarity.export_onnx(..., layers=k)`, int8) costs about k/6 of the whole per token. Per dev sentence
 this records the studied teacher's (`STUDIED`: the defaults when this ran) stage 1 (1,600 states,
 the in-context estimate), the `--pool`
 states the estimate ranks best, and for each of them the similarity with the source under every
@@ -25,7 +25,7 @@ their encoder, each measured in this run.
 
 Writes results/benchmarks/teacher_cascade.json (per-sentence records cached under --cache).
 
-    python -m benchmarks.teacher_cascade --data build/gigaword-sample/data \
+    python -m benchmarks.studies.teacher_cascade --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -39,9 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.teacher_cost import cpu_name
-from benchmarks.teacher_neural_lm import default_teacher, dev_options
-from naus.evaluate import rouge
+from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
+from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 
 GROUP = 60  # candidates per ONNX call, as the studied teacher encodes its 60
@@ -54,8 +54,8 @@ STUDIED = {"rerank_exact": 60, "estimate_gamma": GAMMA}
 
 def record_length(args, length: int) -> Path:
     """Run stage 1 and every encoder over the dev sentences at `length`; cache the per-sentence records."""
-    from naus.search import objective, similarity_term
-    from naus.similarity import ContextualEmbedder, export_onnx
+    from naus.teacher.search import objective, similarity_term
+    from naus.teacher.similarity import ContextualEmbedder, export_onnx
 
     cache = Path(args.cache) / f"L{length}-{args.sentences}-{args.pool}.pkl"
     if cache.is_file():
@@ -182,7 +182,7 @@ def main() -> None:
     parser = dev_options(__doc__.splitlines()[0], "results/benchmarks/teacher_cascade.json")
     parser.add_argument("--layers", type=int, nargs="+", default=[1, 2, 3, 6], help="MiniLM layers kept (6: all)")
     parser.add_argument("--pool", type=int, default=480, help="states the in-context estimate ranks best, recorded")
-    parser.add_argument("--cache", default="build/benchmarks/teacher_cascade")
+    parser.add_argument("--cache", default="build/benchmarks/studies/teacher_cascade")
     args = parser.parse_args()
     if 6 not in args.layers:
         args.layers.append(6)

@@ -14,9 +14,9 @@ import torch
 
 from naus import NausError
 from naus.files import atomic_open, check_file
-from naus.model import ARCH_MARK, build_model, marked_arch
+from naus.student.model import ARCH_MARK, build_model, marked_arch
 from naus.settings import ModelConfig
-from naus.vocab import Vocab
+from naus.student.vocab import Vocab
 
 FORMAT = "naus-ctc-1"
 RESUME = ("optimizer", "scheduler", "state", "rng")  # what last.pt holds beyond the weights

@@ -11,10 +11,10 @@ import pandas as pd
 
 from naus import NausError, layout
 from naus.methods import CHAR_CONTROL
-from naus.browse import write_browser
-from naus.evaluate import sample_scores
+from naus.report.browse import write_browser
+from naus.evaluation.evaluate import sample_scores
 from naus.files import read_lines
-from naus.significance import paired_p_value, seed_mean
+from naus.evaluation.significance import paired_p_value, seed_mean
 from naus.tables import PROTOCOLS, Protocol
 
 

@@ -17,7 +17,7 @@ import torch
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES
-from naus.checkpoint import load_checkpoint, model_from_checkpoint
+from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
 from naus.methods import CHAR_CONTROL, CHARS, METHODS

@@ -2,7 +2,7 @@
 
 Each variant is the teacher this study started from (`BASELINE`, fixed in this file) with some
 settings changed (a different language model, a larger re-ranking, more hill
-climbing, ...), run through `naus.search.Teacher` on the dev split at every length asked, by two
+climbing, ...), run through `naus.teacher.search.Teacher` on the dev split at every length asked, by two
 one-thread workers on every other sentence each: `s_per_sentence_core` is their wall time x 2 /
 sentences. Rows are appended as they finish, so an interrupted run resumes where it stopped; a
 row is recomputed only when its variant is not in the file for the same data (the dev file's
@@ -11,11 +11,11 @@ SHA-256). The pipeline's teacher (`SearchConfig`'s defaults) is always one of th
 teacher experiments (`EXPERIMENTS`, each its own script and JSON) are gathered under `experiments`.
 
 Language models beside the pipeline's (headlines-3: its lm.txt and order) are trained here with
-`naus.lm.train_lm` into `--work`: other orders, a backward model (reversed sentences), and
+`naus.teacher.lm.train_lm` into `--work`: other orders, a backward model (reversed sentences), and
 corpora with the pool's source sentences added (unpaired text the unsupervised setting may use).
 Writes results/benchmarks/teacher_quality.json.
 
-    python -m benchmarks.teacher_quality --data build/gigaword-sample/data \
+    python -m benchmarks.studies.teacher_quality --data build/gigaword-sample/data \
         --onnx build/gigaword-sample/similarity/minilm-int8.onnx [--test]
 """
 
@@ -28,7 +28,7 @@ import platform
 import time
 from pathlib import Path
 
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, sha256sum, write_json
 from naus.settings import PAPER_BUDGET, LMConfig, SearchConfig
 
@@ -113,7 +113,7 @@ def search_config(settings: dict, length: int) -> SearchConfig:
 
 def build_lms(data: Path, work: Path, names: set[str]) -> dict[str, str]:
     """Each language model the variants need, trained once into `work` (kept between runs)."""
-    from naus.lm import train_lm
+    from naus.teacher.lm import train_lm
 
     paths = {}
     for name in sorted(names):
@@ -138,7 +138,7 @@ _WORKER: dict = {}
 
 def build_static(data: Path, work: Path, onnx: str) -> str:
     """The static word table for the dev sentences (idf from the headline corpus), as the pipeline builds it."""
-    from naus.similarity import ContextualEmbedder, build_static_table
+    from naus.teacher.similarity import ContextualEmbedder, build_static_table
 
     path = work / "static.npz"
     if not path.exists():
@@ -150,7 +150,7 @@ def build_static(data: Path, work: Path, onnx: str) -> str:
 def _init_worker(lm_paths: dict[str, str], onnx: str, static: str) -> None:
     import torch
 
-    from naus.similarity import ContextualEmbedder, StaticEmbedder
+    from naus.teacher.similarity import ContextualEmbedder, StaticEmbedder
 
     torch.set_num_threads(1)
     _WORKER.update(lm_paths=lm_paths, lms={}, embedder=ContextualEmbedder("cpu", onnx=onnx),
@@ -158,7 +158,7 @@ def _init_worker(lm_paths: dict[str, str], onnx: str, static: str) -> None:
 
 
 def _lm(name: str):
-    from naus.lm import LanguageModel
+    from naus.teacher.lm import LanguageModel
 
     if name not in _WORKER["lms"]:
         _WORKER["lms"][name] = LanguageModel(_WORKER["lm_paths"][name])
@@ -184,7 +184,7 @@ def _with_backward(climber, backward) -> None:
 
 
 def _run(task: tuple[dict, int, list[tuple[int, str]]]) -> list[str]:
-    from naus.search import Teacher
+    from naus.teacher.search import Teacher
 
     settings, length, items = task
     static = _WORKER["static"] if settings["gamma"] > 0 else None
@@ -220,7 +220,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--test", action="store_true",
                         help="also score the pipeline's teacher on the test set (once: kept when already there)")
-    parser.add_argument("--work", default="build/benchmarks/teacher_quality", help="language models trained here")
+    parser.add_argument("--work", default="build/benchmarks/studies/teacher_quality", help="language models trained here")
     parser.add_argument("--out", default="results/benchmarks/teacher_quality.json")
     args = parser.parse_args()
 

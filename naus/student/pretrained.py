@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 from naus import NausError
-from naus.similarity import model_dir
-from naus.vocab import SPECIALS
+from naus.teacher.similarity import model_dir
+from naus.student.vocab import SPECIALS
 
 
 def minilm_shape(max_len: int) -> dict:
@@ -21,14 +21,14 @@ def minilm_shape(max_len: int) -> dict:
 
 
 def start_from_minilm(model, words: list[str]) -> None:
-    """Copy all-MiniLM-L6-v2 into `model` (a `naus.model.MiniLMNAUS` over the vocabulary `words`)."""
+    """Copy all-MiniLM-L6-v2 into `model` (a `naus.student.model.MiniLMNAUS` over the vocabulary `words`)."""
     from safetensors.torch import load_file
     from tokenizers import Tokenizer
 
     shape = minilm_shape(model.config.max_len)
     if any(getattr(model.config, key) != value for key, value in shape.items()):
         raise NausError(f"a {model.config.arch} student has all-MiniLM-L6-v2's shape {shape}: build its ModelConfig "
-                        "with naus.pretrained.minilm_shape")
+                        "with naus.student.pretrained.minilm_shape")
     path = model_dir()
     tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
     tokenizer.no_padding()  # the shipped tokenizer pads to 128 pieces, for sentences

@@ -3,7 +3,7 @@
 The default teacher encodes 180 of its 1,600 states on their own with MiniLM (about 80% of its time):
 the in-context estimate that chooses them ranks states poorly (it keeps each word's source context).
 Per length, in one process on one thread: the default teacher on the dev split; then for each of
-`--fit-sentences`, a `LearnedEstimate` fitted (`naus.search.fit_estimate`) on that many of the pool's
+`--fit-sentences`, a `LearnedEstimate` fitted (`naus.teacher.search.fit_estimate`) on that many of the pool's
 first sentences (their own states encoded, no titles), and on the dev split the teacher whose learned
 estimate (weighted by each of `--estimate-gamma`) chooses the `--exact` N states to encode, every other
 setting the default's. Each row: dev ROUGE against the dev titles and the measured seconds per sentence
@@ -12,7 +12,7 @@ run, on the whole test split, scored once (the file's `test` entry).
 
 Writes results/benchmarks/teacher_fast.json.
 
-    python -m benchmarks.teacher_fast --data build/gigaword-sample/data \
+    python -m benchmarks.studies.teacher_fast --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -23,17 +23,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.teacher_cost import cpu_name
-from benchmarks.teacher_neural_lm import default_teacher, dev_options
+from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, write_json
 from naus.settings import FIT_SENTENCES, FIT_STATES
 
 
 def run_length(args, length: int) -> dict:
     """The fit, the default teacher and each fast variant at `length`, timed on this process's one thread."""
-    from naus.search import Teacher, fit_estimate
+    from naus.teacher.search import Teacher, fit_estimate
 
     teacher, embedder = default_teacher(args.lm, args.onnx, length)
     pool = read_lines(Path(args.data) / "pool" / "article.txt")
@@ -69,7 +69,7 @@ def run_length(args, length: int) -> dict:
 
 def test_length(args, length: int) -> dict:
     """The `fast` preset (its default fit) on the whole test split at `length`: scored once, for what was chosen."""
-    from naus.search import Teacher, fit_estimate
+    from naus.teacher.search import Teacher, fit_estimate
     from naus.settings import TEACHER_PRESETS
 
     teacher, embedder = default_teacher(args.lm, args.onnx, length)

@@ -46,7 +46,7 @@ def check_output(name: str, collection: str, length: int, path: str | Path, sour
     """A peer's released output, refused unless it is the declared file (SHA-256) with a line per source line."""
     declared = peer(name).files.get((collection, length))
     if declared is None:
-        raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} (naus.peers)")
+        raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} (naus.evaluation.peers)")
     found = sha256sum(path)
     if found != declared[1]:
         raise NausError(f"{path}: sha256 {found[:16]}… is not {peer(name).label}'s released {declared[0]} "

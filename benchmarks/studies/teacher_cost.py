@@ -5,12 +5,12 @@
    MiniLM's pass over the source (the in-context states), the in-context estimate of every candidate's
    similarity, MiniLM encoding the `rerank_exact` candidates on their own, and the rest.
 2. Candidates: the default and each cheaper setting of `CANDIDATES`, in this one run, on the dev split
-   at every length (benchmarks.teacher_quality's two one-thread workers, every other sentence each):
+   at every length (benchmarks.studies.teacher_quality's two one-thread workers, every other sentence each):
    dev ROUGE and seconds per sentence per core.
 
 Writes results/benchmarks/teacher_cost.json.
 
-    python -m benchmarks.teacher_cost --data build/gigaword-sample/data \
+    python -m benchmarks.studies.teacher_cost --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks import teacher_quality as quality
+from benchmarks.studies import teacher_quality as quality
 from naus.files import read_lines, write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
 
@@ -54,9 +54,9 @@ def profile(lm_path: str, onnx: str, articles: list[str], length: int) -> dict:
     """Seconds per sentence of each stage of the default teacher, one thread."""
     import torch
 
-    from naus.lm import LanguageModel
-    from naus.search import HillClimber, Teacher
-    from naus.similarity import ContextualEmbedder
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import HillClimber, Teacher
+    from naus.teacher.similarity import ContextualEmbedder
 
     torch.set_num_threads(1)
     config = SearchConfig(length=length)
@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--profile-sentences", type=int, default=100)
-    parser.add_argument("--work", default="build/benchmarks/teacher_quality", help="the static table is kept here")
+    parser.add_argument("--work", default="build/benchmarks/studies/teacher_quality", help="the static table is kept here")
     parser.add_argument("--out", default="results/benchmarks/teacher_cost.json")
     args = parser.parse_args()
 

@@ -13,7 +13,7 @@ L = 10, the profile's settings with a longer budget):
         --d-model 256 --n-heads 4 --d-ff 1024 --max-len 128 --max-tokens 2048 --lr 1e-3 \\
         --warmup 100 --max-steps 2000 --eval-every 100 --checkpoint-every 100 --resume \\
         --out build/gigaword-sample/study/L10-s2000
-    python benchmarks/student_budget.py --train-dir build/gigaword-sample/study/L10-s2000
+    python benchmarks/studies/student_budget.py --train-dir build/gigaword-sample/study/L10-s2000
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from pathlib import Path
 
 from naus import layout
 from naus.cli import main as naus
-from naus.evaluate import evaluate_files
+from naus.evaluation.evaluate import evaluate_files
 from naus.files import read_json, write_json
-from naus.checkpoint import load_checkpoint
+from naus.student.checkpoint import load_checkpoint
 
 
 def total(scores: dict) -> float:

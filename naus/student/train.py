@@ -29,11 +29,11 @@ from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.files import OutputLock, iter_parallel, write_json
-from naus.model import build_model
+from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
-from naus.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
+from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
 from naus.provenance import check_same_provenance, file_record, fingerprint
-from naus.vocab import Vocab
+from naus.student.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
@@ -260,7 +260,7 @@ class _Run:
         np.random.seed(config.seed)
         self.model = build_model(model_config)
         if ARCHITECTURES[model_config.arch].pretrained:
-            from naus.pretrained import start_from_minilm
+            from naus.student.pretrained import start_from_minilm
             start_from_minilm(self.model, vocab.tokens)
         self.model.to(self.device)
         log.info("%s model: %d parameters on %s", model_config.arch, sum(p.numel() for p in self.model.parameters()),

@@ -2,13 +2,13 @@
 
 A student's vocabulary holds the words seen at least `train.min_count` times in its training sources; the
 others read and decode as `<unk>`. A CTC student's slot i reads source word i, so the word under the slot
-that emitted `<unk>` is the one it stands for (`naus.summarizer.restore_unknown`). Per student of a
+that emitted `<unk>` is the one it stands for (`naus.decoding.summarizer.restore_unknown`). Per student of a
 profile's Table 2 (each length and seed) and per word-budget decoding method, the dev split is decoded with
 and without the restoration and scored against the dev titles (rouge-score, as the pipeline scores).
 
 Writes results/benchmarks/unk_restore.json.
 
-    python -m benchmarks.unk_restore --profile demo
+    python -m benchmarks.studies.unk_restore --profile demo
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import argparse
 import statistics
 from pathlib import Path
 
-from benchmarks.teacher_cost import cpu_name
+from benchmarks.studies.teacher_cost import cpu_name
 from naus import layout
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 from naus.methods import METHODS, WORDS
 
@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmarks/unk_restore.json")
     args = parser.parse_args()
 
-    from naus.summarizer import Summarizer
+    from naus.decoding.summarizer import Summarizer
 
     build = Path("build") / args.profile
     articles = read_lines(build / layout.DECODE_SOURCES["dev"])

@@ -1,7 +1,7 @@
 """The pipeline's default teacher, decided on two dev splits: today's teachers against the portable, quickly
 fitted fast one.
 
-Candidates, per length, each run as `naus.search.Teacher` on the dev split (500 pairs) and on the select
+Candidates, per length, each run as `naus.teacher.search.Teacher` on the dev split (500 pairs) and on the select
 split (the profile's `data.select_size` pool pairs held out, never learned from), in one process on one
 thread (as `naus --threads 1` runs a search shard):
 
@@ -10,7 +10,7 @@ thread (as `naus --threads 1` runs a search shard):
   saturating on x86 CPUs without VNNI) and to 7 bits (`--onnx`, the pipeline's export);
 - `learned-30`: 30 states chosen by a learned estimate, fitted as before (full-batch Adam on the cosines of
   1,000 pool sentences x 120 states: `adam_fit`, kept here as the reference) with 8-bit weights, and as the
-  pipeline fits it now (`naus.search.fit_estimate`: closed-form least squares on `FIT_SENTENCES` x
+  pipeline fits it now (`naus.teacher.search.fit_estimate`: closed-form least squares on `FIT_SENTENCES` x
   `FIT_STATES`) with 7-bit weights, on two disjoint blocks of pool sentences (the fit's own noise).
 
 Each fit's cost (collecting the states, fitting) is measured on the same thread. With `--test`, only the
@@ -19,7 +19,7 @@ its `test` entry here. Both runs copy their rows into teacher_quality.json (`def
 
 Writes results/benchmarks/teacher_default.json.
 
-    python -m benchmarks.teacher_default --data build/gigaword-sample/data --lm build/gigaword-sample/lm/lm.bin \
+    python -m benchmarks.studies.teacher_default --data build/gigaword-sample/data --lm build/gigaword-sample/lm/lm.bin \
         --onnx build/gigaword-sample/similarity/minilm-int8.onnx --onnx-int8 build/benchmarks/minilm-8bit.onnx
 """
 
@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.teacher_cost import cpu_name
+from benchmarks.studies.teacher_cost import cpu_name
 from naus.cli import limit_threads
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, sha256sum, write_json
 from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
 
@@ -48,7 +48,7 @@ def adam_fit(sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray):
     against the exact cosines, from the identity, by full-batch Adam."""
     import torch
 
-    from naus.similarity import LearnedEstimate
+    from naus.teacher.similarity import LearnedEstimate
 
     x, target = torch.tensor(sums, dtype=torch.float32), torch.tensor(cosines, dtype=torch.float32)
     source = torch.tensor(sources, dtype=torch.float32)
@@ -63,10 +63,10 @@ def adam_fit(sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray):
 
 
 def teacher_for(args, onnx: str, length: int, estimate=None, **changes):
-    from naus.lm import LanguageModel
-    from naus.search import Teacher
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import Teacher
     from naus.settings import SearchConfig
-    from naus.similarity import ContextualEmbedder
+    from naus.teacher.similarity import ContextualEmbedder
 
     return Teacher(LanguageModel(args.lm), SearchConfig(length=length, **changes), None,
                    ContextualEmbedder("cpu", onnx=onnx), estimate)
@@ -83,8 +83,8 @@ def scored(teacher, articles: list[str], titles: list[str]) -> dict:
 
 def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) -> tuple[object, dict]:
     """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it), timed."""
-    from naus.search import collect_states
-    from naus.similarity import LearnedEstimate
+    from naus.teacher.search import collect_states
+    from naus.teacher.similarity import LearnedEstimate
 
     teacher = teacher_for(args, onnx, length)
     states = REFERENCE_FIT["states"] if reference else FIT_STATES
@@ -173,7 +173,7 @@ def main() -> None:
     parser.add_argument("--data", help="the profile's data directory (pool/, dev/, select/, test/)")
     parser.add_argument("--lm", help="the profile's KenLM model")
     parser.add_argument("--onnx", help="MiniLM as the pipeline exports it (7-bit weights)")
-    parser.add_argument("--onnx-int8", help="MiniLM with 8-bit weights (naus.similarity.export_onnx(reduce_range=False))")
+    parser.add_argument("--onnx-int8", help="MiniLM with 8-bit weights (naus.teacher.similarity.export_onnx(reduce_range=False))")
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--test", action="store_true", help="only score the default on the test split, once")
     parser.add_argument("--gather", action="store_true", help="only copy this file's rows into teacher_quality.json")

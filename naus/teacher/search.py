@@ -25,12 +25,12 @@ import numba
 import numpy as np
 
 from naus import NausError
-from naus.lm import LanguageModel
+from naus.teacher.lm import LanguageModel
 from naus.progress import Progress
 from naus.settings import FIT_STATES, SearchConfig, check_learned_estimate
-from naus.shards import ResumableOutput
+from naus.teacher.shards import ResumableOutput
 from naus.signals import stoppable, stopped
-from naus.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
+from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
 
 log = logging.getLogger(__name__)
 

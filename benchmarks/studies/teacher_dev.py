@@ -6,7 +6,7 @@ re-ranking the K best distinct states with whole-sentence MiniLM embeddings, γ_
 Writes results/benchmarks/teacher_dev.json; the pipeline's fluency and γ_r come from its best row
 (K, the budget and the embedder from teacher_throughput.py).
 
-    python benchmarks/teacher_dev.py --lm build/gigaword-sample/lm/lm.bin \
+    python benchmarks/studies/teacher_dev.py --lm build/gigaword-sample/lm/lm.bin \
         --dev build/gigaword-sample/data/dev --headlines build/gigaword-sample/data/lm.txt
 """
 
@@ -20,12 +20,12 @@ from pathlib import Path
 
 import numpy as np
 
-from naus.evaluate import lead, rouge
+from naus.evaluation.evaluate import lead, rouge
 from naus.files import read_lines, write_json
-from naus.lm import LanguageModel
-from naus.search import HillClimber, objective
+from naus.teacher.lm import LanguageModel
+from naus.teacher.search import HillClimber, objective
 from naus.settings import PAPER_BUDGET, SearchConfig
-from naus.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
+from naus.teacher.similarity import ContextualEmbedder, StaticEmbedder, build_static_table
 
 
 def main() -> None:

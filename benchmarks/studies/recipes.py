@@ -7,7 +7,7 @@ titles. This reads their histories and dev metrics, writes every run and each re
 results/benchmarks/recipes.json, and prints the recipe with the highest mean dev total ROUGE over
 all lengths (the winner per length is recorded too). The test set plays no part.
 
-    python -m benchmarks.recipes --profile gigaword-sample --recipes naus minilm dropout
+    python -m benchmarks.studies.recipes --profile gigaword-sample --recipes naus minilm dropout
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Teacher throughput: where the two-stage teacher's time goes, and faster settings at the same quality.
 
-Every configuration runs the whole teacher (`naus.search.Teacher`: hill climbing, then
+Every configuration runs the whole teacher (`naus.teacher.search.Teacher`: hill climbing, then
 re-ranking) on the same dev sentences as the pipeline runs it: two one-thread workers, each on
 every other sentence, so `s_per_sentence_2cores` is the wall time of both halves over the
 number of sentences. Dev ROUGE is against the dev titles (never the test set). The first row
@@ -12,7 +12,7 @@ lengths too (`other_lengths`). A profile of reference and chosen on one core bre
 sentence's time into its parts.
 Writes results/benchmarks/teacher.json.
 
-    python benchmarks/teacher_throughput.py --lm build/gigaword-sample/lm/lm.bin \
+    python benchmarks/studies/teacher_throughput.py --lm build/gigaword-sample/lm/lm.bin \
         --dev build/gigaword-sample/data/dev
 """
 
@@ -26,7 +26,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from naus.evaluate import rouge
+from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
 
@@ -72,7 +72,7 @@ _WORKER: dict = {}
 
 def embedders(onnx_dir: Path) -> dict:
     """One embedder per backend, on the threads torch has (one in a worker)."""
-    from naus.similarity import ContextualEmbedder
+    from naus.teacher.similarity import ContextualEmbedder
 
     return {name: ContextualEmbedder("cpu", onnx=None if quantize is None else onnx_dir / f"{name}.onnx")
             for name, quantize in BACKENDS.items()}
@@ -81,7 +81,7 @@ def embedders(onnx_dir: Path) -> dict:
 def _init_worker(lm_path: str, onnx_dir: Path) -> None:
     import torch
 
-    from naus.lm import LanguageModel
+    from naus.teacher.lm import LanguageModel
 
     torch.set_num_threads(1)
     _WORKER["lm"] = LanguageModel(lm_path)
@@ -89,7 +89,7 @@ def _init_worker(lm_path: str, onnx_dir: Path) -> None:
 
 
 def _run(task: tuple[dict, int, list[tuple[int, str]]]) -> list[str]:
-    from naus.search import Teacher
+    from naus.teacher.search import Teacher
 
     config, length, items = task
     embedder = _WORKER["embedders"][config["backend"]]
@@ -132,8 +132,8 @@ class TimedEmbedder:
 
 def profile(lm_path: str, embedder, config: dict, length: int, items: list[tuple[int, str]]) -> dict:
     """Seconds per sentence of each part on one core; the tokenizer is run again outside the model's time."""
-    from naus.lm import LanguageModel
-    from naus.search import Teacher
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import Teacher
 
     seconds: dict = defaultdict(float)
     teacher = Teacher(LanguageModel(lm_path), search_config(config, length), contextual=TimedEmbedder(embedder, seconds))
@@ -179,7 +179,7 @@ def main() -> None:
 
     import torch
 
-    from naus.similarity import export_onnx
+    from naus.teacher.similarity import export_onnx
 
     onnx_dir = Path(tempfile.mkdtemp(prefix="naus-onnx-"))
     export_seconds = {}

@@ -6,14 +6,15 @@ Two parts, one run, one machine:
   L = 10), one sample at a time on one CPU thread: the authors' released length-control decoder
   (Liu, Huang & Mou 2022; `CTCScopeSearchLengthControlDecoder`, read at run time from a snapshot
   of github.com/MANGA-UOFA/NAUS given by --authors-repo, with its defaults: scope 3, max
-  marginalisation), our compiled length control, our tensor version (the previous code), greedy,
-  and CTC prefix beam search compiled and in Python dictionaries (the previous code). Each time
+  marginalisation), our compiled length control, a tensor version (the reference it is checked
+  against, labelled "previous" in the results), greedy, and CTC prefix beam search compiled and in
+  Python dictionaries (its reference, labelled likewise). Each time
   is the median of PASSES passes over the samples.
   Char-control (a budget of characters, `--chars`) runs on the same samples, its 30,000 words
   taking the lengths of the 30,000 most frequent words of the Gigaword test articles.
 * `end_to_end`: a trained checkpoint on Gigaword test sources (their real lengths), model forward
   included, per-sample time at batch 1 and at batch 64 for truncation, length control, beam
-  search and char-control (the methods taking turns, PASSES times: the median), with the previous
+  search and char-control (the methods taking turns, PASSES times: the median), with the reference
   decoders in the same run.
 
 Writes results/benchmarks/decode.json.

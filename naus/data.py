@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from naus import NausError
+from naus import NausError, layout
 from naus.files import read_lines, read_parallel, sha256sum, write_json, write_lines
 from naus.text import gigaword_line, normalize
 
@@ -48,16 +48,16 @@ class Corpus:
     def write(self, out: str | Path) -> dict[str, int]:
         out = Path(out)
         for split in (*SPLITS, SELECT) if SELECT in self.pairs else SPLITS:
-            write_lines(out / split / "article.txt", [a for a, _ in self.pairs[split]])
-            write_lines(out / split / "title.txt", [t for _, t in self.pairs[split]])
-        write_lines(out / "lm.txt", self.headlines)
+            write_lines(out / layout.split_file(split, "article"), [a for a, _ in self.pairs[split]])
+            write_lines(out / layout.split_file(split, "title"), [t for _, t in self.pairs[split]])
+        write_lines(out / layout.HEADLINES, self.headlines)
         if self.duc is not None:
             for name, lines in self.duc.items():
-                write_lines(out / "duc2004" / f"{name}.txt", lines)
+                write_lines(out / layout.duc_split_file(name), lines)
         counts = {f"{s}_pairs": len(self.pairs[s]) for s in self.pairs}
         counts["lm_headlines"] = len(self.headlines)
         counts.update(self.stats)
-        write_json(out / "stats.json", counts)
+        write_json(out / layout.STATS, counts)
         return counts
 
 

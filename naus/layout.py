@@ -29,17 +29,27 @@ TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters
 PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
 # What the data step writes under build/{profile}/: each split's articles and titles (pool, dev, test and
 # the second dev split select), DUC2004's input and references, the LM's headlines, the corpus statistics.
-DATA_STATS, LM_CORPUS = "data/stats.json", "data/lm.txt"
+# `naus data --out` writes the names below `DATA`; the rules and the report read them under build/{profile}/.
+DATA, STATS, HEADLINES = "data", "stats.json", "lm.txt"
+DATA_STATS, LM_CORPUS = f"{DATA}/{STATS}", f"{DATA}/{HEADLINES}"
+
+
+def split_file(split: str, side: str) -> str:
+    """A split's `article` or `title` side, in the data folder."""
+    return f"{split}/{side}.txt"
+
+
+def duc_split_file(name: str) -> str:
+    """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`, in the data folder."""
+    return f"duc2004/{name}.txt"
 
 
 def data_file(split: str, side: str) -> str:
-    """A split's `article` or `title` side."""
-    return f"data/{split}/{side}.txt"
+    return f"{DATA}/{split_file(split, side)}"
 
 
 def duc_file(name: str) -> str:
-    """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`."""
-    return f"data/duc2004/{name}.txt"
+    return f"{DATA}/{duc_split_file(name)}"
 
 
 def search_source(split: str) -> str:

@@ -131,7 +131,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
     profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
-    stats = build / "data" / "stats.json"
+    stats = build / layout.DATA_STATS
     counts = read_json(stats) if stats.is_file() else {}
     length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
     rows = table2[table2["L"] == length].set_index("System")

@@ -42,31 +42,31 @@ def run_paths(profile: str) -> dict[str, list[str]]:
     """Where a GPU run of `profile` works, what it reads (made here first: the students' search output and
     sources, the splits they decode, the words of the pool) and what it brings back (histories, training
     times, decodings, logs), as shell globs from the project root: what `scripts/gpu-node.sh` packs."""
-    build = layout.build_dir(profile)
+    build = layout.profile_dir("build", profile)
     searched = [layout.search_source(split) for split in ("pool", "dev", "duc")]
     searched += [f"{layout.search(split, '*')}.txt" for split in ("pool", "dev", "duc")]
-    decoded = [layout.data_file(split, side) for split in ("test", "dev") for side in ("article", "title")]
+    decoded = [layout.split_file(split, side) for split in ("test", "dev") for side in ("article", "title")]
     return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded],
             "words": [f"{build}/{layout.search_source('pool')}"],  # the vocabulary MiniLM is trimmed to
-            "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.logs_dir(profile),
+            "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.profile_dir("logs", profile),
                         *(f"{build}/{part}" for part in REPLACED if part != layout.student_dir("").rstrip("/"))]}
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
 
 
 def history_pattern(profile: str) -> str:
     """A student's history in a GPU run of `profile` (its name the group `model`)."""
-    path = f"{layout.build_dir(profile)}/{layout.student_dir('{model}')}/history.json"
+    path = f"{layout.profile_dir('build', profile)}/{layout.student_dir('{model}')}/history.json"
     return layout.pattern(path, model=layout.MODEL_PATTERN)
 
 
 def allowed_patterns(profile: str) -> list[re.Pattern]:
     """The paths a GPU run of `profile` brings back (relative to the project root)."""
-    build, model = re.escape(layout.build_dir(profile)), layout.MODEL_PATTERN
+    build, model = re.escape(layout.profile_dir("build", profile)), layout.MODEL_PATTERN
     return [re.compile(pattern) for pattern in (
         history_pattern(profile),
         rf"{build}/{layout.pattern(layout.train_timing('{model}'), model=model)}",
         *(rf"{build}/{decoding}\.(?:txt|timing\.json|provenance\.json)" for decoding in layout.DECODED_PATTERNS),
-        rf"{re.escape(layout.logs_dir(profile))}(?:/{_NAME})+\.(?:log|tsv)",
+        rf"{re.escape(layout.profile_dir('logs', profile))}(?:/{_NAME})+\.(?:log|tsv)",
     )]
 
 
@@ -134,7 +134,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
     """Each history made from this machine's search output; each decoding and timing from this machine's
     input, by the student whose history came back (its best.pt's sha256). Only the paths this machine's
     pipeline would read are opened, whatever paths the records name."""
-    build = layout.build_dir(profile)
+    build = layout.profile_dir("build", profile)
     best, hashes = {}, {}  # each history's best.pt record; each file of this machine's sha256, hashed once
     for name in names:
         if name.endswith("/history.json"):
@@ -230,10 +230,10 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
 def _replace(staging: Path, profile: str, root: Path) -> None:
     """The directories the archives bring (of REPLACED) moved in, each old one moved aside first
     (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
-    build = root / layout.build_dir(profile)
+    build = root / layout.profile_dir("build", profile)
     aside = build / ".replaced"
     shutil.rmtree(aside, ignore_errors=True)
-    new = {part: (staging / layout.build_dir(profile) / part, build / part) for part in REPLACED}
+    new = {part: (staging / layout.profile_dir("build", profile) / part, build / part) for part in REPLACED}
     for name, (source, target) in new.items():
         if not source.is_dir():
             continue

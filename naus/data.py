@@ -48,12 +48,12 @@ class Corpus:
     def write(self, out: str | Path) -> dict[str, int]:
         out = Path(out)
         for split in (*SPLITS, SELECT) if SELECT in self.pairs else SPLITS:
-            write_lines(out / layout.split_file(split, "article"), [a for a, _ in self.pairs[split]])
-            write_lines(out / layout.split_file(split, "title"), [t for _, t in self.pairs[split]])
+            write_lines(out / layout.split_file(split, "article", folder=""), [a for a, _ in self.pairs[split]])
+            write_lines(out / layout.split_file(split, "title", folder=""), [t for _, t in self.pairs[split]])
         write_lines(out / layout.HEADLINES, self.headlines)
         if self.duc is not None:
             for name, lines in self.duc.items():
-                write_lines(out / layout.duc_split_file(name), lines)
+                write_lines(out / layout.duc_file(name, folder=""), lines)
         counts = {f"{s}_pairs": len(self.pairs[s]) for s in self.pairs}
         counts["lm_headlines"] = len(self.headlines)
         counts.update(self.stats)

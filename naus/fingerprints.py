@@ -60,7 +60,7 @@ def refresh(results: Path, config: dict) -> list[str]:
     """Results that cannot be made again here (students trained on a borrowed GPU) measured against a changed
     configuration: their recorded fingerprints compared anew, and the STALE sentence of every caption under
     `results` rewritten. Returns the new marks."""
-    path = results / "fingerprints.json"
+    path = results / layout.FINGERPRINTS
     prints = read_json(path, shape=FINGERPRINTS)
     old = warning(prints.get("stale", []))
     if not old:

@@ -34,22 +34,14 @@ DATA, STATS, HEADLINES = "data", "stats.json", "lm.txt"
 DATA_STATS, LM_CORPUS = f"{DATA}/{STATS}", f"{DATA}/{HEADLINES}"
 
 
-def split_file(split: str, side: str) -> str:
-    """A split's `article` or `title` side, in the data folder."""
-    return f"{split}/{side}.txt"
+def split_file(split: str, side: str, folder: str = DATA) -> str:
+    """A split's `article` or `title` side (`folder=""`: within the data folder, as `naus data` writes it)."""
+    return f"{folder + '/' if folder else ''}{split}/{side}.txt"
 
 
-def duc_split_file(name: str) -> str:
-    """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`, in the data folder."""
-    return f"duc2004/{name}.txt"
-
-
-def data_file(split: str, side: str) -> str:
-    return f"{DATA}/{split_file(split, side)}"
-
-
-def duc_file(name: str) -> str:
-    return f"{DATA}/{duc_split_file(name)}"
+def duc_file(name: str, folder: str = DATA) -> str:
+    """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`."""
+    return split_file("duc2004", name, folder)
 
 
 def search_source(split: str) -> str:
@@ -70,10 +62,10 @@ def estimate(length: Part) -> str:
 
 # The sentences each split decodes: the Gigaword test set, DUC2004 with digits masked as in training, or the
 # dev split (a training recipe is chosen by its dev ROUGE).
-DECODE_SOURCES = {"test": data_file("test", "article"), "duc": search_source("duc"), "dev": data_file("dev", "article")}
+DECODE_SOURCES = {"test": split_file("test", "article"), "duc": search_source("duc"), "dev": split_file("dev", "article")}
 # What a collection's outputs are scored against, and the folder of build/ and of results/{profile}/metrics/
 # its scored outputs and their metrics sit in (DUC2004's: digits restored).
-REFERENCES = {"test": (data_file("test", "title"),), "duc": tuple(duc_file(f"ref{i}") for i in range(4))}
+REFERENCES = {"test": (split_file("test", "title"),), "duc": tuple(duc_file(f"ref{i}") for i in range(4))}
 SCORED = {"test": "", "duc": "duc2004"}
 
 
@@ -226,18 +218,12 @@ def decoded_model(stem: str) -> str:
     return parse_decoded(stem)["model"]
 
 
-def build_dir(profile: str) -> str:
-    """A profile's outputs, relative to the project root (build/{profile}/ holds every stem built here)."""
-    return f"build/{check_profile(profile)}"
-
-
-def results_dir(profile: str) -> str:
-    """A profile's tables, figures and metrics, relative to the project root."""
-    return f"results/{check_profile(profile)}"
-
-
-def logs_dir(profile: str) -> str:
-    return f"logs/{check_profile(profile)}"
+def profile_dir(kind: str, profile: str) -> str:
+    """A profile's `build` (every output named here), `results` (tables, figures, metrics) or `logs` folder,
+    relative to the project root."""
+    if kind not in ("build", "results", "logs"):
+        raise ValueError(f"{kind!r} is not a profile's folder (build, results, logs)")
+    return f"{kind}/{check_profile(profile)}"
 
 
 def lead(split: str, length: Part) -> str:
@@ -252,6 +238,28 @@ def published(label: str) -> str:
 def peer(name: str, collection: str, length: Part) -> str:
     """A peer's released output (`naus.evaluation.peers`) on the test set or DUC2004, checked and copied into build/."""
     return f"peers/{name}/{collection}-L{length}"
+
+
+# A profile's results, under results/{profile}/: each output's ROUGE (the stem of its output in build/, with
+# `.json`, under METRICS), the tables (`.md`, `.csv`, `.tex`, their captions `.rst`), the figures (`.png`,
+# one captions file), the README, the HTML report's landing page, the outputs browser, every ROUGE in one
+# file and the fingerprints of what made them.
+METRICS, TABLES, FIGURES = "metrics", "tables", "figures"
+README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS = "README.md", "report.rst", "metrics.json", "fingerprints.json"
+BROWSER, BROWSER_CAPTION, FIGURE_CAPTIONS = "browse.html", "browse.rst", f"{FIGURES}/captions.rst"
+
+
+def metrics_file(stem: str, folder: str = "") -> str:
+    """An output's ROUGE (`folder`: its protocol's, DUC2004's `duc2004`)."""
+    return f"{METRICS}/{folder + '/' if folder else ''}{stem}.json"
+
+
+def table_file(name: str, extension: str) -> str:
+    return f"{TABLES}/{name}.{extension}"
+
+
+def figure_file(name: str) -> str:
+    return f"{FIGURES}/{name}.png"
 
 
 def figure(kind: str, length: Part) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from naus import layout
 from naus.files import atomic_open, read_json, write_text
 from naus.fingerprints import fingerprints, stale, warning
 from naus.methods import METHODS
@@ -48,9 +49,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
     for name, frame in frames:
         if len(frame):
             written.append(name)
-            body = write_table(frame, out / "tables", name, opening + captions[name])
+            body = write_table(frame, out / layout.TABLES, name, opening + captions[name])
             if name in TEXT_TABLES:  # the test set's text: linked, kept out of the README a profile commits
-                body = f"[tables/{name}.md](tables/{name}.md)"
+                body = f"[{layout.table_file(name, 'md')}]({layout.table_file(name, 'md')})"
             sections.append(f"## {name.replace('table', 'Table ')}\n\n{opening + captions[name]}\n\n{body}\n")
     sections += made
     if not spec.table("table4"):
@@ -58,24 +59,24 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                         "(config key analysis.lengths is empty).\n")
     figures = [(figure.name, caption(figure, spec)) for figure in spec.figures]
     for figure in spec.figures:
-        draw(figure, metrics, build, out / "figures", scorers["test"])
+        draw(figure, metrics, build, out / layout.FIGURES, scorers["test"])
     if figures:
-        sections.append("## Figures\n\n" + "\n".join(f"- [{text}](figures/{name}.png)" for name, text in figures) + "\n")
-        write_text(out / "figures" / "captions.rst", "Figures of this profile: " + "; ".join(
+        sections.append("## Figures\n\n" + "\n".join(f"- [{text}]({layout.figure_file(name)})" for name, text in figures) + "\n")
+        write_text(out / layout.FIGURE_CAPTIONS, "Figures of this profile: " + "; ".join(
             f"``{name}``: {rst(text)}" for name, text in figures) + "\n")
-    browsable = browser(build, spec.profile, spec.lengths, spec.chars, systems, out / "browse.html", scorers["test"])
+    browsable = browser(build, spec.profile, spec.lengths, spec.chars, systems, out / layout.BROWSER, scorers["test"])
     if browsable:
-        write_text(out / "browse.rst", "Every test sentence with the output of each system and its per-sentence ROUGE: pick "
+        write_text(out / layout.BROWSER_CAPTION, "Every test sentence with the output of each system and its per-sentence ROUGE: pick "
                                    "two systems and sort by their difference, filter by a word (a static page).\n")
         sections.append("## Every output\n\n[browse.html](browse.html): every test sentence with every system's output "
                         "and its ROUGE; sort by the difference of two systems, filter by a word.\n")
-    write_text(out / "README.md", "\n".join(sections))
-    write_text(out / "report.rst", landing_page(spec.profile, build, frames[0][1], written, figures, opening, browsable,
+    write_text(out / layout.README, "\n".join(sections))
+    write_text(out / layout.LANDING_PAGE, landing_page(spec.profile, build, frames[0][1], written, figures, opening, browsable,
                                                   spec.config.get("note", "")))
-    with atomic_open(out / "fingerprints.json") as handle:
+    with atomic_open(out / layout.FINGERPRINTS) as handle:
         json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items()
                                                           if k.startswith("rouge")}
             for p in sorted(metrics.rglob("*.json"))}
-    with atomic_open(out / "metrics.json") as handle:
+    with atomic_open(out / layout.FLAT_METRICS) as handle:
         json.dump(flat, handle, indent=1, sort_keys=True)

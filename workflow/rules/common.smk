@@ -52,7 +52,11 @@ try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])
 except NausError as err:
     raise WorkflowError(f"config key profile: {err}") from None
-BUILD, RESULTS, LOGS = layout.build_dir(PROFILE), layout.results_dir(PROFILE), layout.logs_dir(PROFILE)
+BUILD, RESULTS, LOGS = (
+    layout.profile_dir("build", PROFILE),
+    layout.profile_dir("results", PROFILE),
+    layout.profile_dir("logs", PROFILE),
+)
 
 
 def data_dir() -> Path:
@@ -125,8 +129,8 @@ def duc_systems() -> list[str]:
 
 def metric_files() -> list[str]:
     """The metrics every table and figure needs."""
-    return [f"{RESULTS}/metrics/{s}.json" for s in systems()] + [
-        f"{RESULTS}/metrics/{tables.PROTOCOLS['duc'].folder}/{s}.json" for s in duc_systems()
+    return [f"{RESULTS}/{layout.metrics_file(s)}" for s in systems()] + [
+        f"{RESULTS}/{layout.metrics_file(s, tables.PROTOCOLS['duc'].folder)}" for s in duc_systems()
     ]
 
 
@@ -152,7 +156,7 @@ def timing_files() -> list[str]:
 
 
 def all_targets() -> list[str]:
-    return [f"{BUILD}/{layout.DATA_STATS}", f"{RESULTS}/README.md"] + metric_files()
+    return [f"{BUILD}/{layout.DATA_STATS}", f"{RESULTS}/{layout.README}"] + metric_files()
 
 
 DOWNLOAD = config["data"].get("download")

@@ -2,7 +2,7 @@
 # second dev split and DUC2004 where the profile has them.
 SPLITS = ["pool", "dev", "test"] + (["select"] if config["data"]["select_size"] else [])
 DATA_OUTPUTS = {
-    f"{split}_{side}": f"{BUILD}/{layout.data_file(split, side)}" for split in SPLITS for side in ("article", "title")
+    f"{split}_{side}": f"{BUILD}/{layout.split_file(split, side)}" for split in SPLITS for side in ("article", "title")
 }
 DATA_OUTPUTS.update(stats=f"{BUILD}/{layout.DATA_STATS}", lm=f"{BUILD}/{layout.LM_CORPUS}")
 DUC_FILES = ("input", "ref0", "ref1", "ref2", "ref3") if config["data"].get("duc_dir") else ()

@@ -1,4 +1,3 @@
-METRICS = f"{RESULTS}/metrics"
 GIGAWORD, DUC2004 = tables.PROTOCOLS["test"], tables.PROTOCOLS["duc"]  # how each collection is scored
 
 
@@ -32,9 +31,9 @@ rule evaluate_test:
         system=rf"(?!{DUC2004.folder}/).+",
     input:
         hyp=f"{BUILD}/{{system}}.txt",
-        ref=lambda w: f"{BUILD}/{layout.data_file('dev' if w.system.startswith('decode/dev/') else 'test', 'title')}",
+        ref=lambda w: f"{BUILD}/{layout.split_file('dev' if w.system.startswith('decode/dev/') else 'test', 'title')}",
     output:
-        f"{METRICS}/{{system}}.json",
+        f"{RESULTS}/{layout.metrics_file('{system}')}",
     log:
         f"{LOGS}/evaluate/{{system}}.log",
     conda:
@@ -108,7 +107,7 @@ if DUC_LENGTH:
             hyp=f"{BUILD}/{DUC2004.folder}/{{system}}.txt",
             refs=[f"{BUILD}/{ref}" for ref in DUC2004.references],
         output:
-            f"{METRICS}/{DUC2004.folder}/{{system}}.json",
+            f"{RESULTS}/{layout.metrics_file('{system}', DUC2004.folder)}",
         log:
             f"{LOGS}/evaluate/{DUC2004.folder}/{{system}}.log",
         conda:

@@ -1,5 +1,5 @@
 # The HTML report opens on this page (written by `naus report`): the profile's headline numbers beside the paper's.
-report: os.path.abspath(f"{RESULTS}/report.rst")
+report: os.path.abspath(f"{RESULTS}/{layout.LANDING_PAGE}")
 
 
 rule report:
@@ -10,23 +10,27 @@ rule report:
         histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in students()],
         timings=timing_files(),
     output:
-        readme=f"{RESULTS}/README.md",
-        landing=f"{RESULTS}/report.rst",
-        metrics=f"{RESULTS}/metrics.json",
-        fingerprints=f"{RESULTS}/fingerprints.json",
+        readme=f"{RESULTS}/{layout.README}",
+        landing=f"{RESULTS}/{layout.LANDING_PAGE}",
+        metrics=f"{RESULTS}/{layout.FLAT_METRICS}",
+        fingerprints=f"{RESULTS}/{layout.FINGERPRINTS}",
         tables=[
             report(
-                f"{RESULTS}/tables/{name}.md",
-                caption=os.path.abspath(f"{RESULTS}/tables/{name}.rst"),
+                f"{RESULTS}/{layout.table_file(name, 'md')}",
+                caption=os.path.abspath(f"{RESULTS}/{layout.table_file(name, 'rst')}"),
                 category="Tables",
             )
             for name in [t.name for t in SPEC.tables] + ["case-study"]
         ],
-        browser=report(f"{RESULTS}/browse.html", caption=os.path.abspath(f"{RESULTS}/browse.rst"), category="Outputs"),
+        browser=report(
+            f"{RESULTS}/{layout.BROWSER}",
+            caption=os.path.abspath(f"{RESULTS}/{layout.BROWSER_CAPTION}"),
+            category="Outputs",
+        ),
         figures=[
             report(
-                f"{RESULTS}/figures/{f.name}.png",
-                caption=os.path.abspath(f"{RESULTS}/figures/captions.rst"),
+                f"{RESULTS}/{layout.figure_file(f.name)}",
+                caption=os.path.abspath(f"{RESULTS}/{layout.FIGURE_CAPTIONS}"),
                 category="Figures",
             )
             for f in SPEC.figures

@@ -25,7 +25,7 @@ rule search_source:
     wildcard_constraints:
         split="pool|dev|test",
     input:
-        f"{BUILD}/{layout.data_file('{split}', 'article')}",
+        f"{BUILD}/{layout.split_file('{split}', 'article')}",
     output:
         f"{BUILD}/{layout.search_source('{split}')}",
     params:

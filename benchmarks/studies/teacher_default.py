@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np

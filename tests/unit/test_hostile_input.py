@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.student.checkpoint import FORMAT, save_checkpoint
+from naus.student.checkpoint import save_checkpoint
 from naus.cli import main
 from naus.files import read_lines
 from tests.helpers import write

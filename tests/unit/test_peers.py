@@ -10,7 +10,7 @@ from naus.evaluation.evaluate import evaluate_files
 from naus.files import sha256sum
 from naus.evaluation.peers import PEERS, Peer, check_output
 from naus.report import build_report
-from tests.helpers import ROOT, config_schema, write
+from tests.helpers import config_schema, write
 from tests.unit.test_report import complete, metrics, profile
 
 

@@ -50,6 +50,17 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", 
     return payload
 
 
+class _ShapesOnly(torch.overrides.TorchFunctionMode):
+    """Building a model on the `meta` device for its shapes, skip `torch.nn.init`: on meta tensors its
+    initialisers run through PyTorch's Python references, whose first call imports torch._dynamo (about a
+    second of every decode and training process)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if getattr(func, "__module__", None) == "torch.nn.init":
+            return args[0] if args else kwargs.get("tensor")
+        return func(*args, **(kwargs or {}))
+
+
 def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tuple[torch.nn.Module, Vocab]:
     """The student a checkpoint holds, refused in one line when its settings are not this version's or its
     weights are not of the architecture its settings name."""
@@ -69,8 +80,8 @@ def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tup
         raise NausError(f"{path}: model_config: {err}") from None
     if config.vocab_size != len(vocab):
         raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
-    try:
-        with torch.device("meta"):  # shapes only: a model_config the weights do not match allocates nothing
+    try:  # shapes only: a model_config the weights do not match allocates nothing
+        with torch.device("meta"), _ShapesOnly():
             shapes = {name: tuple(t.shape) for name, t in build_model(config).state_dict().items()}
     except ValueError as err:
         raise NausError(f"{path}: {err}") from None

@@ -35,7 +35,7 @@ MAX_MEMBER_BYTES = 1 << 28  # 256 MiB: a history, a timing or a decoding of the 
 MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run brings back about 100 MB
 MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
 # The directories a GPU run replaces, under build/{profile}/.
-REPLACED = ("train", "decode", "timing/train")
+REPLACED = (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS)
 
 
 def run_paths(profile: str) -> dict[str, list[str]]:
@@ -49,7 +49,7 @@ def run_paths(profile: str) -> dict[str, list[str]]:
     return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded],
             "words": [f"{build}/{layout.search_source('pool')}"],  # the vocabulary MiniLM is trimmed to
             "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.profile_dir("logs", profile),
-                        *(f"{build}/{part}" for part in REPLACED if part != layout.student_dir("").rstrip("/"))]}
+                        *(f"{build}/{part}" for part in REPLACED if part != layout.STUDENTS)]}
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
 
 

@@ -172,20 +172,25 @@ def search_timings(split: str, length: Part) -> str:
     return search_timing(split, length, "*")
 
 
+# The folders of build/{profile}/ a GPU run makes (naus.archive replaces them): students, their training
+# times, decodings.
+STUDENTS, TRAIN_TIMINGS, DECODINGS = "train", "timing/train", "decode"
+
+
 def student_dir(name: str) -> str:
-    return f"train/{name}"
+    return f"{STUDENTS}/{name}"
 
 
 def train_timing(name: str) -> str:
-    return f"timing/train/{name}.json"
+    return f"{TRAIN_TIMINGS}/{name}.json"
 
 
 def decoded(split: str, name: str, method: str, target: Part, beam: Part | None = None) -> str:
     """A student's summaries of a split (`.txt`, timing in `.timing.json`); with `beam`, one point of
     the beam-size sweep (Figure 4)."""
     if beam is None:
-        return f"decode/{split}/{name}/{method}-{target}"
-    return f"decode/{split}/{name}/beams/{method}-{target}-b{beam}"
+        return f"{DECODINGS}/{split}/{name}/{method}-{target}"
+    return f"{DECODINGS}/{split}/{name}/beams/{method}-{target}-b{beam}"
 
 
 def pattern(path: str, **parts: str) -> str:

@@ -134,18 +134,12 @@ def metric_files() -> list[str]:
     ]
 
 
-def timed_decodings() -> list[str]:
-    """The decodings whose time the report shows (naus.tables.Spec.timed: a row's first seed; a time is the
-    architecture's and the method's, not the seed's; timing jobs run one at a time, so fewer is faster)."""
-    return SPEC.timed()
-
-
 def timing_files() -> list[str]:
     """The times the report shows: the timed decodings', each student's training, each search shard's."""
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
     return (
-        [f"{BUILD}/{s}.timing.json" for s in timed_decodings()]
+        [f"{BUILD}/{s}.timing.json" for s in SPEC.timed()]
         + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
         + [
             f"{BUILD}/{layout.search_timing(split, n, i)}"

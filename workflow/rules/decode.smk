@@ -56,7 +56,7 @@ rule decode:
 
 
 rule time_decode:
-    """The time of a decoding a table shows (`timed_decodings`): the same decoding again, summaries
+    """The time of a decoding a table shows (`naus.tables.Spec.timed`): the same decoding again, summaries
     discarded, at batch 64 and at batch 1. It holds every core, so nothing runs beside it: the tables'
     times are what a user with the machine to themselves would measure."""
     wildcard_constraints:
@@ -133,4 +133,4 @@ rule stage_decode:
     (a target for `dvc repro`)."""
     input:
         [f"{BUILD}/{s}.txt" for s in systems() + duc_systems() if s.startswith("decode/")],
-        [f"{BUILD}/{s}.timing.json" for s in timed_decodings()],
+        [f"{BUILD}/{s}.timing.json" for s in SPEC.timed()],

@@ -1,11 +1,17 @@
 """Fixtures every test directory uses: the subprocess environment and the shared real data."""
 
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import BIN
+
+# Under pytest-xdist every worker, and the processes the tests start, share the machine's few cores: OpenMP's
+# idle workers (torch's, numba's) must sleep rather than spin, or a worker spinning beside a busy one takes its
+# core (the unit tests ran 2-10x slower beside the micro run). Set here, before any test module loads torch.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 @pytest.fixture
@@ -27,16 +33,36 @@ def shared_data() -> Path:
 
 # The modules whose tests share the micro workflow run (tests/workflow/conftest.py: a session fixture, so one run
 # per process); the workflow conftest refuses a test that uses it from another module.
-MICRO_RUN_MODULES = ("tests/workflow/test_dvc.py", "tests/workflow/test_pipeline.py")
+MICRO_RUN_MODULES = ("tests/workflow/test_dvc.py", "tests/workflow/test_pipeline.py", "tests/workflow/test_slurm.py")
+
+
+def module_of(nodeid: str) -> str:
+    return nodeid.split("::")[0]
+
+
+def pytest_collection_modifyitems(items):
+    """The order the modules are handed out in under pytest-xdist (`make test`): the micro run's first (the
+    suite's longest step), then the others with the most tests first, so that the last to finish is short."""
+    sizes = Counter(module_of(item.nodeid) for item in items)
+
+    def rank(item) -> tuple[bool, int]:
+        """The micro run's modules in their own order: the DVC test reads the run before the pipeline test's
+        import replaces its students."""
+        module = module_of(item.nodeid)
+        return (False, 0) if module in MICRO_RUN_MODULES else (True, -sizes[module])
+
+    items.sort(key=rank)
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """pytest-xdist's scheduler for `make test`: the tests that share the micro run on one worker, first (the
-    suite's longest step), every other test wherever a worker is free."""
+    """pytest-xdist's scheduler for `make test`: the modules of the micro run on one worker, every other module
+    wherever a worker is free, in the order above (a module's tests together, so that a module-scoped fixture,
+    often a trained student, is made once)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class MicroRunTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "micro run" if nodeid.split("::")[0] in MICRO_RUN_MODULES else nodeid
+            return "micro run" if module_of(nodeid) in MICRO_RUN_MODULES else module_of(nodeid)
 
+    config.option.loadscopereorder = False  # its reordering (by number of tests) would put the micro run late
     return MicroRunTogether(config, log)

@@ -62,7 +62,7 @@ def _candidate_table(lp: torch.Tensor, ranks: int, blank: int, gather: bool) -> 
     if not gather:
         return top_words, lp, columns
     table = lp.gather(2, columns[:, None, :].expand(n, time, -1))
-    return top_words, table, torch.arange(columns.shape[1]).expand(n, -1)
+    return top_words, table, torch.arange(columns.shape[1]).repeat(n, 1)  # contiguous, as on the CPU: one kernel
 
 
 @numba.njit(cache=True, parallel=True)

@@ -118,12 +118,13 @@ def check_targets(beam_size: int, targets: list[int]) -> None:
 def repeat_table(lp: torch.Tensor, word_id: torch.Tensor, gather: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """Where the repeats read a slot's log-probability of a candidate word [N, T, K]: `rep_lp[i, s,
     columns[i, t, k]]`. On the CPU the log-probabilities themselves (a word's column is its id); from
-    a GPU only the columns a state can end in, [N, T, T·K]."""
+    a GPU only the columns a state can end in, [N, T, T·K], its columns contiguous as on the CPU (so the
+    kernels are compiled once for both)."""
     if not gather:
         return lp, word_id.clamp(min=0)
     n, time, scope = word_id.shape
     seen = word_id.clamp(min=0).to(lp.device).reshape(n, 1, time * scope).expand(n, time, time * scope)
-    return lp.gather(2, seen), torch.arange(time * scope).reshape(1, time, scope).expand(n, -1, -1)
+    return lp.gather(2, seen), torch.arange(time * scope).reshape(1, time, scope).repeat(n, 1, 1)
 
 
 # The per-slot tables the dynamic programs read (one sample's, or [N, ...] for a batch): ε's log-probability,

@@ -104,7 +104,7 @@ import resource, sys, torch
 from naus import NausError
 from naus.decoding import length_control_batch
 lp = torch.randn(2, 3000, 6).log_softmax(-1)
-length_control_batch(lp[:, :5], torch.tensor([5, 5]), [2, 2], 2)  # compiled before the limit
+length_control_batch(lp[:, :5].contiguous(), torch.tensor([5, 5]), [2, 2], 2)  # compiled before the limit
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 try:
     length_control_batch(lp, torch.tensor([3000, 3000]), [3000, 3000], 200)  # 2 x 46 GB of tables

@@ -213,9 +213,10 @@ def test_a_student_row_is_the_mean_over_its_seeds_with_its_spread(tmp_path):
     assert "mean of 3 students (seeds 0–2" in markdown
 
 
-def test_results_made_with_other_settings_than_the_configurations_are_marked_stale(tmp_path):
+def test_results_made_with_other_settings_than_the_configurations_are_marked_stale(tmp_path, monkeypatch):
     """The search shards and the students record their settings; the report compares them with the
     configuration, and a table made by another teacher says so in its caption and on the landing page."""
+    monkeypatch.setattr("naus.report.draw", lambda *args: None)  # captions and fingerprints here: 11 reports, no figure
     teacher = {"rerank_k": 1600, "rerank_exact": 60, "fluency": "slor"}
     config = profile(search={"shards": 2, **teacher}, model={"d_model": 256}, train={"lr": 1e-3},
                      data={"data_dir": "/x"})

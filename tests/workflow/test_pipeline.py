@@ -19,8 +19,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     for row in ("Lead-4 (ours)", "Search teacher (ours)", "NAUS truncate (ours)", "NAUS length control (ours)"):
         assert row in table
     seeded = pd.read_csv(results / "tables/table2.csv").set_index("System").loc["NAUS length control (ours)"]
-    assert seeded["Seeds"] == 2 and not pd.isna(seeded["ΔR sd"])  # train.seeds [0, 1]: L4 and L4-s1
-    assert (workdir / "build/micro/train/L4-s1/best.pt").is_file()
+    assert seeded["Seeds"] == 1 and pd.isna(seeded["ΔR sd"])  # one seed: no spread (a second's: test_report.py)
     control = json.loads((results / "metrics/decode/test/L4/length-control-4.json").read_text())
     assert control["n"] == 6 and control["avg_words"] == 4.0
     search = [json.loads(x) for x in (workdir / "build/micro/search/pool/L4.jsonl").read_text().splitlines()]
@@ -56,10 +55,9 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     timing = json.loads((workdir / "build/micro/decode/test/ar-L4/beam-4.timing.json").read_text())
     assert timing["batch1_samples"] == 2 and timing["batch1_seconds_per_sample"] > 0
     assert (workdir / "build/micro/decode/test/L4/length-control-4.timing.json").is_file()
-    assert not (workdir / "build/micro/decode/test/L4-s1/length-control-4.timing.json").exists()  # the first seed's
     prints = json.loads((results / "fingerprints.json").read_text())  # what made them, and nothing stale
     assert prints["stale"] == [] and len(prints["search"]["test/L4"]["sha256"]) == 64
-    assert prints["students"]["L4-s1"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 20
+    assert prints["students"]["L4"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 15
     code, out = snakemake(workdir, config, env, "-n", *SHARED_TIMING)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
     # Snakemake's HTML report: every table and figure linked from the landing page is one it was declared

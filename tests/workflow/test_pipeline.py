@@ -47,11 +47,9 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     teacher = (workdir / "build/micro/duc2004/search/duc/L4.txt").read_text().splitlines()
     assert len(teacher) == 5 and not any("#" in line for line in teacher)
     architectures = (results / "tables/table4.md").read_text()
-    for row in ("AR encoder-decoder, beam search", "NAR encoder-decoder, vanilla (L slots)",
-                "NAUS, encoder from all-MiniLM-L6-v2 (CTC), length control", "Encoder-only NAUS (CTC), length control"):
+    for row in ("AR encoder-decoder, beam search", "NAUS, encoder from all-MiniLM-L6-v2 (CTC), length control",
+                "Encoder-only NAUS (CTC), length control"):  # the vanilla NAR's: test_architectures.py, test_report.py
         assert row in architectures
-    vanilla = json.loads((results / "metrics/decode/test/nar-L4/greedy-4.json").read_text())
-    assert vanilla["avg_words"] == 4.0
     timing = json.loads((workdir / "build/micro/decode/test/ar-L4/beam-4.timing.json").read_text())
     assert timing["batch1_samples"] == 2 and timing["batch1_seconds_per_sample"] > 0
     assert (workdir / "build/micro/decode/test/L4/length-control-4.timing.json").is_file()

@@ -1,5 +1,6 @@
 """The micro profile: fixture data, a profile small enough to run the whole workflow in a test, and one
-run of it that the workflow tests share (the pipeline test checks it, DVC's stages run over it)."""
+run of it that the workflow tests share (the pipeline test checks it, DVC's stages run over it, the SLURM
+test starts from its build)."""
 
 import os
 import random

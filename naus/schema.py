@@ -53,11 +53,11 @@ def section_properties(section: str) -> dict:
 def definitions() -> dict:
     """What the skeleton refers to by `$ref: "#/$defs/…"`: the registries' names and the shared bounds."""
     return {
-        "length": {"type": "integer", "minimum": 1, "maximum": settings.MAX_POSITIONS},
-        "length_or_none": {"type": "integer", "minimum": 0, "maximum": settings.MAX_POSITIONS},
+        "length": {"type": "integer", **settings.LENGTH},
+        "length_or_none": {"type": "integer", **settings.LENGTH, "minimum": 0},  # 0: none
         "beam_size": {"type": "integer", "minimum": 1, "maximum": settings.MAX_BEAM},
-        "chars": {"type": "integer", "minimum": 1, "maximum": settings.MAX_CHARS},
-        "chars_or_none": {"type": "integer", "minimum": 0, "maximum": settings.MAX_CHARS},
+        "chars": {"type": "integer", **settings.CHARS},
+        "chars_or_none": {"type": "integer", **settings.CHARS, "minimum": 0},
         "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1,
                   "maxItems": settings.MAX_SEEDS, "uniqueItems": True},
         "method": {"enum": word_methods()},

@@ -83,6 +83,13 @@ RATIO = {"above": 0, "maximum": 1}  # of the source's words: L = max(min_length,
 CHARS = {"minimum": 1, "maximum": MAX_CHARS}  # characters (UTF-8 bytes), char-control's budget
 
 
+def check_targets(settings, **bounds: dict) -> None:
+    """The summary targets a settings object gives (those not None) inside their bounds."""
+    for name, bound in bounds.items():
+        if getattr(settings, name) is not None:
+            check_number(name, getattr(settings, name), **bound)
+
+
 def check_learned_estimate(rerank_k: int) -> None:
     """A learned estimate chooses which of the re-ranked states MiniLM encodes: without re-ranking it has
     nothing to choose."""
@@ -179,10 +186,7 @@ class SearchConfig:
         check_ranges(self)
         if (self.length is None) == (self.ratio is None):
             raise NausError("give exactly one of a target length and a ratio")
-        if self.length is not None:
-            check_number("length", self.length, **LENGTH)
-        if self.ratio is not None:
-            check_number("ratio", self.ratio, **RATIO)
+        check_targets(self, length=LENGTH, ratio=RATIO)
 
     def target_length(self, source_length: int) -> int:
         return target_length(source_length, self.length, self.ratio, self.min_length)
@@ -286,7 +290,5 @@ class DecodeConfig:
 
     def __post_init__(self) -> None:
         check_ranges(self)
-        for name, bounds in (("length", LENGTH), ("ratio", RATIO), ("chars", CHARS)):
-            if getattr(self, name) is not None:
-                check_number(name, getattr(self, name), **bounds)
+        check_targets(self, length=LENGTH, ratio=RATIO, chars=CHARS)
 

@@ -128,7 +128,7 @@ def test_micro_pipeline_runs_through_the_slurm_profile(micro, micro_run, slurm, 
     assert micro_run[0] == 0, micro_run[1][-3000:]
     work = workdir / "slurm"
     build = workdir / "build/micro"
-    later = {build / layout.STUDENTS, build / layout.DECODINGS, build / layout.TRAIN_TIMINGS, build / "duc2004"}
+    later = {build / folder for folder in (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS, layout.SCORED["duc"])}
     shutil.copytree(build, work / "build/micro",  # times kept: Snakemake finds them up to date
                     ignore=lambda folder, names: [name for name in names if Path(folder, name) in later])
     for made_again in (work / "build/micro").glob(f"{layout.search('test', 4)}*"):  # through SLURM

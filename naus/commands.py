@@ -218,6 +218,7 @@ def decode_command(args: argparse.Namespace) -> None:
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk)
+    log.info("decoding %d sentences by %s", len(sentences), args.method)
     if args.timing:  # once untimed: compiled decoders and device caches load once per process, not per sentence
         for batch_size in dict.fromkeys((args.batch_size, 1) if args.batch1_samples else (args.batch_size,)):
             summarizer.summarize(sentences[: 2 * batch_size], batch_size=batch_size, **options)

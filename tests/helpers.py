@@ -1,7 +1,9 @@
 """What the tests share besides fixtures: the repository's paths, a file writer, and a tiny headline
 corpus for the KenLM models the tests train."""
 
+import io
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -32,6 +34,26 @@ def write(path: Path, text: str | bytes) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
+
+
+def naus_main(argv: list, capsys, stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`naus ARGV` run in this process (on `stdin` if given), reported as `subprocess.run` reports a process
+    (argparse's refusals exit 2): for a test of what a command does rather than of its process, which would pay
+    a second of imports."""
+    from naus.cli import main
+
+    argv = [str(a) for a in argv]
+    saved = sys.stdin
+    if stdin is not None:
+        sys.stdin = io.TextIOWrapper(io.BytesIO(stdin.encode()), encoding="utf-8")
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    finally:
+        sys.stdin = saved
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(["naus", *argv], code, out, err)
 
 
 def config_schema() -> dict:

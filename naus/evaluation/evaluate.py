@@ -14,13 +14,15 @@ from pathlib import Path
 
 from naus import NausError
 from naus.files import read_lines
+from naus.text import nltk_parts
 
 METRICS = ("rouge1", "rouge2", "rougeL")
 
 
 @functools.lru_cache(maxsize=1)
 def _scorer():
-    from rouge_score import rouge_scorer
+    with nltk_parts("nltk.stem"):  # rouge-score's tokenizer needs NLTK's Porter stemmer only
+        from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(list(METRICS), use_stemmer=True)
 

@@ -17,7 +17,7 @@ from naus.student.model import NAUS
 from naus.settings import ModelConfig
 from naus.student.checkpoint import FORMAT, save_checkpoint
 from naus.student.vocab import Vocab
-from tests.helpers import write
+from tests.helpers import naus_main, write
 
 REPORT_CONFIG = ('{"profile": "p", "data": {}, "search": {"lengths": [10]}, '
                  '"train": {"fractions": [], "seeds": [0], "analysis_seeds": [0]}, '
@@ -79,12 +79,9 @@ def commands(g: dict, out) -> dict[str, list[str]]:
 
 
 def run_cli(argv: list[str], capsys) -> tuple[int, str]:
-    """Exit code and stderr of `naus ARGV`, in this process (argparse's refusals exit 2)."""
-    try:
-        code = main([str(a) for a in argv])
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, capsys.readouterr().err
+    """Exit code and stderr of `naus ARGV`, in this process."""
+    result = naus_main(argv, capsys)
+    return result.returncode, result.stderr
 
 
 def assert_clean_failure_or_success(code: int, err: str, out_dir, what: str) -> None:
@@ -330,21 +327,18 @@ def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, 
     assert len(first) == 6 and set(first) <= set(words[:40]) and len(second) == 6 and set(third) <= set(words[:40])
 
 
-def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, env):
+def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, capsys):
     """Provenance records the LM by content: rebuilt at the same path and size, it is another teacher."""
-    import subprocess
-
     from naus.teacher.lm import checksum_path, train_lm
     from naus.files import sha256sum
-    from tests.helpers import ROOT
     from tests.helpers import headline_corpus
 
     lm = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm, order=3)
     source = write(tmp_path / "source.txt", "police arrest five protesters in paris on monday\n" * 4)
-    command = ["naus", "search", "--input", source, "--lm", lm, "--length", "4", "--rerank-k", "0",
+    command = ["search", "--input", source, "--lm", lm, "--length", "4", "--rerank-k", "0",
                "--out", tmp_path / "out.jsonl"]
-    assert subprocess.run(command, capture_output=True, env=env, cwd=ROOT).returncode == 0
+    assert naus_main(command, capsys).returncode == 0
     records = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)
     write(tmp_path / "out.jsonl.partial", "".join(records[:2]))  # as an interrupted run leaves it
     (tmp_path / "out.jsonl").unlink()
@@ -352,7 +346,7 @@ def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path
     data[-1] ^= 1  # one byte: same size, other content
     lm.write_bytes(bytes(data))
     write(checksum_path(lm), sha256sum(lm) + "\n")  # as a rebuild records it
-    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    result = naus_main(command, capsys)
     assert result.returncode == 2, result.stderr
     assert "out.jsonl.partial: made with parameters.lm_sha256 = " in result.stderr.strip().splitlines()[-1]
     assert (tmp_path / "out.jsonl.partial").read_text() == "".join(records[:2])
@@ -431,6 +425,7 @@ def test_a_decode_inside_a_long_compiled_kernel_ends_within_two_seconds_of_sigte
     import subprocess
     import time
 
+    from naus.decoding.summarizer import Summarizer
     from tests.helpers import ROOT
 
     words = [f"w{k}" for k in range(300)]
@@ -441,12 +436,15 @@ def test_a_decode_inside_a_long_compiled_kernel_ends_within_two_seconds_of_sigte
     torch.manual_seed(0)
     save_checkpoint(tmp_path / "best.pt", {"format": FORMAT, "vocab": vocab.tokens, "model_config": config.to_dict(),
                                            "model": NAUS(config).state_dict()})
+    Summarizer.from_checkpoint(tmp_path / "best.pt").summarize(lines[:1], length=2)  # the kernel compiled and cached
     out = tmp_path / "out.txt"
     running = subprocess.Popen(["naus", "--threads", "1", "decode", "--checkpoint", tmp_path / "best.pt", "--input", source,
                                 "--length", "300", "--beam-size", "128", "--out", out],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    time.sleep(8)  # imports, the model, then eight sentences of seconds each in one kernel call
-    assert running.poll() is None, running.communicate()[1][-2000:]
+    while "decoding 8 sentences" not in (line := running.stderr.readline()) and line:
+        pass
+    time.sleep(1)  # inside the kernel's call over eight sentences of seconds each
+    assert running.poll() is None, line + running.communicate()[1][-2000:]
     stopped = time.monotonic()
     running.send_signal(signal.SIGTERM)
     _, err = running.communicate(timeout=60)

@@ -10,8 +10,7 @@ from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.shards import ResumableOutput, merge_shards, read_records, shard_range
-from tests.helpers import write
-from tests.helpers import headline_corpus
+from tests.helpers import headline_corpus, naus_main, write
 from tests.reference import climb_arrays
 
 SOURCES = [
@@ -233,17 +232,13 @@ def test_bad_search_input(lm3, tmp_path):
         StaticEmbedder(tmp_path / "nope.npz")
 
 
-def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path, env):
-    import subprocess
-
-    from tests.helpers import ROOT
-
+def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path, capsys):
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
     out = tmp_path / "out.jsonl"
-    command = ["naus", "search", "--input", source, "--lm", lm3_file, "--rerank-k", "0", "--out", out]
+    command = ["search", "--input", source, "--lm", lm3_file, "--rerank-k", "0", "--out", out]
 
     def search(*extra):
-        return subprocess.run(command + list(extra), capture_output=True, text=True, env=env, cwd=ROOT)
+        return naus_main(command + list(extra), capsys)
 
     assert search("--length", "6").returncode == 0
     first = out.read_text().splitlines()[0]

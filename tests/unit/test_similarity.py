@@ -12,8 +12,7 @@ from naus.settings import SearchConfig
 from naus.teacher.similarity import (
     ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
 )
-from tests.helpers import write
-from tests.helpers import headline_corpus
+from tests.helpers import headline_corpus, naus_main, write
 
 SOURCE = "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship"
 # Candidate summaries of SOURCE, some close to it and some far: the re-ranking's kind of input.
@@ -234,46 +233,39 @@ def test_the_states_encoded_are_the_best_by_the_estimates_own_weight(lm, context
     assert runs[0] != runs[1]
 
 
-def test_search_command_with_the_onnx_embedder(tmp_path, env, onnx_models):
-    import subprocess
-
-    from tests.helpers import ROOT
-
+def test_search_command_with_the_onnx_embedder(tmp_path, capsys, onnx_models):
     lm_path = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
-    command = ["naus", "search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
+    command = ["search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
                "--rerank-exact", "5", "--out", tmp_path / "out.jsonl"]
-    result = subprocess.run(command + ["--onnx", onnx_models / "int8.onnx"], capture_output=True, text=True, env=env, cwd=ROOT)
+    result = naus_main(command + ["--onnx", onnx_models / "int8.onnx"], capsys)
     assert result.returncode == 0, result.stderr
     records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [r["index"] for r in records] == [0, 1, 2] and all(len(r["summary"].split()) == 6 for r in records)
-    missing = subprocess.run(command + ["--onnx", tmp_path / "none.onnx"], capture_output=True, text=True, env=env, cwd=ROOT)
+    missing = naus_main(command + ["--onnx", tmp_path / "none.onnx"], capsys)
     assert missing.returncode == 2 and missing.stderr.strip().splitlines()[-1].endswith(
         "none.onnx: ONNX model not found (run `naus export-onnx` first)"
     )
 
 
-def test_a_shard_resumed_after_the_onnx_model_was_re_exported_refuses(tmp_path, env, onnx_models):
+def test_a_shard_resumed_after_the_onnx_model_was_re_exported_refuses(tmp_path, capsys, onnx_models):
     """Provenance records the embedder by content: int8 re-exported as fp32 at the same path is another teacher."""
     import shutil
-    import subprocess
-
-    from tests.helpers import ROOT
 
     lm_path = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
     model = tmp_path / "minilm.onnx"
     shutil.copyfile(onnx_models / "int8.onnx", model)
-    command = ["naus", "search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
+    command = ["search", "--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20",
                "--rerank-exact", "5", "--onnx", model, "--out", tmp_path / "out.jsonl"]
-    assert subprocess.run(command, capture_output=True, env=env, cwd=ROOT).returncode == 0
+    assert naus_main(command, capsys).returncode == 0
     first = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)[0]
     write(tmp_path / "out.jsonl.partial", first)  # as an interrupted run leaves it
     (tmp_path / "out.jsonl").unlink()
     shutil.copyfile(onnx_models / "fp32.onnx", model)
-    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    result = naus_main(command, capsys)
     assert result.returncode == 2
     assert "out.jsonl.partial: made with parameters.embedder_sha256 = " in result.stderr.strip().splitlines()[-1]
 
@@ -373,25 +365,20 @@ def test_a_learned_estimate_chooses_the_states_encoded(lm, contextual):
         assert encoded[index] == [found.texts()[k] for k in expected]
 
 
-def test_search_and_fit_estimate_commands(tmp_path, env, onnx_models):
+def test_search_and_fit_estimate_commands(tmp_path, capsys, onnx_models):
     """`naus fit-estimate` then `naus search --estimate`; the estimate's content is in the shard's parameters."""
-    import subprocess
-
-    from tests.helpers import ROOT
 
     lm_path = tmp_path / "lm.bin"
     train_lm(write(tmp_path / "h.txt", headline_corpus()), lm_path, order=3)
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
     common = ["--input", source, "--lm", lm_path, "--length", "6", "--rerank-k", "20", "--onnx", onnx_models / "int8.onnx"]
-    fit = subprocess.run(["naus", "fit-estimate", *common, "--states", "8", "--out", tmp_path / "e.npz"],
-                         capture_output=True, text=True, env=env, cwd=ROOT)
+    fit = naus_main(["fit-estimate", *common, "--states", "8", "--out", tmp_path / "e.npz"], capsys)
     assert fit.returncode == 0, fit.stderr
-    search = ["naus", "search", *common, "--rerank-exact", "3", "--out", tmp_path / "out.jsonl"]
-    result = subprocess.run(search + ["--estimate", tmp_path / "e.npz"], capture_output=True, text=True, env=env, cwd=ROOT)
+    search = ["search", *common, "--rerank-exact", "3", "--out", tmp_path / "out.jsonl"]
+    result = naus_main(search + ["--estimate", tmp_path / "e.npz"], capsys)
     assert result.returncode == 0, result.stderr
     assert all(len(json.loads(line)["summary"].split()) == 6 for line in (tmp_path / "out.jsonl").read_text().splitlines())
     provenance = json.loads((tmp_path / "out.jsonl.provenance.json").read_text())
     assert len(provenance["parameters"]["estimate_sha256"]) == 64
-    refused = subprocess.run(search + ["--rerank-k", "0", "--estimate", tmp_path / "e.npz"], capture_output=True,
-                             text=True, env=env, cwd=ROOT)
+    refused = naus_main(search + ["--rerank-k", "0", "--estimate", tmp_path / "e.npz"], capsys)
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("it needs rerank_k > 0")

@@ -1,5 +1,4 @@
 import json
-import subprocess
 
 import pytest
 import torch
@@ -10,7 +9,7 @@ from naus.settings import ModelConfig
 from naus.decoding.summarizer import Summarizer
 from naus.student.checkpoint import FORMAT, save_checkpoint
 from naus.student.vocab import Vocab
-from tests.helpers import ROOT, write
+from tests.helpers import naus_main, write
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +51,15 @@ def test_missing_or_incompatible_checkpoint(tmp_path):
         Summarizer.from_checkpoint(write(tmp_path / "bad.pt", b"junk"))
 
 
-def test_summarize_command_line(checkpoint, tmp_path, env):
-    result = subprocess.run(
-        ["naus", "summarize", "--checkpoint", str(checkpoint), "--length", "3", "--jsonl"],
-        input="Police arrested five protesters on Thursday.\n\nIn Paris.\n", capture_output=True, text=True,
-        env=env, cwd=ROOT,
-    )
+def test_summarize_command_line(checkpoint, tmp_path, capsys):
+    result = naus_main(["summarize", "--checkpoint", checkpoint, "--length", "3", "--jsonl"], capsys,
+                       stdin="Police arrested five protesters on Thursday.\n\nIn Paris.\n")
     assert result.returncode == 0, result.stderr
     lines = [json.loads(x) for x in result.stdout.splitlines()]
     assert [x["length"] for x in lines] == [3, 0, 3]
-    empty = subprocess.run(["naus", "summarize", "--checkpoint", str(checkpoint)], input="", capture_output=True,
-                           text=True, env=env, cwd=ROOT)
+    empty = naus_main(["summarize", "--checkpoint", checkpoint], capsys, stdin="")
     assert empty.returncode == 0 and empty.stdout == ""
-    missing = subprocess.run(["naus", "summarize", "--checkpoint", str(tmp_path / "x.pt")], input="a\n",
-                             capture_output=True, text=True, env=env, cwd=ROOT)
+    missing = naus_main(["summarize", "--checkpoint", tmp_path / "x.pt"], capsys, stdin="a\n")
     assert missing.returncode == 2 and "checkpoint not found" in missing.stderr
 
 
@@ -138,11 +132,10 @@ def test_char_control_fits_the_budget_counting_restored_unknown_words(checkpoint
         summarizer.summarize([raw], method="length-control", chars=30)
 
 
-def test_char_budget_on_the_command_line(checkpoint, env):
-    run = lambda *options: subprocess.run(  # noqa: E731
-        ["naus", "summarize", "--checkpoint", str(checkpoint), *options],
-        input="Police arrested five protesters on Thursday in Paris.\nIn Paris.\n", capture_output=True, text=True,
-        env=env, cwd=ROOT)
+def test_char_budget_on_the_command_line(checkpoint, capsys):
+    run = lambda *options: naus_main(  # noqa: E731
+        ["summarize", "--checkpoint", checkpoint, *options], capsys,
+        stdin="Police arrested five protesters on Thursday in Paris.\nIn Paris.\n")
     fits = run("--chars", "20")
     assert fits.returncode == 0, fits.stderr
     assert [len(line.encode()) <= 20 for line in fits.stdout.splitlines()] == [True, True]

@@ -1,4 +1,8 @@
+import subprocess
+import sys
+
 from naus.text import gigaword_line, mask_digits, normalize, restore_digits
+from tests.helpers import ROOT
 
 
 def test_normalize_follows_gigaword_convention():
@@ -26,3 +30,21 @@ def test_digits_masked_for_the_models_are_restored_from_the_source_in_order():
     assert restore_digits(summary, source) == "1998 : 12 people , 1,000 died ; 1999 12"
     assert restore_digits("## ## ##", "12") == "12 ## ##"  # no source word left: stays masked
     assert restore_digits("no digits here", source) == "no digits here"
+
+
+def test_nltk_parts_load_without_nltks_init_and_a_later_import_of_nltk_is_whole():
+    """Scoring and normalising import only the NLTK modules they use (not scikit-learn through NLTK's
+    `__init__`), stem and tokenise as before, and leave `import nltk` whole after."""
+    script = """
+import sys
+from naus.evaluation.evaluate import rouge
+from naus.text import normalize
+scores = rouge(["polices were running in cities", "the talks ended"], [["police ran in the city", "talks end"]])
+assert {k: scores[k] for k in ("rouge1", "rouge2", "rougeL")} == {"rouge1": 70.0, "rouge2": 33.33, "rougeL": 70.0}
+assert normalize("They're (in 2019).") == "they 're -lrb- in #### -rrb- ."
+assert not {"sklearn", "nltk"} & set(sys.modules), {"sklearn", "nltk"} & set(sys.modules)
+import nltk
+assert nltk.stem.porter.PorterStemmer().stem("cities") == "citi" and nltk.tokenize.TreebankWordTokenizer
+"""
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr

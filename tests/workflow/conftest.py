@@ -31,7 +31,7 @@ model: {{n_layers: 1, d_model: 16, n_heads: 2, d_ff: 32, dropout: 0.0, max_len: 
 train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.01, clip: 2.0, smoothing: 0.1,
         min_count: 1, eval_every: 3, checkpoint_every: 3, seeds: [0], fractions: [0.5]}}
 decode: {{methods: [truncate, length-control], beam_size: 3, batch_size: 8, beam_sweep: [2],
-         transfer: [[4, "r0.5"], [4, "3"]], chars: [[4, 20]], char_sweep: [20],
+         transfer: [[4, "r0.5"]], chars: [[4, 20]], char_sweep: [20],
          batch1_samples: 2, timing_passes: 1}}
 analysis: {{lengths: [4], archs: [ar, naus-minilm]}}
 duc: {{length: 4}}

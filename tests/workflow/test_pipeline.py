@@ -32,7 +32,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     assert (results / "browse.html").stat().st_size > 1000 and (results / "tables/case-study.md").is_file()
     assert "`browse.html`_" in (results / "report.rst").read_text()
     transfer = (results / "tables/table6.md").read_text()
-    assert "4 → 50%, length control" in transfer and "4 → 3, truncate" in transfer
+    assert "4 → 50%, length control" in transfer and "4 → 50%, truncate" in transfer  # to a length: test_report
     duc = (results / "tables/table3.md").read_text()
     for row in ("Lead, 75 bytes (ours)", "Search teacher, L=4 (ours)", "NAUS length control (ours)",
                 "NAUS char control, 75 bytes (ours)"):

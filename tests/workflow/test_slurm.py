@@ -133,12 +133,13 @@ def test_micro_pipeline_runs_through_the_slurm_profile(micro, micro_run, slurm, 
                     ignore=lambda folder, names: [name for name in names if Path(folder, name) in later])
     for made_again in (work / "build/micro").glob(f"{layout.search('test', 4)}*"):  # through SLURM
         shutil.rmtree(made_again) if made_again.is_dir() else made_again.unlink()
-    # Both kinds of job in one round (each status check that finds none ended puts the next 10 s further off):
-    # the test split's search shard on the CPU partition, the student on the GPU one.
+    # Both kinds of job in one round: the test split's search shard on the CPU partition, the student on the GPU
+    # one. Each status check that finds no job ended puts the next 10 s further off: checked at 2 s and 14 s, they
+    # end by the second (10-13 s after the start beside the other tests), not a third at 36 s.
     shard = f"build/micro/{layout.search_part('test', 4, 0)}.jsonl"
     cmd = ["snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work), "--configfile", str(config),
            "--workflow-profile", str(ROOT / "workflow/profiles/slurm"), "--slurm-init-seconds-before-status-checks",
-           "1", "--seconds-between-status-checks", "1", "--jobs", "8", STUDENT, shard]
+           "2", "--seconds-between-status-checks", "1", "--jobs", "8", STUDENT, shard]
     result = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
     out = result.stdout + result.stderr
     assert result.returncode == 0, out[-4000:]

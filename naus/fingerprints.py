@@ -15,6 +15,7 @@ from naus import NausError, layout
 from naus.files import atomic_open, read_json, sha256sum, write_text
 from naus.markup import ESCAPES
 from naus.provenance import HISTORY
+from naus.settings import IN_CONTEXT, LEARNED
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
 # search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
@@ -30,7 +31,7 @@ def fingerprints(build: Path, config: dict) -> dict:
         text = path.with_suffix(".txt")
         parts = sorted(path.with_suffix("").glob("part*.jsonl.provenance.json"))
         parameters = read_json(parts[0], shape={"parameters": {}})["parameters"] if parts else {}
-        recorded = {**parameters["search"], "estimator": "learned" if parameters.get("estimate") else "in-context"} \
+        recorded = {**parameters["search"], "estimator": LEARNED if parameters.get("estimate") else IN_CONTEXT} \
             if "search" in parameters else {}
         search[f"{split}/L{length}"] = {"sha256": sha256sum(text) if text.is_file() else None,
                                         "records_sha256": sha256sum(path), "settings": recorded}

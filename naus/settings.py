@@ -132,11 +132,15 @@ def target_length(source_length: int, length: int | None, ratio: float | None, m
     return length
 
 
+# What chooses the states the teacher encodes on their own (config key search.estimator): the in-context
+# estimate, or a linear correction of it fitted per length (`naus fit-estimate`).
+IN_CONTEXT, LEARNED = ESTIMATORS = ("in-context", "learned")
+
 # Named teachers a profile can ask for (config key search.preset): the search keys each sets, under the
 # profile's own. `fast`, every profile's unless it names another: a learned estimate (`naus fit-estimate`)
 # chooses the 30 states encoded on their own; `thorough`: the in-context estimate chooses SearchConfig's 180,
 # about five times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json).
-TEACHER_PRESETS = {"fast": {"estimator": "learned", "rerank_exact": 30}, "thorough": {"estimator": "in-context"}}
+TEACHER_PRESETS = {"fast": {"estimator": LEARNED, "rerank_exact": 30}, "thorough": {"estimator": IN_CONTEXT}}
 DEFAULT_PRESET = "fast"
 
 

@@ -6,7 +6,7 @@ SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 ONNX_MODEL = f"{BUILD}/{layout.MINILM_ONNX}"
 USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"
 # The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences.
-ESTIMATE = f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == "learned" else None
+ESTIMATE = f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == LEARNED else None
 if ESTIMATE:
     try:
         check_learned_estimate(SEARCH_CFG["rerank_k"])

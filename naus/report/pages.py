@@ -242,7 +242,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         f"embeddings); ΔR over the teacher, time per sample. {runs} {other_runs} {timing}",
         "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
         f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
-        f"Each row: the students of seeds {_seed_list(spec.analysis_seeds)} (mean ± sd where several).",
+        + (f"Each row: the mean ± sd of the students of seeds {_seed_list(spec.analysis_seeds)}."
+           if len(spec.analysis_seeds) > 1 else f"Each row: the student of seed {spec.analysis_seeds[0]}."),
         "case-study": f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth of the "
         f"test set by source length (Sentence: its line in the test set), with the reference, the L={spec.lengths[0]} "
         "teacher's summary and the seed-0 student's by each decoding method (Words: its length).",

@@ -26,6 +26,7 @@ Writes results/benchmarks/teacher_default.json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import multiprocessing
 import time
 from pathlib import Path
@@ -77,7 +78,8 @@ def scored(teacher, articles: list[str], titles: list[str]) -> dict:
     seconds = (time.perf_counter() - tick) / len(articles)
     scores = rouge(picks, [titles])
     return {"total": round(sum(scores[m] for m in ("rouge1", "rouge2", "rougeL")), 2),
-            "rouge": {m: scores[m] for m in ("rouge1", "rouge2", "rougeL")}, "s_per_sentence_core": round(seconds, 4)}
+            "rouge": {m: scores[m] for m in ("rouge1", "rouge2", "rougeL")}, "s_per_sentence_core": round(seconds, 4),
+            "summaries_sha256": hashlib.sha256("".join(p + "\n" for p in picks).encode()).hexdigest()}
 
 
 def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) -> tuple[object, dict]:

@@ -216,7 +216,7 @@ def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, 
 
     def weights(name: str, **isa: str) -> dict:
         command = ["naus", "--threads", "1", "train", "--train-source", source, "--train-target", target, "--d-model", "64",
-                   "--n-heads", "4", "--n-layers", "2", "--d-ff", "128", "--max-len", "32", "--max-steps", "30",
+                   "--n-heads", "4", "--n-layers", "2", "--d-ff", "128", "--max-len", "32", "--max-steps", "10",
                    "--max-tokens", "128", "--warmup", "5", "--lr", "3e-3", "--out", tmp_path / name]
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
                               env={k: v for k, v in env.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}

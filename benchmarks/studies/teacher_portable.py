@@ -1,0 +1,67 @@
+"""A teacher with the same bytes on every x86 CPU: MiniLM in PyTorch (fp32, `search.embedder: torch`) against the
+int8 ONNX model the pipeline uses, quality and cost on both dev splits.
+
+onnxruntime's fp32 kernels follow the CPU's vector width, with no switch, so the int8 teacher's last bits (and 7% of
+the demo's test summaries) differ between AVX-512 and AVX2-only CPUs. `naus` runs PyTorch and oneDNN with their
+AVX2 kernels on every x86-64 CPU (`naus.cli._portable_cpu_kernels`), which made the students the same everywhere;
+this asks what the same pin costs the teacher. Both embedders run the `fast` preset, each with its learned estimate
+fitted as `naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one process per length on one thread, as
+`naus --threads 1` runs a search shard. Writes results/benchmarks/teacher_portable.json.
+
+    python -m benchmarks.studies.teacher_portable --data build/gigaword-sample/data \
+        --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+from pathlib import Path
+
+from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.studies.teacher_default import SPLITS, fitted, scored, teacher_for
+from naus.cli import _portable_cpu_kernels, limit_threads
+from naus.files import read_lines, sha256sum, write_json
+from naus.settings import FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
+
+
+def run_length(job) -> list[dict]:
+    args, length = job
+    data = Path(args.data)
+    pool = read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES]
+    splits = {split: [read_lines(data / split / f"{side}.txt") for side in ("article", "title")] for split in SPLITS}
+    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
+    rows = []
+    for embedder, onnx in (("onnx-int8", args.onnx), ("torch", None)):
+        estimate, fit = fitted(args, onnx, length, pool, reference=False)
+        teacher = teacher_for(args, onnx, length, estimate, **fast)
+        row = {"length": length, "embedder": embedder, "fit": fit,
+               **{split: scored(teacher, *pairs) for split, pairs in splits.items()}}
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
+    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
+    parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it (7-bit weights)")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--out", default="results/benchmarks/teacher_portable.json")
+    args = parser.parse_args()
+    _portable_cpu_kernels()  # before the workers start: they inherit the pin, as every `naus` process sets it
+    limit_threads(1)
+    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
+        results = pool.map(run_length, [(args, length) for length in args.lengths])
+    data = Path(args.data)
+    write_json(args.out, {
+        "data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
+                        f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
+        "machine": cpu_name(), "threads": "one per length, each length in its own process",
+        "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
+        "rows": [row for result in results for row in result]})
+
+
+if __name__ == "__main__":
+    main()

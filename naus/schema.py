@@ -66,6 +66,7 @@ def definitions() -> dict:
         "peer": {"enum": sorted(PEERS)},
         "preset": {"enum": sorted(settings.TEACHER_PRESETS)},
         "estimator": {"enum": list(settings.ESTIMATORS)},
+        "embedder": {"enum": list(settings.EMBEDDERS)},
     }
 
 

@@ -135,6 +135,8 @@ def target_length(source_length: int, length: int | None, ratio: float | None, m
 # What chooses the states the teacher encodes on their own (config key search.estimator): the in-context
 # estimate, or a linear correction of it fitted per length (`naus fit-estimate`).
 IN_CONTEXT, LEARNED = ESTIMATORS = ("in-context", "learned")
+# Where MiniLM runs for the re-ranking (config key search.embedder): int8 in onnxruntime (CPU), or PyTorch.
+ONNX_INT8, TORCH = EMBEDDERS = ("onnx-int8", "torch")
 
 # Named teachers a profile can ask for (config key search.preset): the search keys each sets, under the
 # profile's own. `fast`, every profile's unless it names another: a learned estimate (`naus fit-estimate`)
@@ -144,7 +146,7 @@ IN_CONTEXT, LEARNED = ESTIMATORS = ("in-context", "learned")
 # between AVX-512 and AVX2-only ones) at 2.6 times the cost (results/benchmarks/teacher_portable.json).
 FAST_TEACHER = {"estimator": LEARNED, "rerank_exact": 30}
 TEACHER_PRESETS = {"fast": FAST_TEACHER, "thorough": {"estimator": IN_CONTEXT},
-                   "portable": {**FAST_TEACHER, "embedder": "torch"}}
+                   "portable": {**FAST_TEACHER, "embedder": TORCH}}
 DEFAULT_PRESET = "fast"
 
 

@@ -16,7 +16,7 @@ sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain P
 from naus import NausError, layout, schema, tables
 from naus.architectures import TABLE4_ARCHS
 from naus.evaluation.peers import PEERS
-from naus.settings import LEARNED, SearchConfig, check_learned_estimate, options
+from naus.settings import LEARNED, ONNX_INT8, SearchConfig, check_learned_estimate, options
 
 
 if not config:  # no --configfile: the demo profile

@@ -4,7 +4,7 @@ SEARCH_CFG = config["search"]
 SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
 ONNX_MODEL = f"{BUILD}/{layout.MINILM_ONNX}"
-USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == "onnx-int8"
+USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == ONNX_INT8
 # The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences.
 ESTIMATE = f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == LEARNED else None
 if ESTIMATE:

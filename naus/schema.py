@@ -117,14 +117,33 @@ def check_sections(config: dict) -> None:
             raise NausError(f"config section {section}: {err}") from None
 
 
+def check_lengths(config: dict) -> None:
+    """The rules between sections: every length a table studies has search output to learn from, and Table 3
+    has its data."""
+    searched = config["search"]["lengths"]
+    analysis = config.get("analysis", {}).get("lengths", [])
+    if set(analysis) - set(searched):
+        raise NausError(f"config key analysis.lengths {analysis}: every length needs search output, "
+                        f"so it must be one of search.lengths {searched}")
+    for key in ("transfer", "chars"):
+        missing = sorted({model for model, _ in config["decode"].get(key, [])} - set(searched))
+        if missing:
+            raise NausError(f"config key decode.{key}: models of lengths {missing} have no search output to learn "
+                            f"from; each model length must be one of search.lengths {searched}")
+    duc_length = config.get("duc", {}).get("length")
+    if duc_length and not config["data"].get("duc_dir"):
+        raise NausError(f"config key duc.length {duc_length}: Table 3 needs data.duc_dir (the DUC2004 files)")
+
+
 def resolve(config: dict, skeleton: dict) -> dict:
     """A configuration as the workflow runs it (the workflow, the lease plan and the tests resolve it so):
     its size and numbers checked, validated as written (a preset is a name), its named teacher's keys under
-    its own, the defaults filled in, the rules between keys checked. In place; returned."""
+    its own, the defaults filled in, the rules between keys and between sections checked. In place; returned."""
     schema = build(skeleton)
     settings.check_plain(config)
     validate(config, schema, set_default=False)
     config["search"] = settings.with_preset(config.get("search", {}))
     validate(config, schema, set_default=True)
     check_sections(config)
+    check_lengths(config)
     return config

@@ -72,21 +72,7 @@ def data_dir() -> Path:
 
 ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])
 ANALYSIS_ARCHS = config.get("analysis", {}).get("archs", list(TABLE4_ARCHS))
-if set(ANALYSIS_LENGTHS) - set(config["search"]["lengths"]):
-    raise WorkflowError(
-        f"config key analysis.lengths {ANALYSIS_LENGTHS}: every length needs search output, "
-        f"so it must be one of search.lengths {config['search']['lengths']}"
-    )
-for key in ("transfer", "chars"):
-    missing = sorted({model for model, _ in config["decode"].get(key, [])} - set(config["search"]["lengths"]))
-    if missing:
-        raise WorkflowError(
-            f"config key decode.{key}: models of lengths {missing} have no search output to learn from; "
-            f"each model length must be one of search.lengths {config['search']['lengths']}"
-        )
 DUC_LENGTH = config.get("duc", {}).get("length")
-if DUC_LENGTH and not config["data"].get("duc_dir"):
-    raise WorkflowError(f"config key duc.length {DUC_LENGTH}: Table 3 needs data.duc_dir (the DUC2004 files)")
 
 
 wildcard_constraints:

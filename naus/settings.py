@@ -141,12 +141,8 @@ ONNX_INT8, TORCH = EMBEDDERS = ("onnx-int8", "torch")
 # Named teachers a profile can ask for (config key search.preset): the search keys each sets, under the
 # profile's own. `fast`, every profile's unless it names another: a learned estimate (`naus fit-estimate`)
 # chooses the 30 states encoded on their own; `thorough`: the in-context estimate chooses SearchConfig's 180,
-# about five times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json); `portable`:
-# `fast` with MiniLM in PyTorch on its AVX2 kernels, the same bytes on every x86 CPU (onnxruntime's differ
-# between AVX-512 and AVX2-only ones) at 2.6 times the cost (results/benchmarks/teacher_portable.json).
-FAST_TEACHER = {"estimator": LEARNED, "rerank_exact": 30}
-TEACHER_PRESETS = {"fast": FAST_TEACHER, "thorough": {"estimator": IN_CONTEXT},
-                   "portable": {**FAST_TEACHER, "embedder": TORCH}}
+# about five times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json).
+TEACHER_PRESETS = {"fast": {"estimator": LEARNED, "rerank_exact": 30}, "thorough": {"estimator": IN_CONTEXT}}
 DEFAULT_PRESET = "fast"
 
 

@@ -191,7 +191,8 @@ def main() -> None:
     data = Path(args.data)
     if args.test:
         report = read_json(out)
-        report["test"] = {"teacher": "fast preset, 7-bit MiniLM, least-squares fit", "preset": TEACHER_PRESETS["fast"],
+        report["test"] = {"teacher": "fast preset, 7-bit MiniLM with its Softmax written out, least-squares fit",
+                          "preset": TEACHER_PRESETS["fast"],
                           "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES}, "machine": cpu_name(),
                           "sentences": len(read_lines(data / "test" / "article.txt")),
                           "lengths": {str(length): result for length, result in zip(args.lengths, results)}}

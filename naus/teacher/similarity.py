@@ -207,7 +207,8 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
 
     `reduce_range` keeps the weights within ±64 (7 bits): x86 CPUs without VNNI multiply u8 activations by
     s8 weights with VPMADDUBSW, whose int16 pair sums saturate at 255·127·2 but not at 255·64·2 = 32,640,
-    so only then do they compute what VNNI machines compute (onnxruntime's quantization guide)."""
+    so only then do they compute what VNNI machines compute (onnxruntime's quantization guide). The attention's
+    Softmax is written out as its decomposition (`_portable_softmax`)."""
     import tempfile
 
     import torch
@@ -242,8 +243,37 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
             final = Path(tmp) / "model-int8.onnx"
             quantize_dynamic(str(plain), str(final), weight_type=QuantType.QInt8, per_channel=True,
                              reduce_range=reduce_range)
+        import onnx
+
         with atomic_open(out, "wb") as handle:  # a device or a link at `out` written through, never replaced
-            handle.write(final.read_bytes())
+            handle.write(_portable_softmax(onnx.load(str(final))).SerializeToString())
+
+
+def _portable_softmax(model):
+    """Each Softmax node as ReduceMax, Sub, Exp, ReduceSum, Div: onnxruntime's Softmax kernel is chosen by the
+    CPU (its AVX-512 and AVX2 kernels differ in the last bit, and int8 rounding carries that to other summaries);
+    the decomposition's kernels are the same code on every x86 CPU, at the same speed."""
+    from onnx import TensorProto, helper
+
+    graph = model.graph
+    nodes = []
+    for node in graph.node:
+        if node.op_type != "Softmax":
+            nodes.append(node)
+            continue
+        axis = next((a.i for a in node.attribute if a.name == "axis"), -1)
+        x, y = node.input[0], node.output[0]
+        graph.initializer.append(helper.make_tensor(f"{y}/axes", TensorProto.INT64, [1], [axis]))
+        nodes += [
+            helper.make_node("ReduceMax", [x], [f"{y}/max"], axes=[axis], keepdims=1),
+            helper.make_node("Sub", [x, f"{y}/max"], [f"{y}/shifted"]),
+            helper.make_node("Exp", [f"{y}/shifted"], [f"{y}/exp"]),
+            helper.make_node("ReduceSum", [f"{y}/exp", f"{y}/axes"], [f"{y}/sum"], keepdims=1),
+            helper.make_node("Div", [f"{y}/exp", f"{y}/sum"], [y]),
+        ]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    return model
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -10,7 +10,8 @@ from naus.teacher.lm import LanguageModel, train_lm
 from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.teacher.similarity import (
-    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, build_static_table, export_onnx, model_dir,
+    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _portable_softmax, build_static_table,
+    export_onnx, model_dir,
 )
 from tests.helpers import headline_corpus, naus_main, write
 
@@ -106,6 +107,31 @@ def test_onnx_backends_against_pytorch(contextual, onnx_models):
     order_int8, order_fp32 = np.argsort(-(vectors[1:] @ vectors[0])), np.argsort(-(reference[1:] @ reference[0]))
     assert set(order_int8[:3]) == set(order_fp32[:3])
     assert int8.source_context(SOURCE.split()).vector @ reference[0] > 0.97
+
+
+def test_the_export_writes_softmax_out_and_it_computes_softmax(onnx_models):
+    """onnxruntime's Softmax kernel differs between AVX-512 and AVX2 CPUs, so the export has no Softmax node; its
+    decomposition gives Softmax's values, a masked key (the attention mask's most negative float) included."""
+    import onnx
+    import onnxruntime
+    from onnx import TensorProto, helper
+
+    for name in ("fp32.onnx", "int8.onnx"):
+        ops = {node.op_type for node in onnx.load(str(onnx_models / name)).graph.node}
+        assert "Softmax" not in ops and {"ReduceMax", "Exp", "ReduceSum"} <= ops
+    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 5])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    x = np.random.default_rng(0).normal(size=(2, 3, 5)).astype(np.float32) * 4
+    x[0, :, 4] = np.finfo(np.float32).min
+    outputs = []
+    for serialized in (model.SerializeToString(), _portable_softmax(model).SerializeToString()):
+        session = onnxruntime.InferenceSession(serialized, providers=["CPUExecutionProvider"])
+        outputs.append(session.run(None, {"x": x})[0])
+    assert {node.op_type for node in model.graph.node} == {"ReduceMax", "Sub", "Exp", "ReduceSum", "Div"}
+    np.testing.assert_allclose(outputs[1], outputs[0], rtol=1e-6, atol=1e-7)
+    assert (outputs[1][0, :, 4] == 0).all()
 
 
 def test_onnx_embedder_errors_name_the_file(tmp_path):

@@ -215,7 +215,8 @@ def test_snakefmt_finds_nothing_to_change(env):
 def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
     """With no preset, the fast one fills the keys the profile leaves out: the shards then read the learned estimate
     of their length; a key the profile gives wins; `thorough` encodes SearchConfig's states with no estimate;
-    `portable` fits and searches with MiniLM in PyTorch (no ONNX model); an unknown preset is named."""
+    with `embedder: torch` the preset fits and searches with MiniLM in PyTorch (no ONNX model); an unknown preset
+    is named."""
     from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
 
     assert DEFAULT_PRESET == "fast"
@@ -235,8 +236,8 @@ def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_a
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(thorough)], env)
     assert code == 0 and f"--rerank-exact {SearchConfig.rerank_exact} " in out, out[-2000:]
     assert "fit-estimate" not in out and "--estimate " not in out
-    portable = write(tmp_path / "portable.yaml", text.replace("preset: fast", "preset: portable"))
-    code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(portable)], env)
+    torch = write(tmp_path / "torch.yaml", text.replace("preset: fast", "preset: fast\n  embedder: torch"))
+    code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(torch)], env)
     assert code == 0 and "fit-estimate" in out and "--estimate " in out, out[-2000:]
     assert "--onnx" not in out and "export-onnx" not in out
     typo = write(tmp_path / "typo.yaml", text.replace("preset: fast", "preset: fastest"))
@@ -270,7 +271,7 @@ BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in rang
     ("train: {lr: .nan}", "config key train.lr: nan is not a finite number"),
     ("search: {gamma: .inf}", "config key search.gamma: inf is not a finite number"),
     ("search: [1, 2]", "[1, 2] is not of type 'object'"),
-    ("search: {preset: [fast]}", "config key search.preset: ['fast'] is not one of ['fast', 'portable', 'thorough']"),
+    ("search: {preset: [fast]}", "config key search.preset: ['fast'] is not one of ['fast', 'thorough']"),
 ])
 def test_a_non_finite_number_and_a_preset_of_the_wrong_type_are_refused_naming_the_key(tmp_path, extra, complaint):
     """Checked before the preset is expanded."""

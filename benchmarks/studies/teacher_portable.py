@@ -5,11 +5,11 @@
 onnxruntime picks its Softmax kernel by the CPU, and its AVX-512 and AVX2 kernels differ in the last bit, which the
 int8 rounding of the next layers carries to other summaries (3 of 150 of the demo's test summaries at L = 10 under
 AVX2-only emulation); every other kernel of the int8 model gave the same bits under that emulation. `naus
-export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div (`naus.teacher.similarity._portable_softmax`).
-PyTorch runs on the AVX2 kernels `naus` pins on every x86-64 CPU (`naus.cli._portable_cpu_kernels`). Each embedder runs the `fast`
-preset with its learned estimate fitted as `naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one
-process per length on one thread, as `naus --threads 1` runs a search shard. Writes
-results/benchmarks/teacher_portable.json.
+export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div
+(`naus.teacher.similarity._portable_softmax`). PyTorch runs on the AVX2 kernels `naus` pins on every x86-64 CPU
+(`naus.cli._portable_cpu_kernels`). Each embedder runs the `fast` preset with its learned estimate fitted as
+`naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one process per length on one thread, as
+`naus --threads 1` runs a search shard. Writes results/benchmarks/teacher_portable.json.
 
     python -m benchmarks.studies.teacher_portable --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx \

@@ -82,6 +82,32 @@ def scored(teacher, articles: list[str], titles: list[str]) -> dict:
             "summaries_sha256": hashlib.sha256("".join(p + "\n" for p in picks).encode()).hexdigest()}
 
 
+def split_pairs(data: Path) -> dict[str, list[list[str]]]:
+    """Each dev split's (articles, titles)."""
+    return {split: [read_lines(data / split / f"{side}.txt") for side in ("article", "title")] for split in SPLITS}
+
+
+def scored_splits(teacher, splits: dict[str, list[list[str]]]) -> dict:
+    return {split: scored(teacher, *pairs) for split, pairs in splits.items()}
+
+
+def per_length(worker, args) -> list:
+    """`worker((args, length))` for each of `args.lengths`, each in its own process, with one thread each (set
+    before the workers start and load numpy's BLAS, as `naus --threads 1` runs a search shard)."""
+    limit_threads(1)
+    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
+        return pool.map(worker, [(args, length) for length in args.lengths])
+
+
+def study_report(data: Path, results: list[list[dict]], **extra) -> dict:
+    """A dev study's JSON: the splits it read, the machine, the fit, and every length's rows."""
+    return {"data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
+                            f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
+            "machine": cpu_name(), "threads": "one per length, each length in its own process", **extra,
+            "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
+            "rows": [row for result in results for row in result]}
+
+
 def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) -> tuple[object, dict]:
     """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it), timed."""
     from naus.teacher.search import collect_states
@@ -102,8 +128,7 @@ def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) ->
 def run_length(args, length: int) -> list[dict]:
     fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     pool = read_lines(Path(args.data) / "pool" / "article.txt")
-    splits = {split: (read_lines(Path(args.data) / split / "article.txt"), read_lines(Path(args.data) / split / "title.txt"))
-              for split in SPLITS}
+    splits = split_pairs(Path(args.data))
     candidates = [("in-context-180", "8-bit", None, None), ("in-context-180", "7-bit", None, None),
                   ("learned-30", "8-bit", "adam, pool block 0", pool[: REFERENCE_FIT["sentences"]]),
                   ("learned-30", "7-bit", "least squares, pool block 0", pool[:FIT_SENTENCES]),
@@ -118,8 +143,7 @@ def run_length(args, length: int) -> list[dict]:
             estimate, row["fit"] = fitted(args, onnx, length, sources, fit.startswith("adam"))
             row["fit"]["how"] = fit
             teacher = teacher_for(args, onnx, length, estimate, **fast)
-        for split, (articles, titles) in splits.items():
-            row[split] = scored(teacher, articles, titles)
+        row.update(scored_splits(teacher, splits))
         print(row, flush=True)
         rows.append(row)
     return rows
@@ -185,9 +209,7 @@ def main() -> None:
         return gather(out)
     if not (args.data and args.lm and args.onnx) or not (args.test or args.onnx_int8):
         parser.error("give --data, --lm and --onnx (and --onnx-int8 for the dev comparison)")
-    limit_threads(1)  # before the workers start (and load numpy's BLAS), as `naus --threads 1` runs a search shard
-    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
-        results = pool.map(_worker, [(args, length) for length in args.lengths])
+    results = per_length(_worker, args)
     data = Path(args.data)
     if args.test:
         report = read_json(out)
@@ -197,12 +219,7 @@ def main() -> None:
                           "sentences": len(read_lines(data / "test" / "article.txt")),
                           "lengths": {str(length): result for length, result in zip(args.lengths, results)}}
     else:
-        report = {
-            "data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
-                            f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
-            "machine": cpu_name(), "threads": "one per length, each length in its own process",
-            "reference_fit": REFERENCE_FIT, "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
-            "rows": [row for result in results for row in result]}
+        report = study_report(data, results, reference_fit=REFERENCE_FIT)
     write_json(out, report)
     gather(out)
 

@@ -19,29 +19,28 @@ export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 from pathlib import Path
 
-from benchmarks.studies.teacher_cost import cpu_name
-from benchmarks.studies.teacher_default import SPLITS, fitted, scored, teacher_for
-from naus.cli import _portable_cpu_kernels, limit_threads
-from naus.files import read_lines, sha256sum, write_json
-from naus.settings import FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
+from benchmarks.studies.teacher_default import (
+    fitted, per_length, scored_splits, split_pairs, study_report, teacher_for,
+)
+from naus.cli import _portable_cpu_kernels
+from naus.files import read_lines, write_json
+from naus.settings import FIT_SENTENCES, TEACHER_PRESETS
 
 
 def run_length(job) -> list[dict]:
     args, length = job
     data = Path(args.data)
     pool = read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES]
-    splits = {split: [read_lines(data / split / f"{side}.txt") for side in ("article", "title")] for split in SPLITS}
+    splits = split_pairs(data)
     fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     rows = []
     embedders = (("onnx-int8", args.onnx), ("onnx-int8, Softmax kernel", args.onnx_softmax_kernel), ("torch", None))
     for embedder, onnx in embedders:
         estimate, fit = fitted(args, onnx, length, pool, reference=False)
         teacher = teacher_for(args, onnx, length, estimate, **fast)
-        row = {"length": length, "embedder": embedder, "fit": fit,
-               **{split: scored(teacher, *pairs) for split, pairs in splits.items()}}
+        row = {"length": length, "embedder": embedder, "fit": fit, **scored_splits(teacher, splits)}
         print(row, flush=True)
         rows.append(row)
     return rows
@@ -59,16 +58,7 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmarks/teacher_portable.json")
     args = parser.parse_args()
     _portable_cpu_kernels()  # before the workers start: they inherit the pin, as every `naus` process sets it
-    limit_threads(1)
-    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
-        results = pool.map(run_length, [(args, length) for length in args.lengths])
-    data = Path(args.data)
-    write_json(args.out, {
-        "data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
-                        f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
-        "machine": cpu_name(), "threads": "one per length, each length in its own process",
-        "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
-        "rows": [row for result in results for row in result]})
+    write_json(args.out, study_report(Path(args.data), per_length(run_length, args)))
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ select split (held out from the pool, never learned from), one process per lengt
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 from pathlib import Path
 
-from benchmarks.studies.teacher_cost import cpu_name
-from benchmarks.studies.teacher_default import SPLITS, fitted, scored, teacher_for
-from naus.cli import limit_threads
-from naus.files import read_lines, sha256sum, write_json
-from naus.settings import FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
+from benchmarks.studies.teacher_default import (
+    fitted, per_length, scored_splits, split_pairs, study_report, teacher_for,
+)
+from naus.files import read_lines, write_json
+from naus.settings import FIT_SENTENCES, TEACHER_PRESETS
 
 STATES = (30, 20, 15)
 
@@ -30,13 +29,12 @@ def run_length(job) -> list[dict]:
     data = Path(args.data)
     estimate, fit = fitted(args, args.onnx, length, read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES],
                            reference=False)
-    splits = {split: [read_lines(data / split / f"{side}.txt") for side in ("article", "title")] for split in SPLITS}
+    splits = split_pairs(data)
     fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k not in ("estimator", "rerank_exact")}
     rows = []
     for states in STATES:
         teacher = teacher_for(args, args.onnx, length, estimate, **fast, rerank_exact=states)
-        row = {"length": length, "rerank_exact": states, "fit": fit,
-               **{split: scored(teacher, *pairs) for split, pairs in splits.items()}}
+        row = {"length": length, "rerank_exact": states, "fit": fit, **scored_splits(teacher, splits)}
         print(row, flush=True)
         rows.append(row)
     return rows
@@ -50,16 +48,7 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--out", default="results/benchmarks/teacher_states.json")
     args = parser.parse_args()
-    limit_threads(1)  # before the workers start (and load numpy's BLAS), as `naus --threads 1` runs a search shard
-    with multiprocessing.get_context("spawn").Pool(len(args.lengths)) as pool:
-        results = pool.map(run_length, [(args, length) for length in args.lengths])
-    data = Path(args.data)
-    write_json(args.out, {
-        "data": {split: f"{data / split}: {len(read_lines(data / split / 'article.txt'))} pairs, sha256 "
-                        f"{sha256sum(data / split / 'article.txt')[:12]}" for split in SPLITS},
-        "machine": cpu_name(), "threads": "one per length, each length in its own process",
-        "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES},
-        "rows": [row for result in results for row in result]})
+    write_json(args.out, study_report(Path(args.data), per_length(run_length, args)))
 
 
 if __name__ == "__main__":

@@ -163,12 +163,7 @@ class HillClimber:
                 rng, steps, length, (table.flat, table.strides, table.eos), table.unigram,
                 self.config.fluency == "slor", self.config.gamma, sim_parts, order, stop,
             )
-        # best first, ties by the state's bit key; a state met again has the same scores, so
-        # copies sit side by side and the first of each run is kept
-        ranked = np.lexsort([keys[:, w] for w in reversed(range(keys.shape[1]))] + [-scores])
-        distinct = np.ones(len(ranked), dtype=bool)
-        distinct[1:] = (keys[ranked[1:]] != keys[ranked[:-1]]).any(axis=1)
-        top = ranked[distinct][:max(keep, 1)]
+        top = _best_distinct(keys, scores, max(keep, 1))
         return Candidates(
             words, positions[top], scores[top], log_prob[top], slor[top],
             sim[top] if self.config.gamma > 0 else None, len(positions),
@@ -290,6 +285,24 @@ def _swap(ascending, out, into, result):
         j += 1
     if not placed:
         result[j] = into
+
+
+def _best_distinct(keys: np.ndarray, scores: np.ndarray, keep: int) -> np.ndarray:
+    """Rows of the `keep` best distinct states, best first, ties by the state's bit key; a state met again has the
+    same scores, so its copies sit side by side and the first is kept. Only the rows scoring at least the m-th best
+    are ranked (m = 4·keep, growing until they hold `keep` distinct states): every copy of those states is among
+    them, and the climb's ~30,000 rows need not all be sorted."""
+    rows, wanted = len(scores), 4 * keep
+    while True:
+        rows_ranked = np.arange(rows) if wanted >= rows else np.flatnonzero(
+            scores >= -np.partition(-scores, wanted - 1)[wanted - 1])
+        ranked = rows_ranked[np.lexsort([keys[rows_ranked, w] for w in reversed(range(keys.shape[1]))]
+                                        + [-scores[rows_ranked]])]
+        distinct = np.ones(len(ranked), dtype=bool)
+        distinct[1:] = (keys[ranked[1:]] != keys[ranked[:-1]]).any(axis=1)
+        if distinct.sum() >= keep or len(ranked) == rows:
+            return ranked[distinct][:keep]
+        wanted *= 4
 
 
 def _top_k(scores: np.ndarray, k: int) -> np.ndarray:

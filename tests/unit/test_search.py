@@ -6,7 +6,7 @@ import pytest
 
 from naus import NausError
 from naus.teacher.lm import LanguageModel, train_lm
-from naus.teacher.search import HillClimber, Teacher
+from naus.teacher.search import HillClimber, Teacher, _best_distinct
 from naus.settings import SearchConfig
 from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.shards import ResumableOutput, merge_shards, read_records, shard_range
@@ -337,3 +337,19 @@ def test_the_objective_every_stage_uses_is_the_papers_formula():
                 assert math.isclose(together[i], expected, rel_tol=1e-12, abs_tol=1e-12)
                 assert objective(log_probs[i], slors[i], 8, fluency == "slor", gamma, similarity_term(cosines[i])) \
                     == together[i]
+
+
+@pytest.mark.parametrize("keep", [1, 3, 40])
+def test_best_distinct_states_are_those_a_full_sort_keeps(keep):
+    """Ranking only the best-scoring rows (and more when their copies hide too few states) keeps exactly what
+    ranking every row would: the first copy of each of the `keep` best states, ties by the state's key."""
+    rng = np.random.default_rng(keep)
+    for trial in range(30):
+        states = rng.integers(0, 3 if trial % 2 else 60, size=(1 + trial % 3, 2)).astype(np.uint64)
+        keys = states[rng.integers(0, len(states), size=400)] if trial % 3 == 0 else rng.integers(
+            0, 4, size=(400, 2)).astype(np.uint64)
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        scores = rng.integers(0, 5, size=len(unique)).astype(float)[inverse.ravel()]  # copies score the same
+        ranked = sorted(range(len(keys)), key=lambda r: (-scores[r], tuple(keys[r]), r))
+        expected = [r for i, r in enumerate(ranked) if i == 0 or tuple(keys[r]) != tuple(keys[ranked[i - 1]])]
+        assert _best_distinct(keys, scores, keep).tolist() == expected[:keep]

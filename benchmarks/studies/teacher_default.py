@@ -108,12 +108,13 @@ def study_report(data: Path, results: list[list[dict]], **extra) -> dict:
             "rows": [row for result in results for row in result]}
 
 
-def fitted(args, onnx: str, length: int, sources: list[str], reference: bool) -> tuple[object, dict]:
-    """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it), timed."""
+def fitted(args, onnx: str, length: int, sources: list[str], reference: bool, **changes) -> tuple[object, dict]:
+    """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it) for the
+    teacher with these `changes` to its search settings, timed."""
     from naus.teacher.search import collect_states
     from naus.teacher.similarity import LearnedEstimate
 
-    teacher = teacher_for(args, onnx, length)
+    teacher = teacher_for(args, onnx, length, **changes)
     states = REFERENCE_FIT["states"] if reference else FIT_STATES
     tick = time.perf_counter()
     sums, vectors, source_vectors = collect_states(teacher, sources, states)
@@ -183,11 +184,22 @@ def gather(out: Path) -> None:
         "rows": [{"teacher": row["teacher"], "weights": row["weights"], "length": row["length"],
                   "fit": row.get("fit"), **{f"{split}_total": row[split]["total"] for split in SPLITS},
                   "s_per_sentence_core": row["dev"]["s_per_sentence_core"]} for row in choice["rows"]]}
-    if "test" in choice:  # a rerun of this file's test entry replaces it; another file's is kept aside
-        if "test" in summary and summary["test"].get("file") != str(out):
-            summary.setdefault("earlier_defaults_test", []).append(summary["test"])
-        summary["test"] = {"variant": choice["test"]["teacher"], "file": str(out), "sentences": choice["test"]["sentences"],
-                           "machine": choice["test"]["machine"],
+    states = out.parent / "teacher_fewer_states.json"  # how many states the default encodes, chosen in one run
+    if states.exists():
+        study = read_json(states)
+        summary["states_choice"] = {
+            "file": str(states), "machine": study["machine"], "data": study["data"],
+            "rows": [{"length": row["length"], "rerank_exact": row["rerank_exact"],
+                      **{f"{split}_total": row[split]["total"] for split in SPLITS},
+                      "s_per_sentence_core": row["dev"]["s_per_sentence_core"]}
+                     for row in study["grids"]["weights"]["rows"]
+                     if row["estimate_gamma"] == 96.0 and row["rerank_gamma"] == 48.0]}
+    if "test" in choice:  # a rerun for the same teacher replaces its entry; another teacher's is kept aside
+        earlier = summary.get("test")
+        if earlier and (earlier.get("file") != str(out) or earlier.get("preset") != choice["test"]["preset"]):
+            summary.setdefault("earlier_defaults_test", []).append(earlier)
+        summary["test"] = {"variant": choice["test"]["teacher"], "preset": choice["test"]["preset"], "file": str(out),
+                           "sentences": choice["test"]["sentences"], "machine": choice["test"]["machine"],
                            "lengths": {n: {k: r[k] for k in ("rouge", "total", "s_per_sentence_core")}
                                        for n, r in choice["test"]["lengths"].items()}}
     write_json(quality, summary)
@@ -213,7 +225,8 @@ def main() -> None:
     data = Path(args.data)
     if args.test:
         report = read_json(out)
-        report["test"] = {"teacher": "fast preset, 7-bit MiniLM with its Softmax written out, least-squares fit",
+        report["test"] = {"teacher": f"fast preset ({TEACHER_PRESETS['fast']['rerank_exact']} states encoded), 7-bit MiniLM "
+                                     "with its Softmax written out, least-squares fit",
                           "preset": TEACHER_PRESETS["fast"],
                           "fit": {"sentences": FIT_SENTENCES, "states": FIT_STATES}, "machine": cpu_name(),
                           "sentences": len(read_lines(data / "test" / "article.txt")),

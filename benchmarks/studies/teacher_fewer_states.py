@@ -1,0 +1,108 @@
+"""Fewer states for the fast teacher, and the weights that choose them: can 20-25 encoded states (the cost the
+speed bar of 0.045 s per sentence allows) keep the quality of 30?
+
+The fast teacher encodes the `rerank_exact` states that fluency + `estimate_gamma`·ln(learned estimate) ranks
+best, then picks fluency + `rerank_gamma`·ln(exact similarity). Both weights were chosen for the in-context
+estimate and 180 states (`thorough`); with a learned estimate and few states, other weights may pick better.
+A grid over the three, per length, on the dev split and the select split (held out from the pool, never learned
+from), each estimate fitted as `naus fit-estimate` fits it (its states chosen with that `estimate_gamma`). Stage 1
+and the source pass are the same for every setting, so they run once per sentence and are reused; each row's cost
+is theirs plus its own re-ranking, on one thread, one process per length.
+
+Writes results/benchmarks/teacher_fewer_states.json.
+
+    python -m benchmarks.studies.teacher_fewer_states --data build/gigaword-sample/data \
+        --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from benchmarks.studies.teacher_default import fitted, per_length, scored, split_pairs, study_report, teacher_for
+from naus.files import read_json, read_lines, write_json
+from naus.settings import FIT_SENTENCES, PAPER_BUDGET, TEACHER_PRESETS
+
+# Each row's changes to the `fast` preset, by grid: the weights that choose and pick the states, then a shorter
+# climb (half the restarts) that pays for more of them.
+GRIDS = {
+    "weights": [{"rerank_exact": 30}] + [
+        {"rerank_exact": states, "estimate_gamma": estimate} for states in (25, 20) for estimate in (48.0, 96.0, 192.0)
+    ] + [{"rerank_exact": 20, "rerank_gamma": rerank} for rerank in (32.0, 64.0)],
+    "restarts": [{"rerank_exact": states, "restarts_coef": PAPER_BUDGET[1] / 2} for states in (25, 20)],
+}
+FIT_KEYS = ("estimate_gamma", "restarts_coef")  # what changes the states an estimate is fitted on
+
+
+class Memo:
+    """Stage 1 and the source pass of each sentence, computed once per split and timed, for every setting."""
+
+    def __init__(self):
+        self.store, self.seconds = {}, {}
+
+    def wrap(self, teacher, split: str):
+        search, context = teacher.climber.search, teacher.contextual.source_context
+
+        def cached(key, compute):
+            if key not in self.store:
+                tick = time.perf_counter()
+                self.store[key] = compute()
+                self.seconds[split] = self.seconds.get(split, 0.0) + time.perf_counter() - tick
+            return self.store[key]
+
+        teacher.climber.search = lambda index, words, keep: cached(
+            ("search", split, index), lambda: search(index, words, keep))
+        teacher.contextual.source_context = lambda words: cached(("context", split, tuple(words)),
+                                                                 lambda: context(words))
+        return teacher
+
+
+def run_length(job) -> list[dict]:
+    args, length = job
+    data = Path(args.data)
+    fit_sources = read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES]
+    splits = split_pairs(data)
+    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
+    memos, estimates, rows = {}, {}, []
+    for grid_changes in GRIDS[args.grid]:
+        changes = {**fast, **grid_changes}
+        fit_changes = {k: changes[k] for k in FIT_KEYS if k in changes}
+        if tuple(fit_changes.items()) not in estimates:
+            estimates[tuple(fit_changes.items())] = fitted(args, args.onnx, length, fit_sources, reference=False,
+                                                           **fit_changes)
+        estimate, fit = estimates[tuple(fit_changes.items())]
+        row = {"length": length, **changes, "fit": fit}
+        memo = memos.setdefault(changes.get("restarts_coef"), Memo())  # stage 1 depends on the climb's budget
+        for split, pairs in splits.items():
+            before = memo.seconds.get(split, 0.0)
+            teacher = memo.wrap(teacher_for(args, args.onnx, length, estimate, **changes), split)
+            tick = time.perf_counter()
+            result = scored(teacher, *pairs)
+            reranking = time.perf_counter() - tick - (memo.seconds[split] - before)
+            result["s_per_sentence_core"] = round((reranking + memo.seconds[split]) / len(pairs[0]), 4)
+            row[split] = result
+        print(row, flush=True)
+        rows.append(row)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
+    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
+    parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it")
+    parser.add_argument("--grid", choices=GRIDS, default="weights", help="the rows to run (each grid's rows replace "
+                        "that grid's rows in --out, others are kept)")
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--out", default="results/benchmarks/teacher_fewer_states.json")
+    args = parser.parse_args()
+    report = study_report(Path(args.data), per_length(run_length, args))
+    grids = read_json(args.out).get("grids", {}) if Path(args.out).exists() else {}
+    grids[args.grid] = {"changes": GRIDS[args.grid], "rows": report.pop("rows")}
+    write_json(args.out, {**report, "grids": grids})
+
+
+if __name__ == "__main__":
+    main()

@@ -200,7 +200,7 @@ def gather(out: Path) -> None:
             summary.setdefault("earlier_defaults_test", []).append(earlier)
         summary["test"] = {"variant": choice["test"]["teacher"], "preset": choice["test"]["preset"], "file": str(out),
                            "sentences": choice["test"]["sentences"], "machine": choice["test"]["machine"],
-                           "lengths": {n: {k: r[k] for k in ("rouge", "total", "s_per_sentence_core")}
+                           "lengths": {n: {k: r[k] for k in ("rouge", "total", "s_per_sentence_core", "fit") if k in r}
                                        for n, r in choice["test"]["lengths"].items()}}
     write_json(quality, summary)
 

@@ -1,18 +1,19 @@
-"""Fewer states for the fast teacher, and the weights that choose them: can 20-25 encoded states (the cost the
-speed bar of 0.045 s per sentence allows) keep the quality of 30?
+"""Fewer states for the fast teacher: can 20-25 encoded states (what the bar of 0.045 s per sentence allows) keep
+the quality of 30, with other weights or a shorter climb?
 
 The fast teacher encodes the `rerank_exact` states that fluency + `estimate_gamma`·ln(learned estimate) ranks
 best, then picks fluency + `rerank_gamma`·ln(exact similarity). Both weights were chosen for the in-context
-estimate and 180 states (`thorough`); with a learned estimate and few states, other weights may pick better.
-A grid over the three, per length, on the dev split and the select split (held out from the pool, never learned
-from), each estimate fitted as `naus fit-estimate` fits it (its states chosen with that `estimate_gamma`). Stage 1
-and the source pass are the same for every setting, so they run once per sentence and are reused; each row's cost
-is theirs plus its own re-ranking, on one thread, one process per length.
+estimate and 180 states (`thorough`). Two grids (`GRIDS`), per length, on the dev split and the select split (held
+out from the pool, never learned from): `weights` re-tries both weights at 25 and 20 states beside the 30-state
+preset; `restarts` halves the hill climbing's restarts to pay for 25 states. Each estimate is fitted as `naus
+fit-estimate` fits it for that row's settings. Stage 1 and the source pass depend only on the climb's settings, so
+they run once per sentence and climb and are reused; each row's cost is theirs plus its own re-ranking, on one
+thread, one process per length.
 
-Writes results/benchmarks/teacher_fewer_states.json.
+Writes results/benchmarks/teacher_fewer_states.json (a run of one grid replaces that grid's rows).
 
     python -m benchmarks.studies.teacher_fewer_states --data build/gigaword-sample/data \
-        --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
+        --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx [--grid restarts]
 """
 
 from __future__ import annotations

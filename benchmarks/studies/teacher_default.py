@@ -41,6 +41,7 @@ from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, TEACHER_PRE
 
 SPLITS = ("dev", "select")
 REFERENCE_FIT = {"sentences": 1000, "states": 120, "steps": 150, "lr": 3e-3}
+FAST = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}  # its estimate is passed in, fitted
 
 
 def adam_fit(sums: np.ndarray, sources: np.ndarray, cosines: np.ndarray):
@@ -108,6 +109,18 @@ def study_report(data: Path, results: list[list[dict]], **extra) -> dict:
             "rows": [row for result in results for row in result]}
 
 
+def study_parser(description: str, out: str, onnx_help: str = "MiniLM as the pipeline exports it"
+                 ) -> argparse.ArgumentParser:
+    """The options every dev study of the fast teacher takes: the profile's data, LM and MiniLM, the lengths."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
+    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
+    parser.add_argument("--onnx", required=True, help=onnx_help)
+    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
+    parser.add_argument("--out", default=out)
+    return parser
+
+
 def fitted(args, onnx: str, length: int, sources: list[str], reference: bool, **changes) -> tuple[object, dict]:
     """A learned estimate fitted on `sources` (as before when `reference`, else as the pipeline fits it) for the
     teacher with these `changes` to its search settings, timed."""
@@ -127,7 +140,6 @@ def fitted(args, onnx: str, length: int, sources: list[str], reference: bool, **
 
 
 def run_length(args, length: int) -> list[dict]:
-    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     pool = read_lines(Path(args.data) / "pool" / "article.txt")
     splits = split_pairs(Path(args.data))
     candidates = [("in-context-180", "8-bit", None, None), ("in-context-180", "7-bit", None, None),
@@ -143,7 +155,7 @@ def run_length(args, length: int) -> list[dict]:
         else:
             estimate, row["fit"] = fitted(args, onnx, length, sources, fit.startswith("adam"))
             row["fit"]["how"] = fit
-            teacher = teacher_for(args, onnx, length, estimate, **fast)
+            teacher = teacher_for(args, onnx, length, estimate, **FAST)
         row.update(scored_splits(teacher, splits))
         print(row, flush=True)
         rows.append(row)
@@ -154,10 +166,9 @@ def test_length(args, length: int) -> dict:
     """The pipeline's default teacher (the `fast` preset, its estimate fitted as `naus fit-estimate` does on the
     pool's first sentences) on the whole test split: scored once, for what dev chose. Beside it, on the dev split,
     the default's cost and the `thorough` preset's, timed in this run."""
-    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     estimate, fit = fitted(args, args.onnx, length, read_lines(Path(args.data) / "pool" / "article.txt")[:FIT_SENTENCES],
                            reference=False)
-    teacher = teacher_for(args, args.onnx, length, estimate, **fast)
+    teacher = teacher_for(args, args.onnx, length, estimate, **FAST)
     dev = [read_lines(Path(args.data) / "dev" / f"{side}.txt") for side in ("article", "title")]
     cost = {"fast": scored(teacher, *dev)["s_per_sentence_core"],
             "thorough": scored(teacher_for(args, args.onnx, length), *dev)["s_per_sentence_core"]}

@@ -18,13 +18,14 @@ Writes results/benchmarks/teacher_fewer_states.json (a run of one grid replaces 
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
-from benchmarks.studies.teacher_default import fitted, per_length, scored, split_pairs, study_report, teacher_for
+from benchmarks.studies.teacher_default import (
+    FAST, fitted, per_length, scored, split_pairs, study_parser, study_report, teacher_for,
+)
 from naus.files import read_json, read_lines, write_json
-from naus.settings import FIT_SENTENCES, PAPER_BUDGET, TEACHER_PRESETS
+from naus.settings import FIT_SENTENCES, PAPER_BUDGET
 
 # Each row's changes to the `fast` preset, by grid: the weights that choose and pick the states, then a shorter
 # climb (half the restarts) that pays for more of them.
@@ -65,15 +66,14 @@ def run_length(job) -> list[dict]:
     data = Path(args.data)
     fit_sources = read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES]
     splits = split_pairs(data)
-    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     memos, estimates, rows = {}, {}, []
     for grid_changes in GRIDS[args.grid]:
-        changes = {**fast, **grid_changes}
+        changes = {**FAST, **grid_changes}
         fit_changes = {k: changes[k] for k in FIT_KEYS if k in changes}
-        if tuple(fit_changes.items()) not in estimates:
-            estimates[tuple(fit_changes.items())] = fitted(args, args.onnx, length, fit_sources, reference=False,
-                                                           **fit_changes)
-        estimate, fit = estimates[tuple(fit_changes.items())]
+        key = tuple(fit_changes.items())
+        if key not in estimates:
+            estimates[key] = fitted(args, args.onnx, length, fit_sources, reference=False, **fit_changes)
+        estimate, fit = estimates[key]
         row = {"length": length, **changes, "fit": fit}
         memo = memos.setdefault(changes.get("restarts_coef"), Memo())  # stage 1 depends on the climb's budget
         for split, pairs in splits.items():
@@ -90,14 +90,9 @@ def run_length(job) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
-    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
-    parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it")
+    parser = study_parser(__doc__.splitlines()[0], "results/benchmarks/teacher_fewer_states.json")
     parser.add_argument("--grid", choices=GRIDS, default="weights", help="the rows to run (each grid's rows replace "
                         "that grid's rows in --out, others are kept)")
-    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
-    parser.add_argument("--out", default="results/benchmarks/teacher_fewer_states.json")
     args = parser.parse_args()
     report = study_report(Path(args.data), per_length(run_length, args))
     grids = read_json(args.out).get("grids", {}) if Path(args.out).exists() else {}

@@ -18,15 +18,14 @@ export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from benchmarks.studies.teacher_default import (
-    fitted, per_length, scored_splits, split_pairs, study_report, teacher_for,
+    FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.cli import _portable_cpu_kernels
 from naus.files import read_lines, write_json
-from naus.settings import FIT_SENTENCES, TEACHER_PRESETS
+from naus.settings import FIT_SENTENCES
 
 
 def run_length(job) -> list[dict]:
@@ -34,12 +33,11 @@ def run_length(job) -> list[dict]:
     data = Path(args.data)
     pool = read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES]
     splits = split_pairs(data)
-    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k != "estimator"}
     rows = []
     embedders = (("onnx-int8", args.onnx), ("onnx-int8, Softmax kernel", args.onnx_softmax_kernel), ("torch", None))
     for embedder, onnx in embedders:
         estimate, fit = fitted(args, onnx, length, pool, reference=False)
-        teacher = teacher_for(args, onnx, length, estimate, **fast)
+        teacher = teacher_for(args, onnx, length, estimate, **FAST)
         row = {"length": length, "embedder": embedder, "fit": fit, **scored_splits(teacher, splits)}
         print(row, flush=True)
         rows.append(row)
@@ -47,15 +45,11 @@ def run_length(job) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
-    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
-    parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it (7-bit weights)")
+    parser = study_parser(__doc__.splitlines()[0], "results/benchmarks/teacher_portable.json",
+                          "MiniLM as the pipeline exports it (7-bit weights)")
     parser.add_argument("--onnx-softmax-kernel", required=True,
                         help="MiniLM as exported before, with onnxruntime's Softmax node "
                              "(`naus export-onnx` of 0ae3740)")
-    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
-    parser.add_argument("--out", default="results/benchmarks/teacher_portable.json")
     args = parser.parse_args()
     _portable_cpu_kernels()  # before the workers start: they inherit the pin, as every `naus` process sets it
     write_json(args.out, study_report(Path(args.data), per_length(run_length, args)))

@@ -12,14 +12,13 @@ select split (held out from the pool, never learned from), one process per lengt
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from benchmarks.studies.teacher_default import (
-    fitted, per_length, scored_splits, split_pairs, study_report, teacher_for,
+    FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.files import read_lines, write_json
-from naus.settings import FIT_SENTENCES, TEACHER_PRESETS
+from naus.settings import FIT_SENTENCES
 
 STATES = (30, 20, 15)
 
@@ -30,10 +29,9 @@ def run_length(job) -> list[dict]:
     estimate, fit = fitted(args, args.onnx, length, read_lines(data / "pool" / "article.txt")[:FIT_SENTENCES],
                            reference=False)
     splits = split_pairs(data)
-    fast = {k: v for k, v in TEACHER_PRESETS["fast"].items() if k not in ("estimator", "rerank_exact")}
     rows = []
     for states in STATES:
-        teacher = teacher_for(args, args.onnx, length, estimate, **fast, rerank_exact=states)
+        teacher = teacher_for(args, args.onnx, length, estimate, **{**FAST, "rerank_exact": states})
         row = {"length": length, "rerank_exact": states, "fit": fit, **scored_splits(teacher, splits)}
         print(row, flush=True)
         rows.append(row)
@@ -41,12 +39,7 @@ def run_length(job) -> list[dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, help="the profile's data directory (pool/, dev/, select/)")
-    parser.add_argument("--lm", required=True, help="the profile's KenLM model")
-    parser.add_argument("--onnx", required=True, help="MiniLM as the pipeline exports it (7-bit weights)")
-    parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
-    parser.add_argument("--out", default="results/benchmarks/teacher_states.json")
+    parser = study_parser(__doc__.splitlines()[0], "results/benchmarks/teacher_states.json")
     args = parser.parse_args()
     write_json(args.out, study_report(Path(args.data), per_length(run_length, args)))
 

@@ -7,7 +7,8 @@ an overlay config) counts the jobs of every rule. What each costs:
 - search: seconds per sentence per core of the committed teacher at L = 8 and 10 (teacher_quality.json's
   `test` entry, measured on this machine's cores), linear in L beyond them; the fit of each learned estimate
   (teacher_default.json, the pipeline's fit); a shard's sentences from the profile's data (stats.json);
-- a job's fixed cost (Python, imports, a model loaded): the median wall time of each rule's jobs in the
+- a job's fixed cost (Python, imports, a model loaded; a timing job's is a decoding job's, its decodings
+  each timed on the card as below): the median wall time of each rule's jobs in the
   demo profile's Snakemake benchmark records here (logs/demo/benchmark: run `make demo` first), the DUC and
   peer steps counted as evaluations;
 - scoring: one `naus evaluate` of the Gigaword test set (1,951 pairs), timed here;
@@ -42,6 +43,7 @@ from pathlib import Path
 
 import yaml
 
+from naus import tables
 from naus.files import read_json, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,12 +73,12 @@ def job_counts(profile: Path, overlays: list[Path]) -> dict[str, int]:
 
 def fixed_costs(records: Path) -> dict[str, float]:
     """The median wall seconds of a kind of job in the demo's benchmark records: by folder for the many
-    (search, decode, time, train), by file for the rest (data, lm, export-onnx, estimate-L8, report, ...)."""
+    (search, decode, train), by file for the rest (data, lm, export-onnx, estimate-L8, report, ...)."""
     seconds: dict[str, list[float]] = {}
     for path in sorted(records.rglob("*.tsv")):
         with open(path) as handle:
             rows = list(csv.DictReader(handle, delimiter="\t"))
-        kind = path.parent.name if path.parent.name in ("search", "decode", "time", "train") else path.stem
+        kind = path.parent.name if path.parent.name in ("search", "decode", "train") else path.stem
         seconds.setdefault(kind, []).extend(float(row["s"]) for row in rows)
     if not seconds:
         raise SystemExit(f"{records}: no Snakemake benchmark records; run `make demo` first")
@@ -138,7 +140,7 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
         "training": spread(counts.get("train", 0), student, LEASE_SIDE_BY_SIDE),
         "decoding": spread(counts.get("decode", 0) + counts.get("decode_beam", 0), fixed["decode"] + decode_samples),
         "timed decodings (one at a time)": (counts.get("time_decode", 0) + counts.get("time_decode_beam", 0))
-        * (fixed["time"] + timed),
+        * fixed["decode"] + len(tables.spec(config).timed()) * timed,
         "scoring": spread(evaluations, units["evaluate_seconds"]),
         "report": fixed["report"],
     }

@@ -259,12 +259,17 @@ def _student_commands(sub) -> None:
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
                  ("--keep-unk", {"action": "store_true", "help": "keep each <unk> as decoded (default: the source "
                                                                  "word it stands for)"}),
-                 ("--timing", {"type": _output_file, "help": "write seconds per sample to this JSON file"}),
-                 ("--time-only", {"action": "store_true", "help": "with --timing: time the decoding and write no "
-                                                                   "summaries (the pipeline's timing jobs)"}),
+                 ("--timing", {"type": _output_file, "help": "also time the decoding again (--timing-passes) and write "
+                                                             "seconds per sample to this JSON file"}),
                  ("--provenance", {"type": _output_file, "help": "write the sha256 of the input, the checkpoint and "
                                                                  "the summaries to this JSON file"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+    _command(sub, "time", commands.time_command, "time decodings the way the tables show them, one after another in one "
+             "process, each written to BUILD/STEM.timing.json", ("--build", {**IN, "help": "the profile's build "
+                                                                                  "directory (build/{profile})"}),
+             ("stems", {"nargs": "+", "help": "decodings as naus.layout names them, e.g. decode/test/L10/length-control-10 "
+                                              "(a beam sweep's point, .../beams/length-control-10-b4, decodes at its beam)"}),
+             DEVICE, settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
 
 
 def _import_command(sub) -> None:

@@ -202,13 +202,11 @@ def train_command(args: argparse.Namespace) -> None:
 
 
 def decode_command(args: argparse.Namespace) -> None:
-    from naus.files import decode_lines, read_lines
+    from naus.files import decode_lines, read_lines, write_json
     from naus.provenance import file_record
     from naus.decoding.summarizer import Summarizer
 
-    if args.time_only and not args.timing:
-        raise NausError("--time-only writes only the timing: give --timing FILE")
-    if args.provenance and (args.input == "-" or args.out == "-" or args.time_only):
+    if args.provenance and (args.input == "-" or args.out == "-"):
         raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
     made_from = {"input": file_record(args.input), "checkpoint": file_record(args.checkpoint)} \
         if args.input != "-" and (args.provenance or args.timing) else {}
@@ -219,17 +217,44 @@ def decode_command(args: argparse.Namespace) -> None:
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk)
     log.info("decoding %d sentences by %s", len(sentences), args.method)
-    if args.timing:  # once untimed: compiled decoders and device caches load once per process, not per sentence
-        for batch_size in dict.fromkeys((args.batch_size, 1) if args.batch1_samples else (args.batch_size,)):
-            summarizer.summarize(sentences[: 2 * batch_size], batch_size=batch_size, **options)
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
     seconds = summarizer.last_timing["seconds"]
     log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
              len(sentences), seconds, 1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
-    if not args.time_only:
-        _write_summaries(args, results, made_from)
+    _write_summaries(args, results, made_from)
     if args.timing:
-        _write_timing(args, summarizer, sentences, options, made_from)
+        write_json(args.timing, {**_time_decoding(summarizer, sentences, options, args), **made_from})
+
+
+def time_command(args: argparse.Namespace) -> None:
+    """The times the tables show, every decoding (a `naus.layout.decoded` stem) timed in this one process:
+    started once per decoding, Python, PyTorch and numba took longer to load than a demo decoding takes."""
+    from naus import layout
+    from naus.decoding.summarizer import Summarizer
+    from naus.files import read_lines, write_json
+    from naus.provenance import file_record
+
+    try:
+        parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
+    except ValueError as err:
+        raise NausError(str(err)) from None
+    records, sources = {}, {}  # each file hashed and each source read once
+    for model in dict.fromkeys(part["model"] for part in parts.values()):
+        checkpoint = f"{args.build}/{layout.student_dir(model)}/best.pt"
+        records[checkpoint] = file_record(checkpoint)
+        summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
+        for stem, part in parts.items():
+            if part["model"] != model:
+                continue
+            source = f"{args.build}/{layout.DECODE_SOURCES[part['split']]}"
+            if source not in sources:
+                sources[source], records[source] = read_lines(source), file_record(source)
+            options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
+                           min_length=args.min_length, raw=False, restore=True, **layout.target_settings(part["target"]))
+            timing = _time_decoding(summarizer, sources[source], options, args)
+            write_json(f"{args.build}/{stem}.timing.json",
+                       {**timing, "input": records[source], "checkpoint": records[checkpoint]})
+            log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
 
 
 def _write_summaries(args: argparse.Namespace, results: list, made_from: dict) -> None:
@@ -250,32 +275,33 @@ def _write_summaries(args: argparse.Namespace, results: list, made_from: dict) -
             write_json(args.provenance, {**made_from, "summaries": summaries, "lines": len(results)})
 
 
-def _write_timing(args: argparse.Namespace, summarizer, sentences: list[str], options: dict, made_from: dict) -> None:
-    """The median of `timing_passes` passes at the batch size (the first pass is the one already made),
-    and at batch 1 over the first `batch1_samples` sentences."""
+def _time_decoding(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
+    """The median of `timing_passes` passes at the batch size, and one at batch 1 over the first
+    `batch1_samples` sentences, each after an untimed warm-up (compiled decoders and device caches load once
+    per process, not per sentence)."""
     import torch
 
     from naus.device import device_label
-    from naus.files import write_json
 
-    def passes(items: list[str], batch_size: int, first: dict | None = None) -> dict:
-        runs = [first] if first else []
-        while len(runs) < args.timing_passes:
+    def passes(items: list[str], batch_size: int, count: int) -> dict:
+        summarizer.summarize(items[: 2 * batch_size], batch_size=batch_size, **options)
+        runs = []
+        for _ in range(count):
             summarizer.summarize(items, batch_size=batch_size, **options)
             runs.append(summarizer.last_timing)
         return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
 
-    timing = passes(sentences, args.batch_size, summarizer.last_timing)
+    timing = passes(sentences, args.batch_size, args.timing_passes)
     report = {
-        "method": timing["method"], "beam_size": args.beam_size, "batch_size": args.batch_size,
+        "method": timing["method"], "beam_size": options["beam_size"], "batch_size": args.batch_size,
         "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
         "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
-        "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1), **made_from,
+        "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
     }
     if args.batch1_samples:
-        once = passes(sentences[: args.batch1_samples], 1)
+        once = passes(sentences[: args.batch1_samples], 1, args.timing_passes)
         report.update(batch1_samples=once["samples"], batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1))
-    write_json(args.timing, report)
+    return report
 
 
 def import_run_command(args: argparse.Namespace) -> None:

@@ -111,12 +111,17 @@ def parse_target(target: str) -> tuple[int | None, float | None]:
     return (None, float(target[1:])) if target.startswith("r") else (int(target), None)
 
 
+def target_settings(target: str) -> dict[str, int | float]:
+    """A target as `Summarizer.summarize` takes it: `10` → length 10, `r0.5` → ratio 0.5, `c75` → chars 75."""
+    if target.startswith("c"):
+        return {"chars": int(target[1:])}
+    length, ratio = parse_target(target)
+    return {"ratio": ratio} if ratio else {"length": length}
+
+
 def target_option(target: str) -> str:
     """The `naus decode` option of a target: `10` → --length 10, `r0.5` → --ratio 0.5, `c75` → --chars 75."""
-    if target.startswith("c"):
-        return f"--chars {int(target[1:])}"
-    length, ratio = parse_target(target)
-    return f"--ratio {ratio}" if ratio else f"--length {length}"
+    return " ".join(f"--{key} {value}" for key, value in target_settings(target).items())
 
 
 def target_label(target: str) -> str:
@@ -206,12 +211,12 @@ def pattern(path: str, **parts: str) -> str:
 DECODED_PARTS = {"split": "|".join(DECODE_SOURCES), "model": MODEL_PATTERN, "method": METHOD_PATTERN,
                  "target": TARGET_PATTERN}
 DECODED_PATTERNS = (pattern(decoded("{split}", "{model}", "{method}", "{target}"), **DECODED_PARTS),
-                    pattern(decoded("{split}", "{model}", "{method}", "{target}", "{beam}"), **DECODED_PARTS,
-                            beam=r"\d+"))
+                    pattern(decoded("{split}", "{model}", "{method}", "{target}", "{beam_size}"), **DECODED_PARTS,
+                            beam_size=r"\d+"))
 
 
 def parse_decoded(stem: str) -> dict[str, str]:
-    """The parts of a `decoded` stem (split, model, method, target, and beam for a sweep's)."""
+    """The parts of a `decoded` stem (split, model, method, target, and beam_size for a sweep's)."""
     for expression in DECODED_PATTERNS:
         if match := re.fullmatch(expression, stem):
             return match.groupdict()

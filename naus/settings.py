@@ -289,8 +289,8 @@ class DecodeConfig:
     batch_size: int = setting(64, "sentences per forward pass", minimum=1, maximum=MAX_BATCH)
     batch1_samples: int = setting(0, "with --timing, also time the first N sentences decoded one at a time",
                                   minimum=0, maximum=100_000)
-    timing_passes: int = setting(3, "with --timing, decode this many times (the summaries are the first pass's) and "
-                                 "record the median time (one pass of a small test set is at the mercy of a busy moment)",
+    timing_passes: int = setting(3, "with --timing, time this many passes after an untimed one and record the median "
+                                 "(one pass of a small test set is at the mercy of a busy moment)",
                                  minimum=1, maximum=100)
     ratio: float | None = None  # L = floor(ratio x source length), in (0, 1] (--ratio)
     chars: int | None = None  # char-control's budget in characters (--chars)

@@ -3,7 +3,7 @@ import json
 import pytest
 import torch
 
-from naus import NausError
+from naus import NausError, layout
 from naus.student.model import NAUS
 from naus.settings import ModelConfig
 from naus.decoding.summarizer import Summarizer
@@ -63,17 +63,38 @@ def test_summarize_command_line(checkpoint, tmp_path, capsys):
     assert missing.returncode == 2 and "checkpoint not found" in missing.stderr
 
 
-def test_time_only_records_its_passes_and_writes_no_summaries(checkpoint, tmp_path, capsys):
-    """What the pipeline's timing jobs run: a timing file, no summaries (not even on standard output)."""
+def test_timing_records_its_passes_beside_the_summaries(checkpoint, tmp_path, capsys):
     from naus.cli import main
 
     source = write(tmp_path / "in.txt", "police arrested five protesters\nin paris\n")
-    decode = ["decode", "--checkpoint", str(checkpoint), "--input", str(source), "--length", "2", "--time-only"]
+    decode = ["decode", "--checkpoint", str(checkpoint), "--input", str(source), "--length", "2"]
     assert main([*decode, "--timing", str(tmp_path / "t.json"), "--timing-passes", "2", "--batch1-samples", "1"]) == 0
     timing = json.loads((tmp_path / "t.json").read_text())
     assert (timing["passes"], timing["samples"], timing["batch1_samples"]) == (2, 2, 1)
-    assert timing["seconds_per_sample"] > 0 and capsys.readouterr().out == ""
-    assert main(decode) == 2 and "give --timing FILE" in capsys.readouterr().err
+    assert timing["seconds_per_sample"] > 0 and len(capsys.readouterr().out.splitlines()) == 2
+
+
+def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tmp_path, capsys):
+    """What the pipeline's timing jobs run: every decoding named by its path, at its target and (a beam sweep's
+    point) its beam, recorded with what made it; a name that is not a decoding's is refused before any work."""
+    import shutil
+
+    from naus.cli import main
+
+    build = tmp_path / "build"
+    (build / layout.student_dir("L2")).mkdir(parents=True)
+    shutil.copy(checkpoint, build / layout.student_dir("L2") / "best.pt")
+    write(build / layout.DECODE_SOURCES["test"], "police arrested five protesters\nin paris\n")
+    stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "length-control", "3", 4),
+             layout.decoded("test", "L2", "char-control", "c12")]
+    timed = ["time", "--build", str(build), "--timing-passes", "2", "--batch1-samples", "1"]
+    assert main([*timed, *stems]) == 0
+    first, sweep, chars = (json.loads((build / f"{stem}.timing.json").read_text()) for stem in stems)
+    assert (first["passes"], first["samples"], first["batch1_samples"], first["beam_size"]) == (2, 2, 1, 6)
+    assert sweep["beam_size"] == 4 and first["checkpoint"] == sweep["checkpoint"] and chars["method"] == "char-control"
+    assert first["input"]["path"] == str(build / layout.DECODE_SOURCES["test"])
+    assert capsys.readouterr().out == "" and not list(build.rglob("*.txt"))[1:]  # the source alone
+    assert main([*timed, "decode/test/L2/nonsense-2"]) == 2 and "decode/test/L2/nonsense-2" in capsys.readouterr().err
 
 
 class Copier(torch.nn.Module):

@@ -135,6 +135,19 @@ def timing_files() -> list[str]:
     )
 
 
+# The decodings whose time a table or figure shows, the beam sweep's points apart (timed at the batch size only).
+TIMED = {sweep: [s for s in SPEC.timed() if ("beam_size" in layout.parse_decoded(s)) == sweep] for sweep in (False, True)}
+
+
+def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
+    """The students and the sources of the timed decodings."""
+    parts = [layout.parse_decoded(stem) for stem in stems]
+    return {
+        "checkpoints": sorted({f"{BUILD}/{layout.student_dir(p['model'])}/best.pt" for p in parts}),
+        "sources": sorted({f"{BUILD}/{layout.DECODE_SOURCES[p['split']]}" for p in parts}),
+    }
+
+
 def all_targets() -> list[str]:
     return [f"{BUILD}/{layout.DATA_STATS}", f"{RESULTS}/{layout.README}"] + metric_files()
 

@@ -15,8 +15,8 @@ DECODE = (
 # a GPU run's decodings against this machine's files with it.
 DECODE_COMMAND = f"{DECODE}--out {{output.summaries}} --provenance {{output.provenance}} > {{log}} 2>&1"
 TIME_COMMAND = (
-    f"{DECODE}--batch1-samples {{params.batch1}} --timing-passes {{params.passes}} --time-only "
-    f"--timing {{output}} > {{log}} 2>&1"
+    f"python -m naus --threads {{threads}} time --build {BUILD} --beam-size {{params.beam}} --batch-size {{params.batch}} "
+    "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.stems} > {log} 2>&1"
 )
 DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURCES.items()}
 DECODE_INPUT = {
@@ -29,6 +29,7 @@ DECODE_PARAMS = dict(
 BEAM_PARAMS = {**DECODE_PARAMS, "beam": lambda w: w.beam}
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 BEAM_STEM = layout.decoded("test", "{model}", "{method}", "{target}", "{beam}")
+TIME_PARAMS = dict(beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"], passes=DECODE_CFG["timing_passes"])
 
 
 rule decode:
@@ -55,31 +56,32 @@ rule decode:
         DECODE_COMMAND
 
 
-rule time_decode:
-    """The time of a decoding a table shows (`naus.tables.Spec.timed`): the same decoding again, summaries
-    discarded, at batch 64 and at batch 1. It holds every core, so nothing runs beside it: the tables'
-    times are what a user with the machine to themselves would measure."""
-    wildcard_constraints:
-        split="test|duc",
-    input:
-        **DECODE_INPUT,
-    output:
-        f"{BUILD}/{STEM}.timing.json",
-    params:
-        **DECODE_PARAMS,
-        batch1=DECODE_CFG["batch1_samples"],
-        passes=DECODE_CFG["timing_passes"],
-    log:
-        f"{LOGS}/time/{{split}}-{{model}}-{{method}}-{{target}}.log",
-    benchmark:
-        f"{LOGS}/benchmark/time/{{split}}-{{model}}-{{method}}-{{target}}.tsv"
-    conda:
-        "../../envs/naus.yaml"
-    threads: workflow.cores
-    resources:
-        gpu=1,
-    shell:
-        TIME_COMMAND
+if TIMED[False]:
+
+    rule time_decode:
+        """The times the tables show: their decodings again, one after another in one process (a process started per
+        decoding took longer than the decoding), summaries discarded, at the batch size and at batch 1. It holds every
+        core, so nothing runs beside it: the tables' times are what a user with the machine to themselves would
+        measure."""
+        input:
+            **timed_inputs(TIMED[False]),
+        output:
+            [f"{BUILD}/{stem}.timing.json" for stem in TIMED[False]],
+        params:
+            **TIME_PARAMS,
+            stems=TIMED[False],
+            batch1=DECODE_CFG["batch1_samples"],
+        log:
+            f"{LOGS}/time/decodings.log",
+        benchmark:
+            f"{LOGS}/benchmark/time/decodings.tsv"
+        conda:
+            "../../envs/naus.yaml"
+        threads: workflow.cores
+        resources:
+            gpu=1,
+        shell:
+            TIME_COMMAND
 
 
 rule decode_beam:
@@ -104,28 +106,29 @@ rule decode_beam:
         DECODE_COMMAND
 
 
-rule time_decode_beam:
-    """Figure 4's time against the beam size, measured alone as in `time_decode` (at batch 64 only)."""
-    input:
-        checkpoint=DECODE_INPUT["checkpoint"],
-        source=DECODE_SOURCE["test"],
-    output:
-        f"{BUILD}/{BEAM_STEM}.timing.json",
-    params:
-        **BEAM_PARAMS,
-        batch1=0,
-        passes=DECODE_CFG["timing_passes"],
-    log:
-        f"{LOGS}/time/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
-    benchmark:
-        f"{LOGS}/benchmark/time/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
-    conda:
-        "../../envs/naus.yaml"
-    threads: workflow.cores
-    resources:
-        gpu=1,
-    shell:
-        TIME_COMMAND
+if TIMED[True]:
+
+    rule time_decode_beam:
+        """Figure 4's time against the beam size, measured as in `time_decode` (at the batch size only)."""
+        input:
+            **timed_inputs(TIMED[True]),
+        output:
+            [f"{BUILD}/{stem}.timing.json" for stem in TIMED[True]],
+        params:
+            **TIME_PARAMS,
+            stems=TIMED[True],
+            batch1=0,
+        log:
+            f"{LOGS}/time/beams.log",
+        benchmark:
+            f"{LOGS}/benchmark/time/beams.tsv"
+        conda:
+            "../../envs/naus.yaml"
+        threads: workflow.cores
+        resources:
+            gpu=1,
+        shell:
+            TIME_COMMAND
 
 
 rule stage_decode:

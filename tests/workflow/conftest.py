@@ -56,7 +56,7 @@ def snakemake(workdir, config, env, *extra):
     return result.returncode, result.stdout + result.stderr
 
 
-SHARED_TIMING = ("--set-threads", "time_decode=1", "time_decode_beam=1")  # the micro times mean nothing: share the cores
+SHARED_TIMING = ("--set-threads", "time_decode=1")  # the micro times mean nothing: share the cores
 
 
 @pytest.fixture(scope="session")

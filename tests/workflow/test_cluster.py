@@ -10,7 +10,7 @@ from tests.helpers import ROOT, write
 PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
                "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt",
                "duc2004/input.txt"] + [f"duc2004/task1_ref{i}.txt" for i in range(4)]
-GPU_RULES = {"train", "decode", "decode_beam", "time_decode", "time_decode_beam"}
+GPU_RULES = {"train", "decode", "decode_beam", "time_decode"}
 
 
 def job_blocks(output: str) -> list[tuple[str, str]]:

@@ -31,7 +31,7 @@ def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env)
     code, out = snakemake(["-n", "--forceall", "--cores", "3", "--configfile", "config/demo.yaml", str(seeded)], env)
     assert code == 0, out[-3000:]
     jobs = re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n?)+)", out, flags=re.M)  # a job: its rule and indented lines
-    timed = [text for rule, text in jobs if rule in ("time_decode", "time_decode_beam")]
+    timed = [text for rule, text in jobs if rule == "time_decode"]
     decoded = [text for rule, text in jobs if rule in ("decode", "decode_beam")]
     assert timed and all("threads: 3" in text for text in timed)
     assert all("threads: 3" not in text for text in decoded)  # the decodings themselves run side by side

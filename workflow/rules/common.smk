@@ -135,10 +135,6 @@ def timing_files() -> list[str]:
     )
 
 
-# The decodings whose time a table or figure shows, the beam sweep's points apart (timed at the batch size only).
-TIMED = {sweep: [s for s in SPEC.timed() if ("beam_size" in layout.parse_decoded(s)) == sweep] for sweep in (False, True)}
-
-
 def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
     """The students and the sources of the timed decodings."""
     parts = [layout.parse_decoded(stem) for stem in stems]

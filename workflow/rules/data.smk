@@ -26,7 +26,7 @@ if config["data"]["source"] == "demo":
             f"{LOGS}/benchmark/data.tsv"
         conda:
             "../../envs/naus-cpu.yaml"
-        threads: workflow.cores  # sentence splitting in parallel; nothing else can run before the data
+        threads: max(1, workflow.cores - 1)  # sentence splitting in parallel, beside export_onnx (it needs no data)
         shell:
             "python -m naus --threads {threads} data demo --out {params.out} --cache {params.cache} {params.flags} "
             "> {log} 2>&1 "

@@ -29,7 +29,6 @@ DECODE_PARAMS = dict(
 BEAM_PARAMS = {**DECODE_PARAMS, "beam": lambda w: w.beam}
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 BEAM_STEM = layout.decoded("test", "{model}", "{method}", "{target}", "{beam}")
-TIME_PARAMS = dict(beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"], passes=DECODE_CFG["timing_passes"])
 
 
 rule decode:
@@ -56,32 +55,32 @@ rule decode:
         DECODE_COMMAND
 
 
-if TIMED[False]:
-
-    rule time_decode:
-        """The times the tables show: their decodings again, one after another in one process (a process started per
-        decoding took longer than the decoding), summaries discarded, at the batch size and at batch 1. It holds every
-        core, so nothing runs beside it: the tables' times are what a user with the machine to themselves would
-        measure."""
-        input:
-            **timed_inputs(TIMED[False]),
-        output:
-            [f"{BUILD}/{stem}.timing.json" for stem in TIMED[False]],
-        params:
-            **TIME_PARAMS,
-            stems=TIMED[False],
-            batch1=DECODE_CFG["batch1_samples"],
-        log:
-            f"{LOGS}/time/decodings.log",
-        benchmark:
-            f"{LOGS}/benchmark/time/decodings.tsv"
-        conda:
-            "../../envs/naus.yaml"
-        threads: workflow.cores
-        resources:
-            gpu=1,
-        shell:
-            TIME_COMMAND
+rule time_decode:
+    """The times the tables and figures show: their decodings again, one after another in one process (a process
+    started per decoding took longer than the decoding), summaries discarded, at the batch size and at batch 1.
+    It holds every core, so nothing runs beside it: the times are what a user with the machine to themselves
+    would measure."""
+    input:
+        **timed_inputs(SPEC.timed()),
+    output:
+        [f"{BUILD}/{stem}.timing.json" for stem in SPEC.timed()],
+    params:
+        stems=SPEC.timed(),
+        beam=DECODE_CFG["beam_size"],
+        batch=DECODE_CFG["batch_size"],
+        batch1=DECODE_CFG["batch1_samples"],
+        passes=DECODE_CFG["timing_passes"],
+    log:
+        f"{LOGS}/time/decodings.log",
+    benchmark:
+        f"{LOGS}/benchmark/time/decodings.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    threads: workflow.cores
+    resources:
+        gpu=1,
+    shell:
+        TIME_COMMAND
 
 
 rule decode_beam:
@@ -104,31 +103,6 @@ rule decode_beam:
         gpu=1,
     shell:
         DECODE_COMMAND
-
-
-if TIMED[True]:
-
-    rule time_decode_beam:
-        """Figure 4's time against the beam size, measured as in `time_decode` (at the batch size only)."""
-        input:
-            **timed_inputs(TIMED[True]),
-        output:
-            [f"{BUILD}/{stem}.timing.json" for stem in TIMED[True]],
-        params:
-            **TIME_PARAMS,
-            stems=TIMED[True],
-            batch1=0,
-        log:
-            f"{LOGS}/time/beams.log",
-        benchmark:
-            f"{LOGS}/benchmark/time/beams.tsv"
-        conda:
-            "../../envs/naus.yaml"
-        threads: workflow.cores
-        resources:
-            gpu=1,
-        shell:
-            TIME_COMMAND
 
 
 rule stage_decode:

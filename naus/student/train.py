@@ -285,7 +285,8 @@ class _Run:
             return
         payload = load_checkpoint(self.last, self.device, RESUME)
         check_same_provenance(self.last, payload.get("provenance", {}), self.provenance_record,
-                              remedy="train without --resume (or into another directory) to start over")
+                              remedy="delete it, or train without --resume (or into another directory), to start "
+                                     "over")
         try:  # one rule for a checkpoint without the architecture mark, last.pt as best.pt: refused
             self.model.load_state_dict(payload["model"])
         except RuntimeError as err:

@@ -122,7 +122,7 @@ def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_a
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     bigger = ModelConfig(**{**model_config.to_dict(), "d_model": 32, "n_heads": 2})
     with pytest.raises(NausError, match=r"last.pt: made with model.d_model = 64, now model.d_model = 32; "
-                                        r"train without --resume"):
+                                        r"delete it, or train without --resume"):
         train(pairs, None, vocab, bigger, config, tmp_path, resume=True)
     with pytest.raises(NausError, match="made with pairs = '[0-9a-f]{16}', now pairs = '[0-9a-f]{16}'"):
         train(Pairs(pairs.sources[:10], pairs.targets[:10]), None, vocab, model_config, config, tmp_path, resume=True)

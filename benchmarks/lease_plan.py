@@ -7,10 +7,10 @@ an overlay config) counts the jobs of every rule. What each costs:
 - search: seconds per sentence per core of the committed teacher at L = 8 and 10 (teacher_quality.json's
   `test` entry, measured on this machine's cores), linear in L beyond them; the fit of each learned estimate
   (teacher_default.json, the pipeline's fit); a shard's sentences from the profile's data (stats.json);
-- a job's fixed cost (Python, imports, a model loaded; a timing job's is a decoding job's, its decodings
-  each timed on the card as below): the median wall time of each rule's jobs in the
+- a job's fixed cost (Python, imports, a model loaded; a timing job's and a student's are a decoding job's: a
+  demo student's decodings in one process, so an over-estimate; its decodings each timed on the card as below): the median wall time of each rule's jobs in the
   demo profile's Snakemake benchmark records here (logs/demo/benchmark: run `make demo` first), the DUC and
-  peer steps counted as evaluations;
+  peer steps and the writing out of each decoding (`decoding`) counted as evaluations;
 - scoring: one `naus evaluate` of the Gigaword test set (1,951 pairs), timed here;
 - training: the last lease's students (results/{profile}/README.md's training table, its `cuda` rows: minutes
   and steps, most of them run 35 side by side on 16 cores), as seconds per step per student at that
@@ -124,10 +124,11 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
         train["max_steps"], units["lease"]["median_best"] + train["patience"] * train["eval_every"])
     student = steps * units["lease"]["seconds_per_step"] + fixed["decode"]  # a process started, a model built
     decode_samples = sizes["test"] * units["gpu"]["length-control@batch64"]
+    students = counts.get("decode_student", 0)  # each decodes its planned decodings (`decoding` jobs) in one process
     timed = config["decode"]["timing_passes"] * decode_samples + config["decode"]["batch1_samples"] * units["gpu"][
         "length-control@batch1"]
     evaluations = sum(counts.get(r, 0) for r in ("evaluate_test", "evaluate_duc", "duc_restore", "peer_output",
-                                                  "published_reorder", "lead"))
+                                                  "published_reorder", "lead", "decoding"))
 
     def spread(jobs: int, seconds: float, slots: int = CORES) -> float:
         return max(seconds, jobs * seconds / slots) if jobs else 0.0
@@ -138,7 +139,7 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
         "learned estimates (fit)": units["fit_seconds"] if counts.get("fit_estimate") and not search_here else 0.0,
         "search shards": 0.0 if search_here else max([max(shard_seconds, default=0.0), sum(shard_seconds) / CORES]),
         "training": spread(counts.get("train", 0), student, LEASE_SIDE_BY_SIDE),
-        "decoding": spread(counts.get("decode", 0) + counts.get("decode_beam", 0), fixed["decode"] + decode_samples),
+        "decoding": spread(students, fixed["decode"] + counts.get("decoding", 0) / max(students, 1) * decode_samples),
         "timed decodings (one at a time)": counts.get("time_decode", 0) * fixed["decode"]
         + len(tables.spec(config).timed()) * timed,
         "scoring": spread(evaluations, units["evaluate_seconds"]),

@@ -264,12 +264,18 @@ def _student_commands(sub) -> None:
                  ("--provenance", {"type": _output_file, "help": "write the sha256 of the input, the checkpoint and "
                                                                  "the summaries to this JSON file"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+    build = ("--build", {**IN, "help": "the profile's build directory (build/{profile}): each student and source is "
+                                       "read from where the pipeline writes it"})
+    stems = ("stems", {"nargs": "+", "help": "decodings as naus.layout names them, e.g. decode/test/L10/length-control-10 "
+                                             "(a beam sweep's point, .../beams/length-control-10-b4, decodes at its beam)"})
+    _command(sub, "decode-all", commands.decode_all_command, "several decodings one after another in one process, into "
+             "one JSON file (`naus unbundle` writes each out)", build, stems, ("--out", OUT), DEVICE,
+             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
+    _command(sub, "unbundle", commands.unbundle_command, "one decoding of a `naus decode-all` file, as `naus decode "
+             "--provenance` writes it", ("--bundle", IN), ("--stem", IN), ("--out", OUT), ("--provenance", OUT))
     _command(sub, "time", commands.time_command, "time decodings the way the tables show them, one after another in one "
-             "process, each written to BUILD/STEM.timing.json", ("--build", {**IN, "help": "the profile's build "
-                                                                                  "directory (build/{profile})"}),
-             ("stems", {"nargs": "+", "help": "decodings as naus.layout names them, e.g. decode/test/L10/length-control-10 "
-                                              "(a beam sweep's point, .../beams/length-control-10-b4, decodes at its beam)"}),
-             DEVICE, settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
+             "process, each written to BUILD/STEM.timing.json", build, stems, DEVICE,
+             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
 
 
 def _import_command(sub) -> None:

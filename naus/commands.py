@@ -202,6 +202,8 @@ def train_command(args: argparse.Namespace) -> None:
 
 
 def decode_command(args: argparse.Namespace) -> None:
+    import json
+
     from naus.files import decode_lines, read_lines, write_json
     from naus.provenance import file_record
     from naus.decoding.summarizer import Summarizer
@@ -221,24 +223,27 @@ def decode_command(args: argparse.Namespace) -> None:
     seconds = summarizer.last_timing["seconds"]
     log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
              len(sentences), seconds, 1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
-    _write_summaries(args, results, made_from)
+    lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
+             else r.summary for r in results]
+    _write_summaries(args.out, lines, args.provenance, made_from)
     if args.timing:
         write_json(args.timing, {**_time_decoding(summarizer, sentences, options, args), **made_from})
 
 
-def time_command(args: argparse.Namespace) -> None:
-    """The times the tables show, every decoding (a `naus.layout.decoded` stem) timed in this one process:
-    started once per decoding, Python, PyTorch and numba took longer to load than a demo decoding takes."""
+def _decodings(args: argparse.Namespace):
+    """Each decoding named by a `naus.layout.decoded` stem in `args.stems`, under the build directory `args.build`:
+    (stem, its student, the sentences, the decoding options, what made it), each student loaded once and each
+    file read and hashed once; every stem checked before any work."""
     from naus import layout
     from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines, write_json
+    from naus.files import read_lines
     from naus.provenance import file_record
 
     try:
         parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
     except ValueError as err:
         raise NausError(str(err)) from None
-    records, sources = {}, {}  # each file hashed and each source read once
+    records, sources = {}, {}
     for model in dict.fromkeys(part["model"] for part in parts.values()):
         checkpoint = f"{args.build}/{layout.student_dir(model)}/best.pt"
         records[checkpoint] = file_record(checkpoint)
@@ -251,34 +256,64 @@ def time_command(args: argparse.Namespace) -> None:
                 sources[source], records[source] = read_lines(source), file_record(source)
             options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
                            min_length=args.min_length, raw=False, restore=True, **layout.target_settings(part["target"]))
-            timing = _time_decoding(summarizer, sources[source], options, args)
-            write_json(f"{args.build}/{stem}.timing.json",
-                       {**timing, "input": records[source], "checkpoint": records[checkpoint]})
-            log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
+            yield stem, summarizer, sources[source], options, {"input": records[source], "checkpoint": records[checkpoint]}
 
 
-def _write_summaries(args: argparse.Namespace, results: list, made_from: dict) -> None:
-    """The summaries (text or JSON lines), and beside them what made them (`--provenance`), written while the
-    summaries are still a temporary file: a failure leaves the previous summaries and their provenance."""
+def time_command(args: argparse.Namespace) -> None:
+    """The times the tables show, every decoding timed in this one process: started once per decoding, Python,
+    PyTorch and numba took longer to load than a demo decoding takes."""
+    from naus.files import write_json
+
+    for stem, summarizer, sentences, options, made_from in _decodings(args):
+        timing = _time_decoding(summarizer, sentences, options, args)
+        write_json(f"{args.build}/{stem}.timing.json", {**timing, **made_from})
+        log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
+
+
+def decode_all_command(args: argparse.Namespace) -> None:
+    """Every decoding named, one after another in this one process, into one file (`naus.provenance.BUNDLE`):
+    the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
+    from naus.files import write_json
+
+    decodings = {}
+    for stem, summarizer, sentences, options, made_from in _decodings(args):
+        summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]
+        decodings[stem] = {**made_from, "summaries": summaries}
+        log.info("%s: %d sentences in %.2f s", stem, len(summaries), summarizer.last_timing["seconds"])
+    write_json(args.out, {"decodings": decodings})
+
+
+def unbundle_command(args: argparse.Namespace) -> None:
+    """One decoding of a `naus decode-all` file, written as `naus decode --provenance` writes it."""
+    from naus.files import read_json
+    from naus.provenance import BUNDLE
+
+    decodings = read_json(args.bundle, ("decodings",), shape=BUNDLE)["decodings"]
+    if args.stem not in decodings:
+        raise NausError(f"{args.bundle}: holds no decoding {args.stem} (it holds {', '.join(decodings) or 'none'})")
+    made = decodings[args.stem]
+    _write_summaries(args.out, made["summaries"], args.provenance, {k: made[k] for k in ("input", "checkpoint")})
+
+
+def _write_summaries(path: str, lines: list[str], provenance: str | None, made_from: dict) -> None:
+    """The summaries, and beside them what made them (`provenance`), written while the summaries are still a
+    temporary file: a failure leaves the previous summaries and their provenance."""
     import hashlib
-    import json
 
     from naus.files import atomic_open, write_json
 
-    lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
-             else r.summary for r in results]
     content = "".join(line + "\n" for line in lines)
-    with atomic_open(args.out) if args.out != "-" else contextlib.nullcontext(sys.stdout) as out:
+    with atomic_open(path) if path != "-" else contextlib.nullcontext(sys.stdout) as out:
         out.write(content)
-        if args.provenance:
-            summaries = {"path": args.out, "sha256": hashlib.sha256(content.encode()).hexdigest()}
-            write_json(args.provenance, {**made_from, "summaries": summaries, "lines": len(results)})
+        if provenance:
+            summaries = {"path": path, "sha256": hashlib.sha256(content.encode()).hexdigest()}
+            write_json(provenance, {**made_from, "summaries": summaries, "lines": len(lines)})
 
 
 def _time_decoding(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
-    """The median of `timing_passes` passes at the batch size, and one at batch 1 over the first
-    `batch1_samples` sentences, each after an untimed warm-up (compiled decoders and device caches load once
-    per process, not per sentence)."""
+    """The median of `timing_passes` passes at the batch size, and at batch 1 over the first `batch1_samples`
+    sentences, each after an untimed warm-up (compiled decoders and device caches load once per process, not
+    per sentence)."""
     import torch
 
     from naus.device import device_label

@@ -198,6 +198,11 @@ def decoded(split: str, name: str, method: str, target: Part, beam: Part | None 
     return f"{DECODINGS}/{split}/{name}/beams/{method}-{target}-b{beam}"
 
 
+def decoded_bundle(split: str, name: str) -> str:
+    """Every decoding of a split by a student that the tables read, in one file (`naus decode-all`)."""
+    return f"{DECODINGS}/{split}/{name}/decodings.json"
+
+
 def pattern(path: str, **parts: str) -> str:
     """A regular expression for the paths a function here builds: `path` built with `{name}` placeholders
     (`student_dir("{model}")`), each replaced by a named group of its pattern, the rest literal."""

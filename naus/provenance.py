@@ -17,6 +17,7 @@ TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int
 DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}  # decode --provenance
 DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "input?": FILE_RECORD,
                  "checkpoint?": FILE_RECORD}  # decode --timing
+BUNDLE = {"decodings": {"*": {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": [str]}}}  # decode-all
 SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.teacher.shards.ResumableOutput
 
 

@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)   # the project's; the profile's build ma
 paths() { PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python -m naus run-paths "$1" --profile "$profile"; }  # naus.layout's
 config=(--configfile "${CONFIG:-$root/config/$profile.yaml}")
 [ -f "$root/config/lease-$profile.yaml" ] && config+=("$root/config/lease-$profile.yaml")
-gpu_rules="train decode decode_beam time_decode"
+gpu_rules="train decode_student decoding decode time_decode"
 snake() { python -m snakemake -s "$root/Snakefile" --rerun-triggers mtime "${config[@]}" "$@"; }
 
 case ${1:-} in

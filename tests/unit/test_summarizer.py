@@ -97,6 +97,38 @@ def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tm
     assert main([*timed, "decode/test/L2/nonsense-2"]) == 2 and "decode/test/L2/nonsense-2" in capsys.readouterr().err
 
 
+def test_a_students_decodings_in_one_process_are_those_of_one_process_each(checkpoint, tmp_path, capsys):
+    """`naus decode-all` then `naus unbundle` (the pipeline's decodings): the same summaries and provenance as
+    `naus decode --provenance` run once per decoding; a decoding the file does not hold is named."""
+    import shutil
+
+    from naus.cli import main
+
+    build = tmp_path / "build"
+    (build / layout.student_dir("L2")).mkdir(parents=True)
+    shutil.copy(checkpoint, build / layout.student_dir("L2") / "best.pt")
+    source = write(build / layout.DECODE_SOURCES["test"], "police arrested five protesters\n\nin paris\n")
+    stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "beam", "3", 4)]
+    bundle = tmp_path / "all.json"
+    assert main(["decode-all", "--build", str(build), "--out", str(bundle), *stems]) == 0
+    for stem, options in zip(stems, (["--method", "length-control", "--length", "2"],
+                                     ["--method", "beam", "--length", "3", "--beam-size", "4"])):
+        one, bundled = tmp_path / "one.txt", tmp_path / "bundled.txt"
+        assert main(["decode", "--checkpoint", str(build / layout.student_dir("L2") / "best.pt"), "--input",
+                     str(source), *options, "--out", str(one), "--provenance", str(tmp_path / "one.json")]) == 0
+        assert main(["unbundle", "--bundle", str(bundle), "--stem", stem, "--out", str(bundled), "--provenance",
+                     str(tmp_path / "bundled.json")]) == 0
+        assert bundled.read_bytes() == one.read_bytes() and len(one.read_text().splitlines()) == 3
+        made, expected = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("bundled", "one"))
+        assert made["summaries"]["sha256"] == expected["summaries"]["sha256"]
+        assert made["checkpoint"]["sha256"] == expected["checkpoint"]["sha256"] and made["lines"] == 3
+    capsys.readouterr()
+    missing = layout.decoded("test", "L2", "truncate", "2")
+    assert main(["unbundle", "--bundle", str(bundle), "--stem", missing, "--out", str(tmp_path / "x.txt"),
+                 "--provenance", str(tmp_path / "x.json")]) == 2
+    assert f"holds no decoding {missing}" in capsys.readouterr().err and not (tmp_path / "x.txt").exists()
+
+
 class Copier(torch.nn.Module):
     """A stand-in student that copies each slot's source token (its <unk> too): the case where
     a summary of raw text would carry <unk> for every word the vocabulary lacks."""

@@ -32,7 +32,7 @@ def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env)
     assert code == 0, out[-3000:]
     jobs = re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n?)+)", out, flags=re.M)  # a job: its rule and indented lines
     timed = [text for rule, text in jobs if rule == "time_decode"]
-    decoded = [text for rule, text in jobs if rule in ("decode", "decode_beam")]
+    decoded = [text for rule, text in jobs if rule == "decode_student"]
     assert timed and all("threads: 3" in text for text in timed)
     assert all("threads: 3" not in text for text in decoded)  # the decodings themselves run side by side
     assert any("/L10-s1/" in text for text in decoded) and not any("/L10-s1/" in text for text in timed)

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -133,6 +134,22 @@ def timing_files() -> list[str]:
             for i in range(config["search"]["shards"])
         ]
     )
+
+
+def planned_decodings() -> dict[tuple[str, str], list[str]]:
+    """Every decoding a table or figure reads, by split and student."""
+    plan = {}
+    for stem in SPEC.stems("test") + SPEC.stems("duc"):
+        if stem.startswith(f"{layout.DECODINGS}/"):
+            part = layout.parse_decoded(stem)
+            plan.setdefault((part["split"], part["model"]), []).append(stem)
+    return plan
+
+
+def bundle_of(stem: str) -> str:
+    """The `decode_student` file a planned decoding is written out of."""
+    part = layout.parse_decoded(stem)
+    return f"{BUILD}/{layout.decoded_bundle(part['split'], part['model'])}"
 
 
 def timed_inputs(stems: list[str]) -> dict[str, list[str]]:

@@ -4,16 +4,8 @@ DECODE_CFG = config["decode"]
 wildcard_constraints:
     method=layout.METHOD_PATTERN,
     target=layout.TARGET_PATTERN,
-    beam=r"\d+",
 
 
-DECODE = (
-    "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
-    "{params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
-)
-# Beside the summaries, what made them (the input's and the student's sha256): `naus import-run` checks
-# a GPU run's decodings against this machine's files with it.
-DECODE_COMMAND = f"{DECODE}--out {{output.summaries}} --provenance {{output.provenance}} > {{log}} 2>&1"
 TIME_COMMAND = (
     f"python -m naus --threads {{threads}} time --build {BUILD} --beam-size {{params.beam}} --batch-size {{params.batch}} "
     "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.stems} > {log} 2>&1"
@@ -26,14 +18,62 @@ DECODE_INPUT = {
 DECODE_PARAMS = dict(
     target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"]
 )
-BEAM_PARAMS = {**DECODE_PARAMS, "beam": lambda w: w.beam}
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
-BEAM_STEM = layout.decoded("test", "{model}", "{method}", "{target}", "{beam}")
+
+
+# The decodings the tables and figures read, by split and student: each student's are made in one process.
+PLANNED = planned_decodings()
+
+
+rule decode_student:
+    """Every decoding of split {split} by student {model} that a table or figure reads, one after another in one
+    process (a process started per decoding spent longer starting Python, PyTorch and numba than decoding)."""
+    wildcard_constraints:
+        split="test|duc",
+    input:
+        **DECODE_INPUT,
+    output:
+        temp(f"{BUILD}/{layout.decoded_bundle('{split}', '{model}')}"),
+    params:
+        stems=lambda w: PLANNED[(w.split, w.model)],
+        beam=DECODE_CFG["beam_size"],
+        batch=DECODE_CFG["batch_size"],
+    log:
+        f"{LOGS}/decode/{{split}}-{{model}}.log",
+    benchmark:
+        f"{LOGS}/benchmark/decode/{{split}}-{{model}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    resources:
+        gpu=1,
+    shell:
+        f"python -m naus --threads {{threads}} decode-all --build {BUILD} --beam-size {{params.beam}} "
+        "--batch-size {params.batch} --out {output} {params.stems} > {log} 2>&1"
+
+
+rule decoding:
+    """A decoding a table or figure reads, written out of its student's `decode_student` file with what made it
+    (the input's and the student's sha256: `naus import-run` checks a GPU run's decodings against this machine's
+    files with it)."""
+    wildcard_constraints:
+        stem="|".join(re.escape(stem) for stems in PLANNED.values() for stem in stems),
+    input:
+        lambda w: bundle_of(w.stem),
+    output:
+        summaries=f"{BUILD}/{{stem}}.txt",
+        provenance=f"{BUILD}/{{stem}}.provenance.json",
+    log:
+        f"{LOGS}/decode/{{stem}}.log",
+    conda:
+        "../../envs/naus-cpu.yaml"
+    shell:
+        "python -m naus unbundle --bundle {input} --stem {wildcards.stem} --out {output.summaries} "
+        "--provenance {output.provenance} > {log} 2>&1"
 
 
 rule decode:
-    """Summaries of a split (test, DUC2004 for Table 3, or dev to choose a recipe) by model {model} for a
-    target length or ratio."""
+    """Any other decoding of a split (the dev split's, to choose a recipe) by model {model} for a target length or
+    ratio, in a process of its own."""
     wildcard_constraints:
         split="|".join(layout.DECODE_SOURCES),
     input:
@@ -52,7 +92,12 @@ rule decode:
     resources:
         gpu=1,
     shell:
-        DECODE_COMMAND
+        "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
+        "{params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
+        "--out {output.summaries} --provenance {output.provenance} > {log} 2>&1"
+
+
+ruleorder: decoding > decode
 
 
 rule time_decode:
@@ -81,28 +126,6 @@ rule time_decode:
         gpu=1,
     shell:
         TIME_COMMAND
-
-
-rule decode_beam:
-    """The beam-size sweep of the paper's Figure 4 (length control and CTC beam search)."""
-    input:
-        checkpoint=DECODE_INPUT["checkpoint"],
-        source=DECODE_SOURCE["test"],
-    output:
-        summaries=f"{BUILD}/{BEAM_STEM}.txt",
-        provenance=f"{BUILD}/{BEAM_STEM}.provenance.json",
-    params:
-        **BEAM_PARAMS,
-    log:
-        f"{LOGS}/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.log",
-    benchmark:
-        f"{LOGS}/benchmark/decode/{{model}}-{{method}}-{{target}}-b{{beam}}.tsv"
-    conda:
-        "../../envs/naus.yaml"
-    resources:
-        gpu=1,
-    shell:
-        DECODE_COMMAND
 
 
 rule stage_decode:

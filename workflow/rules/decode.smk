@@ -6,10 +6,6 @@ wildcard_constraints:
     target=layout.TARGET_PATTERN,
 
 
-TIME_COMMAND = (
-    f"python -m naus --threads {{threads}} time --build {BUILD} --beam-size {{params.beam}} --batch-size {{params.batch}} "
-    "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.stems} > {log} 2>&1"
-)
 DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURCES.items()}
 DECODE_INPUT = {
     "checkpoint": f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
@@ -125,7 +121,8 @@ rule time_decode:
     resources:
         gpu=1,
     shell:
-        TIME_COMMAND
+        f"python -m naus --threads {{threads}} time --build {BUILD} --beam-size {{params.beam}} --batch-size {{params.batch}} "
+        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.stems} > {log} 2>&1"
 
 
 rule stage_decode:

@@ -245,7 +245,7 @@ def _decodings(args: argparse.Namespace):
         raise NausError(str(err)) from None
     records, sources = {}, {}
     for model in dict.fromkeys(part["model"] for part in parts.values()):
-        checkpoint = f"{args.build}/{layout.student_dir(model)}/best.pt"
+        checkpoint = f"{args.build}/{layout.student_checkpoint(model)}"
         records[checkpoint] = file_record(checkpoint)
         summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
         for stem, part in parts.items():

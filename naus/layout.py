@@ -186,6 +186,11 @@ def student_dir(name: str) -> str:
     return f"{STUDENTS}/{name}"
 
 
+def student_checkpoint(name: str) -> str:
+    """The student's weights the pipeline decodes with (its best dev loss)."""
+    return f"{student_dir(name)}/best.pt"
+
+
 def train_timing(name: str) -> str:
     return f"{TRAIN_TIMINGS}/{name}.json"
 

@@ -156,7 +156,7 @@ def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
     """The students and the sources of the timed decodings."""
     parts = [layout.parse_decoded(stem) for stem in stems]
     return {
-        "checkpoints": sorted({f"{BUILD}/{layout.student_dir(p['model'])}/best.pt" for p in parts}),
+        "checkpoints": sorted({f"{BUILD}/{layout.student_checkpoint(p['model'])}" for p in parts}),
         "sources": sorted({f"{BUILD}/{layout.DECODE_SOURCES[p['split']]}" for p in parts}),
     }
 

@@ -8,7 +8,7 @@ wildcard_constraints:
 
 DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURCES.items()}
 DECODE_INPUT = {
-    "checkpoint": f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
+    "checkpoint": f"{BUILD}/{layout.student_checkpoint('{model}')}",
     "source": lambda w: DECODE_SOURCE[w.split],
 }
 DECODE_PARAMS = dict(
@@ -17,8 +17,9 @@ DECODE_PARAMS = dict(
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
 
-# The decodings the tables and figures read, by split and student: each student's are made in one process.
-PLANNED = planned_decodings()
+# The decodings the tables and figures read, by split and student: each student's are made in one process;
+# those whose time they show, timed in one job.
+PLANNED, TIMED = planned_decodings(), SPEC.timed()
 
 
 rule decode_student:
@@ -102,11 +103,11 @@ rule time_decode:
     It holds every core, so nothing runs beside it: the times are what a user with the machine to themselves
     would measure."""
     input:
-        **timed_inputs(SPEC.timed()),
+        **timed_inputs(TIMED),
     output:
-        [f"{BUILD}/{stem}.timing.json" for stem in SPEC.timed()],
+        [f"{BUILD}/{stem}.timing.json" for stem in TIMED],
     params:
-        stems=SPEC.timed(),
+        stems=TIMED,
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
         batch1=DECODE_CFG["batch1_samples"],

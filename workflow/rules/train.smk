@@ -21,7 +21,7 @@ rule train:
             }
         ),
     output:
-        best=f"{BUILD}/{layout.student_dir('{model}')}/best.pt",
+        best=f"{BUILD}/{layout.student_checkpoint('{model}')}",
         history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
         timing=f"{BUILD}/{layout.train_timing('{model}')}",
     params:
@@ -49,4 +49,4 @@ rule train:
 rule stage_train:
     """Every student: one per length, the training-size sweep and Table 4's (a target for `dvc repro`)."""
     input:
-        [f"{BUILD}/{layout.student_dir(model)}/best.pt" for model in students()],
+        [f"{BUILD}/{layout.student_checkpoint(model)}" for model in students()],

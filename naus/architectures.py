@@ -14,6 +14,7 @@ class Architecture:
     label: str  # its name in Table 4
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.student.pretrained)
+    frozen: bool = False  # it reads frozen MiniLM states (naus.student.frozen) and copies source words: no vocabulary
 
     @property
     def family(self) -> str:
@@ -37,6 +38,7 @@ ARCHITECTURES = registry((
     Architecture("nar", "NAR encoder-decoder", False),
     Architecture("nar-ctc", "NAR encoder-decoder + CTC", True),
     Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", True, pretrained=True),
+    Architecture("naus-copy", "NAUS, copy head on frozen all-MiniLM-L6-v2 states (CTC)", True, frozen=True),
 ), "architectures")
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")

@@ -241,8 +241,11 @@ def _student_commands(sub) -> None:
              ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
              ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
                          "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
-             ("--dev-source", {}),
+             ("--dev-source", {"help": "the dev split's sources, one per line"}),
              ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
+             ("--train-states", {"help": "the training sources' frozen MiniLM states (`naus encode-states`; for "
+                                         "a student on frozen states, naus-copy)"}),
+             ("--dev-states", {"help": "the dev sources' frozen states, likewise"}),
              ("--fraction", {"type": _ranged(float, above=0, maximum=1), "default": 1.0, "help": "train on the first fraction of the pairs, "
                                                                       "0 < fraction <= 1"}),
              ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
@@ -263,7 +266,12 @@ def _student_commands(sub) -> None:
                                                              "seconds per sample to this JSON file"}),
                  ("--provenance", {"type": _output_file, "help": "write the sha256 of the input, the checkpoint and "
                                                                  "the summaries to this JSON file"}),
+                 ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
+                                       "(default: computed here)"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+    _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word of a file's "
+             "sentences, for students that learn on them (naus-copy)",
+             ("--input", {**IN, "help": "one tokenised sentence per line"}), ("--out", OUT))
     build = ("--build", {**IN, "help": "the profile's build directory (build/{profile}): each student and source is "
                                        "read from where the pipeline writes it"})
     stems = ("stems", {"nargs": "+", "help": "decodings as naus.layout names them, e.g. decode/test/L10/length-control-10 "

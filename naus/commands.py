@@ -181,7 +181,17 @@ def train_command(args: argparse.Namespace) -> None:
     from naus.student.train import load_pairs, train
     from naus.student.vocab import Vocab
 
-    vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
+    arch = ARCHITECTURES[args.arch]
+    if arch.frozen != bool(args.train_states) or (arch.frozen and args.dev_source and not args.dev_states):
+        raise NausError(f"a {args.arch} student " + ("reads frozen states: give --train-states (and --dev-states with "
+                        "--dev-source), made by `naus encode-states`" if arch.frozen else "reads no frozen states: "
+                        "--train-states and --dev-states are for " + ", ".join(a for a in ARCHITECTURES
+                                                                                if ARCHITECTURES[a].frozen)))
+    if arch.frozen:  # its ids only tell words apart (it copies them): every word of its sources, never <unk>
+        sources = [args.train_source] + ([args.dev_source] if args.dev_source else [])
+        vocab = Vocab.build((line for path in sources for line, in iter_parallel(path)), 1)
+    else:
+        vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
     asked = model_config.to_dict()  # the settings the report compares with the configuration
     if ARCHITECTURES[args.arch].pretrained:
@@ -192,13 +202,20 @@ def train_command(args: argparse.Namespace) -> None:
         log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
                  args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
     config = _settings(args, TrainConfig)
-    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len).head(args.fraction)
-    dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len) if args.dev_source else None
+    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len, args.train_states).head(args.fraction)
+    dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len, args.dev_states) if args.dev_source else None
     log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
     inputs = {name: file_record(getattr(args, name)) for name in ("train_source", "train_target", "dev_source",
-                                                                    "dev_target") if getattr(args, name)}
+                                                                    "dev_target", "train_states", "dev_states")
+              if getattr(args, name)}
     train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing,
           made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
+
+
+def encode_states_command(args: argparse.Namespace) -> None:
+    from naus.student.frozen import encode_file
+
+    encode_file(args.input, args.out)
 
 
 def decode_command(args: argparse.Namespace) -> None:
@@ -218,6 +235,10 @@ def decode_command(args: argparse.Namespace) -> None:
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk)
+    if args.states:
+        from naus.student.frozen import States
+
+        options["states"] = States.load(args.states)
     log.info("decoding %d sentences by %s", len(sentences), args.method)
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
     seconds = summarizer.last_timing["seconds"]
@@ -235,9 +256,11 @@ def _decodings(args: argparse.Namespace):
     (stem, its student, the sentences, the decoding options, what made it), each student loaded once and each
     file read and hashed once; every stem checked before any work."""
     from naus import layout
+    from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
     from naus.files import read_lines
     from naus.provenance import file_record
+    from naus.student.frozen import States
 
     try:
         parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
@@ -256,6 +279,11 @@ def _decodings(args: argparse.Namespace):
                 sources[source], records[source] = read_lines(source), file_record(source)
             options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
                            min_length=args.min_length, raw=False, restore=True, **layout.target_settings(part["target"]))
+            if ARCHITECTURES[summarizer.model.config.arch].frozen:
+                states = f"{args.build}/{layout.frozen_states(part['split'])}"
+                if states not in sources:
+                    sources[states], records[states] = States.load(states), file_record(states)
+                options["states"] = sources[states]
             yield stem, summarizer, sources[source], options, {"input": records[source], "checkpoint": records[checkpoint]}
 
 
@@ -318,24 +346,41 @@ def _time_decoding(summarizer, sentences: list[str], options: dict, args: argpar
 
     from naus.device import device_label
 
+    given = options.get("states")
+
+    def first(count: int) -> dict:
+        return options if given is None else {**options, "states": given.take(range(min(count, len(given))))}
+
     def passes(items: list[str], batch_size: int, count: int) -> dict:
-        summarizer.summarize(items[: 2 * batch_size], batch_size=batch_size, **options)
+        summarizer.summarize(items[: 2 * batch_size], batch_size=batch_size, **first(2 * batch_size))
         runs = []
         for _ in range(count):
-            summarizer.summarize(items, batch_size=batch_size, **options)
+            summarizer.summarize(items, batch_size=batch_size, **first(len(items)))
             runs.append(summarizer.last_timing)
         return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
 
     timing = passes(sentences, args.batch_size, args.timing_passes)
+    if given is not None:  # states read from a file: what computing them costs is timed too, and counted
+        from naus.student.frozen import Encoder
+
+        encoder, sample = Encoder(), sentences[: max(args.batch1_samples, args.batch_size)]
+        tick = time.perf_counter()
+        encoder.encode(sample)
+        states_seconds = (time.perf_counter() - tick) / max(len(sample), 1)
+        timing = {**timing, "seconds": timing["seconds"] + states_seconds * timing["samples"],
+                  "forward_seconds": timing["forward_seconds"] + states_seconds * timing["samples"]}
     report = {
         "method": timing["method"], "beam_size": options["beam_size"], "batch_size": args.batch_size,
         "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
         "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
         "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
     }
+    if given is not None:
+        report["states_seconds_per_sample"] = states_seconds
     if args.batch1_samples:
         once = passes(sentences[: args.batch1_samples], 1, args.timing_passes)
-        report.update(batch1_samples=once["samples"], batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1))
+        report.update(batch1_samples=once["samples"], batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1)
+                      + (states_seconds if given is not None else 0.0))
     return report
 
 

@@ -67,6 +67,15 @@ DECODE_SOURCES = {"test": split_file("test", "article"), "duc": search_source("d
 # its scored outputs and their metrics sit in (DUC2004's: digits restored).
 REFERENCES = {"test": (split_file("test", "title"),), "duc": tuple(duc_file(f"ref{i}") for i in range(4))}
 SCORED = {"test": "", "duc": "duc2004"}
+# The sentences whose frozen MiniLM states a split's students read (`naus encode-states`): what they train on
+# (the pool's searched sentences, dev's) and what they decode.
+STATES_SOURCES = {"pool": search_source("pool"), "dev": search_source("dev"), "test": DECODE_SOURCES["test"],
+                  "duc": DECODE_SOURCES["duc"]}
+
+
+def frozen_states(split: str) -> str:
+    """A split's frozen MiniLM states, line for line with `STATES_SOURCES[split]`."""
+    return f"states/{split}.npz"
 
 
 def check_profile(name: object) -> str:

@@ -22,6 +22,8 @@ from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
 from naus.methods import CHAR_CONTROL, CHARS, METHODS
 from naus.settings import DecodeConfig, target_length
+from naus.student.frozen import WIDTH, States
+from naus.student.vocab import SPECIALS, Vocab
 from naus.text import normalize
 
 log = logging.getLogger(__name__)
@@ -59,13 +61,15 @@ class Summarizer:
         raw: bool = True,
         chars: int | None = None,
         restore: bool = True,
+        states: States | None = None,
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was (not for the
         Gigaword evaluation, whose inputs and references are already tokenised); `restore` gives each
         `<unk>` back its source word (`restore_unknown`), else summaries keep `<unk>` as decoded.
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
         summary as returned (a restored `<unk>` counted as its source word). Any iterable of strings
-        (a generator too) is read once."""
+        (a generator too) is read once. A student on frozen states (`naus-copy`) reads `states`, the sentences'
+        as `naus encode-states` made them, or computes them here."""
         sentences = sentences if isinstance(sentences, str) else list(sentences)
         _check_arguments(sentences, method)
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
@@ -74,17 +78,24 @@ class Summarizer:
         method = self._method(method, chars)
         texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
         encoded = self._encode(texts)
+        if arch.frozen:
+            states = self._frozen_states(texts, states)
         results: list[Result | None] = [None] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
         started, forward = time.perf_counter(), 0.0
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            batch, seconds = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size, chars,
-                                         [texts[i] for i in rows] if restore else None)
+            if arch.frozen:
+                batch, seconds, vocab = self._copy_batch([texts[i].split()[: len(encoded[i])] for i in rows],
+                                                         [states[i] for i in rows], length, ratio, min_length,
+                                                         beam_size, chars)
+            else:
+                (batch, seconds), vocab = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size,
+                                                      chars, [texts[i] for i in rows] if restore else None), self.vocab
             forward += seconds
             for i, hyp in zip(rows, METHODS[method].decoder(arch.family)(batch)):
-                words = [self.vocab.tokens[t] for t in hyp.tokens]
-                if restore:
+                words = [vocab.tokens[t] for t in hyp.tokens]
+                if restore and not arch.frozen:
                     words = restore_unknown(words, hyp, texts[i].split()[: self.model.config.max_len], self.vocab,
                                             arch.ctc)
                 results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
@@ -116,6 +127,37 @@ class Summarizer:
                         "%d words (the longest: sentence %d, %d words)", len(cut), len(texts), max_len, max_len,
                         longest + 1, len(encoded[longest]))
         return [tokens[:max_len] for tokens in encoded]
+
+    def _frozen_states(self, texts: list[str], states: States | None) -> States:
+        """The sentences' frozen states: those given, checked to be theirs, or computed now."""
+        if states is None:
+            from naus.student.frozen import Encoder
+
+            return Encoder().encode(texts)
+        states.check_lines(texts, "the states given")
+        return states
+
+    def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], length, ratio, min_length, beam_size,
+                    chars) -> tuple[Batch, float, Vocab]:
+        """A batch for a copy-head student: its scores over a vocabulary of this batch's own words (so no word is
+        `<unk>`), that vocabulary, and the seconds of its forward."""
+        vocab = Vocab(list(SPECIALS) + list(dict.fromkeys(w for words in sources for w in words if w not in SPECIALS)))
+        lengths = torch.tensor([len(words) for words in sources])
+        ids = torch.zeros((len(sources), int(lengths.max())), dtype=torch.long)  # 0, ε's id, is no position's word
+        x = torch.zeros((len(sources), int(lengths.max()), WIDTH))
+        for row, (words, rows) in enumerate(zip(sources, states)):
+            ids[row, : len(words)] = torch.tensor([vocab.index[w] for w in words])
+            x[row, : len(words)] = torch.from_numpy(rows[: len(words)].astype(np.float32))
+        targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
+        batch = Batch(lengths.to(self.device), targets, beam_size, vocab.blank, chars=chars,
+                      word_chars=np.array([len(token.encode()) for token in vocab.tokens]), unk=vocab.unk,
+                      banned=(vocab.pad,))
+        tick = time.perf_counter()
+        batch.logits = self.model(x.to(self.device), batch.lengths, ids.to(self.device), len(vocab), normalize=False)
+        batch.log_norm = slot_log_norm(batch.logits)
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+        return batch, time.perf_counter() - tick, vocab
 
     def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
                texts: list[str] | None) -> tuple[Batch, float]:

@@ -346,8 +346,86 @@ class MiniLMNAUS(NAUS):
                     getattr(ours, part).copy_(bert(f"{theirs}.{part}"))
 
 
+class CopyNAUS(nn.Module):
+    """NAUS on frozen MiniLM states (`naus.student.frozen`) with a copy head: slot i chooses ε or a source
+    position j (a bilinear score of their states), and a word's score is the summed probability of its
+    positions, plus a learned bias for the offset j − i (within ±`REACH`; copying its own word is
+    what a slot of an extractive summary mostly does). The teacher is extractive, so no output layer over
+    a vocabulary is needed: training costs
+    the thin top (`n_layers` Transformer layers of `d_model` over a projection of the states), and any
+    word of a new source can be kept. Written into a vocabulary (−∞ for words not in the source), it is
+    what every CTC decoder reads."""
+
+    REACH = 8
+
+    def __init__(self, config: ModelConfig):
+        super().__init__()
+        from naus.student.frozen import WIDTH
+
+        self.config = config
+        self.register_buffer(ARCH_MARK, arch_mark(config.arch))
+        self.project = nn.Linear(WIDTH, config.d_model)
+        self.norm = nn.LayerNorm(config.d_model)
+        self.layers = _encoder_layers(config)
+        self.query, self.key = nn.Linear(config.d_model, config.d_model), nn.Linear(config.d_model, config.d_model)
+        self.blank = nn.Linear(config.d_model, 1)
+        self.offset = nn.Parameter(torch.zeros(2 * self.REACH + 1))
+        self.dropout = nn.Dropout(config.dropout)
+
+    def scores(self, states: Tensor, lengths: Tensor) -> Tensor:
+        """Logits [B, T, 1 + T]: ε, then each source position (−∞ past a source's end)."""
+        time = states.shape[1]
+        if time > self.config.max_len:
+            raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
+        padding = _padding(lengths, time)
+        x = self.layers(self.dropout(self.norm(self.project(states))), src_key_padding_mask=padding)
+        copy = self.query(x) @ self.key(x).transpose(1, 2) / math.sqrt(self.config.d_model)
+        position = torch.arange(time, device=states.device)
+        copy = copy + self.offset[(position[None, :] - position[:, None]).clamp(-self.REACH, self.REACH) + self.REACH]
+        dtype = torch.promote_types(copy.dtype, torch.float32)  # fp32 at least, under bf16 autocast too
+        return torch.cat([self.blank(x).to(dtype), copy.to(dtype).masked_fill(padding[:, None, :], -math.inf)], dim=-1)
+
+    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int, normalize: bool = True) -> Tensor:
+        """Scores [B, T, vocab_size] of source words `words` [B, T] (vocabulary ids; id 0 is ε): log-probabilities,
+        or logits with `normalize=False` (for decoders that normalise what they read)."""
+        logits = self.scores(states, lengths)
+        owner = F.one_hot(words.clamp(min=0), vocab_size).to(logits.dtype)  # [B, T positions, V]
+        owner[:, :, 0] = 0.0
+        top = logits.max(dim=-1, keepdim=True).values
+        summed = (logits[..., 1:] - top).exp() @ owner  # each word's probability mass, relative to the top
+        present = owner.sum(dim=1, keepdim=True) > 0
+        merged = torch.where(present, summed.clamp(min=1e-30).log() + top, -math.inf)
+        merged[..., 0] = logits[..., 0]
+        return F.log_softmax(merged, dim=-1) if normalize else merged
+
+    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0, smoothing: float = 0.1,
+             states: Tensor | None = None) -> tuple[Tensor, int, int]:
+        """CTC over ε and each source's own words (ids local to the source: a target word not in it is
+        unlearnable, its pair left out); smoothing spreads over those words only."""
+        local = torch.zeros_like(tokens)
+        rows = []
+        for b, target in enumerate(targets):
+            source = tokens[b, : int(lengths[b])].tolist()
+            first = {word: k + 1 for k, word in reversed(list(enumerate(source)))}
+            local[b, : len(source)] = torch.tensor([first[w] for w in source], dtype=tokens.dtype)
+            rows.append([first[w] for w in target] if all(w in first for w in target) else [])
+        log_probs = self(states, lengths, local, tokens.shape[1] + 1)
+        finite = torch.isfinite(log_probs)
+        # PyTorch's CTC gives NaN gradients where a log-probability is −∞ (a word not in the source): a floor
+        # whose gradient is zero leaves every path's score as it was
+        loss, used, skipped = ctc_loss(log_probs.clamp(min=-1e4), lengths, rows, 0, 0.0)
+        if smoothing > 0 and used:
+            valid = (torch.arange(log_probs.shape[1], device=lengths.device)[None] < lengths[:, None]).float()
+            mean = log_probs.masked_fill(~finite, 0.0).sum(-1) / finite.sum(-1).clamp(min=1)
+            loss = (1 - smoothing) * loss + smoothing * (-(mean * valid).sum() / valid.sum())
+        return loss, used, skipped
+
+    def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
+        return len(_alignable(torch.tensor(lengths), targets))
+
+
 MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent,
-          "naus-minilm": MiniLMNAUS}  # one per ARCHITECTURES entry
+          "naus-minilm": MiniLMNAUS, "naus-copy": CopyNAUS}  # one per ARCHITECTURES entry
 
 
 def build_model(config: ModelConfig) -> nn.Module:

@@ -32,16 +32,15 @@ from naus.files import OutputLock, iter_parallel, write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
+from naus.student.frozen import States
 from naus.provenance import check_same_provenance, file_record, fingerprint
 from naus.student.vocab import Vocab
 
 log = logging.getLogger(__name__)
 
 
-
 # What a resumed run may change: how long it trains, how often it reports and saves, where it runs.
 RESUMABLE_CHANGES = ("max_steps", "patience", "checkpoint_every", "eval_every", "device")
-
 
 
 class Ragged:
@@ -101,6 +100,7 @@ class Ragged:
 class Pairs:
     sources: Ragged
     targets: Ragged
+    states: States | None = None  # each source's frozen MiniLM states, for the students that read them
 
     def __post_init__(self) -> None:
         self.sources, self.targets = (x if isinstance(x, Ragged) else Ragged(x) for x in (self.sources, self.targets))
@@ -111,12 +111,14 @@ class Pairs:
     def head(self, fraction: float) -> "Pairs":
         """The first `fraction` of the pairs, at least one (the training-size sweep of Figure 3)."""
         keep = max(1, int(len(self) * fraction))
-        return Pairs(self.sources[:keep], self.targets[:keep])
+        return Pairs(self.sources[:keep], self.targets[:keep], None if self.states is None else self.states.take(range(keep)))
 
     def fingerprint(self) -> str:
         digest = hashlib.sha256()
         for rows in (self.sources, self.targets):
             digest.update(rows.digest())
+        if self.states is not None:
+            digest.update(self.states.flat.tobytes())
         return digest.hexdigest()[:16]
 
 def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig) -> dict:
@@ -126,24 +128,34 @@ def provenance(pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: Mode
             "train": {k: v for k, v in asdict(config).items() if k not in RESUMABLE_CHANGES}}
 
 
-def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, max_len: int) -> Pairs:
-    """Encode aligned source/target files as they are read; empty or over-long sources are left out (and logged)."""
-    dropped = 0
+def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, max_len: int,
+               states_path: str | Path | None = None) -> Pairs:
+    """Encode aligned source/target files as they are read; empty or over-long sources are left out (and logged).
+    `states_path`: the sources' frozen states (`naus encode-states`), checked to be theirs."""
+    dropped, rows = 0, []
+    states = States.load(states_path) if states_path else None
 
     def kept():
         nonlocal dropped
-        for src, tgt in iter_parallel(source_path, target_path):
+        for line, (src, tgt) in enumerate(iter_parallel(source_path, target_path)):
             ids = vocab.encode(src)
+            if states is not None and (line >= len(states) or len(ids) != states.words()[line]):
+                raise NausError(f"{states_path}: no states of {len(ids)} words for line {line + 1} of {source_path} "
+                                "(states of another file? run `naus encode-states` on it)")
             if not ids or len(ids) > max_len:
                 dropped += 1
                 continue
+            rows.append(line)
             yield ids, vocab.encode(tgt)
 
     sources, targets = Ragged.building(), Ragged.building()
     for ids, target in kept():
         sources.append(ids)
         targets.append(target)
-    pairs = Pairs(sources.freeze(), targets.freeze())
+    if states is not None and len(states) != len(rows) + dropped:
+        raise NausError(f"{states_path}: states of {len(states)} sentences for the {len(rows) + dropped} lines of "
+                        f"{source_path}")
+    pairs = Pairs(sources.freeze(), targets.freeze(), None if states is None else states.take(rows))
     if dropped:
         log.info("%s: %d empty or over-long (> %d tokens) sources left out", source_path, dropped, max_len)
     if not len(pairs):
@@ -170,11 +182,18 @@ def make_batches(lengths: list[int], max_tokens: int, seed: int, epoch: int) -> 
 
 
 def collate(pairs: Pairs, batch: list[int], pad: int, device: torch.device):
+    """Padded source ids, their lengths, the targets, and what else the student reads (its frozen states)."""
     lengths = torch.tensor([len(pairs.sources[i]) for i in batch])
     tokens = torch.full((len(batch), int(lengths.max())), pad, dtype=torch.long)
     for row, i in enumerate(batch):
         tokens[row, : lengths[row]] = torch.tensor(pairs.sources[i])
-    return tokens.to(device), lengths.to(device), [pairs.targets[i] for i in batch]
+    extra = {}
+    if pairs.states is not None:
+        states = np.zeros((len(batch), tokens.shape[1], pairs.states.flat.shape[1]), dtype=np.float32)
+        for row, i in enumerate(batch):
+            states[row, : lengths[row]] = pairs.states[i]
+        extra["states"] = torch.from_numpy(states).to(device)
+    return tokens.to(device), lengths.to(device), [pairs.targets[i] for i in batch], extra
 
 
 def inverse_sqrt(step: int, warmup: int) -> float:
@@ -208,8 +227,8 @@ def dev_loss(model: torch.nn.Module, pairs: Pairs, vocab: Vocab, max_tokens: int
     model.eval()
     total, count = 0.0, 0
     for batch in make_batches(pairs.sources.lengths(), max_tokens, 0, 0):
-        tokens, lengths, targets = collate(pairs, batch, vocab.pad, device)
-        loss, used, _ = model.loss(tokens, lengths, targets, vocab.blank, smoothing=0.0)
+        tokens, lengths, targets, extra = collate(pairs, batch, vocab.pad, device)
+        loss, used, _ = model.loss(tokens, lengths, targets, vocab.blank, smoothing=0.0, **extra)
         total += float(loss) * used
         count += used
     model.train()
@@ -343,11 +362,12 @@ class _Run:
 
     def step(self, batch: list[int]) -> float:
         """One optimizer step on one batch; its training loss."""
-        tokens, src_lengths, targets = collate(self.pairs, batch, self.vocab.pad, self.device)
+        tokens, src_lengths, targets, extra = collate(self.pairs, batch, self.vocab.pad, self.device)
         autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if self.device.type == "cuda"
                     else contextlib.nullcontext())
         with autocast:
-            loss, used, skipped = self.model.loss(tokens, src_lengths, targets, self.vocab.blank, self.config.smoothing)
+            loss, used, skipped = self.model.loss(tokens, src_lengths, targets, self.vocab.blank, self.config.smoothing,
+                                                  **extra)
         self.state["skipped"] += skipped
         if used and not torch.isfinite(loss):
             _diverged(f"loss {float(loss.detach())}", self.state["step"] + 1, self.last)

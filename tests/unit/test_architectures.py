@@ -16,9 +16,10 @@ from naus.student.vocab import Vocab
 
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
 TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
-# naus-minilm has MiniLM's 6 x 384 shape, slow to overfit on a CPU: tests/unit/test_pretrained.py trains it briefly
+# naus-minilm has MiniLM's 6 x 384 shape, slow to overfit on a CPU (tests/unit/test_pretrained.py trains it briefly);
+# naus-copy reads frozen states (tests/unit/test_copy_head.py)
 METHODS = {arch: [method for method, _ in ARCHITECTURES[arch].table4] for arch in TABLE4_ARCHS
-           if not ARCHITECTURES[arch].pretrained}
+           if not ARCHITECTURES[arch].pretrained and not ARCHITECTURES[arch].frozen}
 
 
 def tiny_config(vocab_size: int, arch: str) -> ModelConfig:

@@ -69,7 +69,7 @@ def test_tiny_model_overfits_twenty_pairs(tmp_path):
     train(pairs, pairs, vocab, model_config, config, tmp_path)
     model, vocab2 = model_from_checkpoint(load_checkpoint(tmp_path / "best.pt"))
     model.eval()
-    tokens, lengths, _ = collate(pairs, list(range(20)), vocab.pad, torch.device("cpu"))
+    tokens, lengths, _, _ = collate(pairs, list(range(20)), vocab.pad, torch.device("cpu"))
     with torch.no_grad():
         hyps = greedy_batch(model(tokens, lengths), lengths, vocab.blank)
     assert [vocab2.decode(h.tokens) for h in hyps] == TARGETS

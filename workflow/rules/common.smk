@@ -15,7 +15,7 @@ min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
 from naus import NausError, layout, schema, tables
-from naus.architectures import TABLE4_ARCHS
+from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.evaluation.peers import PEERS
 from naus.settings import LEARNED, ONNX_INT8, SearchConfig, check_learned_estimate, options
 
@@ -95,6 +95,11 @@ def student_arch(name: str) -> str:
     return config["model"]["arch"] if arch == "naus" else arch
 
 
+def frozen_states(model: str, split: str) -> list[str]:
+    """The frozen MiniLM states of `split` that student `model` reads (none unless it learns on them)."""
+    return [f"{BUILD}/{layout.frozen_states(split)}"] if ARCHITECTURES[student_arch(model)].frozen else []
+
+
 # What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
 SPEC = tables.spec(config)
 
@@ -158,6 +163,7 @@ def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
     return {
         "checkpoints": sorted({f"{BUILD}/{layout.student_checkpoint(p['model'])}" for p in parts}),
         "sources": sorted({f"{BUILD}/{layout.DECODE_SOURCES[p['split']]}" for p in parts}),
+        "states": sorted({path for p in parts for path in frozen_states(p["model"], p["split"])}),
     }
 
 

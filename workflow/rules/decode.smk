@@ -10,6 +10,7 @@ DECODE_SOURCE = {split: f"{BUILD}/{path}" for split, path in layout.DECODE_SOURC
 DECODE_INPUT = {
     "checkpoint": f"{BUILD}/{layout.student_checkpoint('{model}')}",
     "source": lambda w: DECODE_SOURCE[w.split],
+    "states": lambda w: frozen_states(w.model, w.split),
 }
 DECODE_PARAMS = dict(
     target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"]
@@ -80,6 +81,7 @@ rule decode:
         provenance=f"{BUILD}/{STEM}.provenance.json",
     params:
         **DECODE_PARAMS,
+        states=lambda w, input: f"--states {input.states}" if input.states else "",
     log:
         f"{LOGS}/decode/{{split}}-{{model}}-{{method}}-{{target}}.log",
     benchmark:
@@ -90,7 +92,7 @@ rule decode:
         gpu=1,
     shell:
         "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
-        "{params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
+        "{params.states} {params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
         "--out {output.summaries} --provenance {output.provenance} > {log} 2>&1"
 
 

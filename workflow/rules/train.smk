@@ -10,6 +10,24 @@ TRAIN_FLAGS = flags(
 )
 
 
+rule encode_states:
+    """A split's frozen MiniLM states (one vector per word): computed once, read by every student that learns on
+    them (model.arch naus-copy), whatever its length, seed or share of the pool."""
+    input:
+        lambda w: f"{BUILD}/{layout.STATES_SOURCES[w.split]}",
+    output:
+        f"{BUILD}/{layout.frozen_states('{split}')}",
+    log:
+        f"{LOGS}/states/{{split}}.log",
+    benchmark:
+        f"{LOGS}/benchmark/states/{{split}}.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    threads: workflow.cores
+    shell:
+        "python -m naus --threads {threads} encode-states --input {input} --out {output} > {log} 2>&1"
+
+
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
     the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
@@ -19,6 +37,7 @@ rule train:
                 role: f"{BUILD}/{path}"
                 for role, path in layout.train_inputs(layout.parse_model(w.model).length).items()
             }
+            | {"train_states": frozen_states(w.model, "pool"), "dev_states": frozen_states(w.model, "dev")}
         ),
     output:
         best=f"{BUILD}/{layout.student_checkpoint('{model}')}",
@@ -30,6 +49,9 @@ rule train:
         fraction=lambda w: layout.parse_model(w.model).fraction,
         seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
+        states=lambda w, input: (
+            f"--train-states {input.train_states} --dev-states {input.dev_states}" if input.train_states else ""
+        ),
     log:
         f"{LOGS}/train/{{model}}.log",
     benchmark:
@@ -42,7 +64,7 @@ rule train:
     shell:
         "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.train_source} "
         "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
-        "{params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
+        "{params.states} {params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
 
 

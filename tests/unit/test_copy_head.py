@@ -1,0 +1,137 @@
+"""The naus-copy student: a copy head over frozen MiniLM states, trained and decoded as every CTC student."""
+
+import numpy as np
+import pytest
+import torch
+
+from naus import NausError
+from naus.decoding.summarizer import Summarizer
+from naus.settings import ModelConfig, TrainConfig
+from naus.student.frozen import WIDTH, Encoder, States
+from naus.student.model import build_model
+from naus.student.train import Pairs, load_pairs, train
+from naus.student.vocab import Vocab
+from tests.helpers import write
+from tests.unit.test_train import brute_force_ctc
+
+SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
+TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
+
+
+def tiny_config(vocab_size: int = 8) -> ModelConfig:
+    return ModelConfig(vocab_size, d_model=32, n_heads=4, n_layers=1, d_ff=64, dropout=0.0, max_len=32, arch="naus-copy")
+
+
+def word_states(lines: list[str]) -> States:
+    """Stand-ins for MiniLM's states: a fixed random vector per word (what a copy head needs to tell them apart)."""
+    rows = [np.stack([np.random.default_rng(abs(hash(w)) % 2**32).normal(size=WIDTH) for w in line.split()])
+            for line in lines]
+    offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows])]).astype(np.int64)
+    return States(np.concatenate(rows).astype(np.float16), offsets)
+
+
+def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have_none():
+    torch.manual_seed(0)
+    model = build_model(tiny_config()).eval()
+    states, lengths = torch.randn(2, 5, WIDTH), torch.tensor([5, 3])
+    words = torch.tensor([[3, 4, 3, 5, 4], [6, 6, 7, 0, 0]])  # repeats; the second source is 3 long
+    with torch.no_grad():
+        positions = model.scores(states, lengths).log_softmax(-1).exp()  # ε, then each position
+        merged = model(states, lengths, words, 9).exp()
+    for b in range(2):
+        for word in range(1, 9):
+            at = [j for j in range(int(lengths[b])) if words[b, j] == word]
+            expected = positions[b, :, [1 + j for j in at]].sum(-1) if at else torch.zeros(5)
+            assert torch.allclose(merged[b, :, word], expected, atol=1e-6)
+        assert torch.allclose(merged[b, :, 0], positions[b, :, 0])
+        assert torch.allclose(merged[b].sum(-1), torch.ones(5), atol=1e-5)
+
+
+@pytest.mark.parametrize("target", [[3], [4, 3], [3, 5], [5, 4, 3]])
+def test_the_loss_is_the_ctc_marginal_over_the_sources_own_words(target):
+    """CTC over ε and the source's words (vocabulary ids 3 4 3 5: word 3 at two positions) equals the brute-force
+    sum over every path, in the vocabulary's own space."""
+    torch.manual_seed(len(target))
+    model = build_model(tiny_config()).double().eval()
+    tokens, lengths = torch.tensor([[3, 4, 3, 5]]), torch.tensor([4])
+    states = torch.randn(1, 4, WIDTH, dtype=torch.float64)
+    with torch.no_grad():
+        loss, used, skipped = model.loss(tokens, lengths, [target], smoothing=0.0, states=states)
+        lp = model(states, lengths, tokens, 6)[0]
+    assert (used, skipped) == (1, 0)
+    assert float(loss) * len(target) == pytest.approx(brute_force_ctc(lp, target), rel=1e-6)
+
+
+def test_a_target_word_not_in_the_source_is_left_out_and_counted():
+    model = build_model(tiny_config())
+    loss, used, skipped = model.loss(torch.tensor([[3, 4]]), torch.tensor([2]), [[7]], states=torch.randn(1, 2, WIDTH))
+    assert (used, skipped) == (0, 1)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    vocab = Vocab.build(SOURCES)
+    pairs = Pairs([vocab.encode(s) for s in SOURCES], [vocab.encode(t) for t in TARGETS], word_states(SOURCES))
+    out = tmp_path_factory.mktemp("copy")
+    config = TrainConfig(max_steps=150, max_tokens=512, lr=3e-3, warmup=20, smoothing=0.0, eval_every=50,
+                         checkpoint_every=1000, device="cpu")
+    train(pairs, None, vocab, tiny_config(len(vocab)), config, out)
+    return out / "best.pt"
+
+
+@pytest.mark.parametrize("method", ["length-control", "truncate", "greedy", "beam"])
+def test_it_overfits_a_handful_of_pairs_and_decodes_by_every_method(trained, method):
+    summarizer = Summarizer.from_checkpoint(trained, "cpu")
+    outputs = summarizer.summarize(SOURCES, length=4, method=method, raw=False, states=word_states(SOURCES))
+    assert [o.summary for o in outputs] == TARGETS
+
+
+def test_words_it_never_saw_are_kept_not_unk(trained):
+    """Its vocabulary is each batch's own words: a new word comes back as written."""
+    new = ["zebra w1 filler1 quokka extra1 w4"]
+    summary = Summarizer.from_checkpoint(trained, "cpu").summarize(new, length=4, raw=False, states=word_states(new))
+    assert "<unk>" not in summary[0].summary and len(summary[0].summary.split()) == 4
+    assert set(summary[0].summary.split()) <= set(new[0].split())
+
+
+def test_a_character_budget_is_kept(trained):
+    summarizer = Summarizer.from_checkpoint(trained, "cpu")
+    for result in summarizer.summarize(SOURCES, chars=12, raw=False, states=word_states(SOURCES)):
+        assert 0 < len(result.summary.encode()) <= 12
+
+
+def test_states_of_other_sentences_are_refused(trained, tmp_path):
+    summarizer = Summarizer.from_checkpoint(trained, "cpu")
+    with pytest.raises(NausError, match="sentence 2 has 6 word states but 2 words"):
+        summarizer.summarize([SOURCES[0], "two words"], raw=False, states=word_states(SOURCES[:2]))
+    source, target = write(tmp_path / "s.txt", "\n".join(SOURCES[:3]) + "\n"), write(tmp_path / "t.txt", "a\nb\nc\n")
+    states = tmp_path / "states.npz"
+    word_states(SOURCES[1:4] + ["one"]).save(states)
+    with pytest.raises(NausError, match="states of 4 sentences for the 3 lines"):
+        load_pairs(source, target, Vocab.build(SOURCES), 32, states)
+    word_states(["a b", "c d e f g h", "x"]).save(states)
+    with pytest.raises(NausError, match="no states of 6 words for line 1"):
+        load_pairs(source, target, Vocab.build(SOURCES), 32, states)
+
+
+def test_a_crafted_states_file_is_refused(tmp_path):
+    path = tmp_path / "states.npz"
+    np.savez(path, flat=np.zeros((3, WIDTH), dtype=np.float16), offsets=np.array([0, 2, 5]))
+    with pytest.raises(NausError, match="offsets do not index"):
+        States.load(path)
+    np.savez(path, flat=np.zeros((3, 7), dtype=np.float16), offsets=np.array([0, 3]))
+    with pytest.raises(NausError, match="expected N x 384"):
+        States.load(path)
+
+
+def test_the_states_of_a_sentence_do_not_depend_on_the_others_in_its_file(tmp_path):
+    """MiniLM's mean state of each word's pieces; a sentence's bytes are the same alone as among others."""
+    lines = ["police arrested five men on monday", "the quake hit unbelievably hard", "police said"]
+    encoder = Encoder()
+    together = encoder.encode(lines)
+    assert together.words().tolist() == [6, 5, 2]
+    for i, line in enumerate(lines):
+        assert np.array_equal(encoder.encode([line])[0], together[i])
+    together.save(tmp_path / "s.npz")
+    loaded = States.load(tmp_path / "s.npz")
+    assert np.array_equal(loaded.flat, together.flat) and np.array_equal(loaded.offsets, together.offsets)

@@ -182,23 +182,17 @@ def train_command(args: argparse.Namespace) -> None:
     from naus.student.vocab import Vocab
 
     arch = ARCHITECTURES[args.arch]
-    if arch.frozen != bool(args.train_states) or (arch.frozen and args.dev_source and not args.dev_states):
-        raise NausError(f"a {args.arch} student " + ("reads frozen states: give --train-states (and --dev-states with "
-                        "--dev-source), made by `naus encode-states`" if arch.frozen else "reads no frozen states: "
-                        "--train-states and --dev-states are for " + ", ".join(a for a in ARCHITECTURES
-                                                                                if ARCHITECTURES[a].frozen)))
-    if arch.frozen:  # its ids only tell words apart (it copies them): every word of its sources, never <unk>
-        sources = [args.train_source] + ([args.dev_source] if args.dev_source else [])
-        vocab = Vocab.build((line for path in sources for line, in iter_parallel(path)), 1)
-    else:
-        vocab = Vocab.build((source for source, in iter_parallel(args.train_source)), args.min_count)
+    if arch.frozen != bool(args.train_states) or bool(args.dev_states) != (arch.frozen and bool(args.dev_source)):
+        raise NausError("--train-states, and --dev-states with --dev-source, are given for a student on frozen states "
+                        f"(`naus encode-states`; naus-copy) and only for one: not for --arch {args.arch}")
+    sources = [args.train_source] + ([args.dev_source] if arch.frozen and args.dev_source else [])
+    # a student on frozen states copies words, its ids only tell them apart: every word of its sources, no <unk>
+    vocab = Vocab.build((line for path in sources for line, in iter_parallel(path)), 1 if arch.frozen else args.min_count)
     model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
     asked = model_config.to_dict()  # the settings the report compares with the configuration
-    if ARCHITECTURES[args.arch].pretrained:
-        from dataclasses import replace
-
+    if arch.pretrained:
         from naus.student.pretrained import minilm_shape
-        model_config = replace(model_config, **minilm_shape(model_config.max_len))
+        model_config = dataclasses.replace(model_config, **minilm_shape(model_config.max_len))
         log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
                  args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
     config = _settings(args, TrainConfig)
@@ -210,12 +204,6 @@ def train_command(args: argparse.Namespace) -> None:
               if getattr(args, name)}
     train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing,
           made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
-
-
-def encode_states_command(args: argparse.Namespace) -> None:
-    from naus.student.frozen import encode_file
-
-    encode_file(args.input, args.out)
 
 
 def decode_command(args: argparse.Namespace) -> None:
@@ -361,12 +349,9 @@ def _time_decoding(summarizer, sentences: list[str], options: dict, args: argpar
 
     timing = passes(sentences, args.batch_size, args.timing_passes)
     if given is not None:  # states read from a file: what computing them costs is timed too, and counted
-        from naus.student.frozen import Encoder
+        from naus.student.frozen import seconds_per_sentence
 
-        encoder, sample = Encoder(), sentences[: max(args.batch1_samples, args.batch_size)]
-        tick = time.perf_counter()
-        encoder.encode(sample)
-        states_seconds = (time.perf_counter() - tick) / max(len(sample), 1)
+        states_seconds = seconds_per_sentence(tuple(sentences))
         timing = {**timing, "seconds": timing["seconds"] + states_seconds * timing["samples"],
                   "forward_seconds": timing["forward_seconds"] + states_seconds * timing["samples"]}
     report = {
@@ -379,8 +364,9 @@ def _time_decoding(summarizer, sentences: list[str], options: dict, args: argpar
         report["states_seconds_per_sample"] = states_seconds
     if args.batch1_samples:
         once = passes(sentences[: args.batch1_samples], 1, args.timing_passes)
-        report.update(batch1_samples=once["samples"], batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1)
-                      + (states_seconds if given is not None else 0.0))
+        alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: args.batch1_samples]), alone=True)
+        report.update(batch1_samples=once["samples"],
+                      batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1) + alone)
     return report
 
 

@@ -3,13 +3,15 @@ students that learn on top of them (`naus-copy`): training then costs the thin t
 
 A word's state is the mean of its WordPiece states in the sentence's context (the last layer, fp32 PyTorch
 under the command line's AVX2 pin, as the students train), stored as fp16. Sentences run in batches of
-equal piece count, so no state depends on another sentence's padding; a file's states are a function of
-its lines alone. `naus encode-states` writes a split's (a pipeline output of its own); `naus summarize`
-computes new text's the same way.
+equal piece count, so no padding enters a state; the matrix kernels' blocking still depends on how many
+sentences share a batch, which can move a state by one fp16 step: a file's states are a function of its
+lines (the same file, the same bytes). `naus encode-states` writes a split's (a pipeline output of its
+own); `naus summarize` computes new text's the same way.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -131,3 +133,15 @@ def encode_file(source: str | Path, out: str | Path) -> None:
     seconds = time.perf_counter() - tick
     log.info("%d sentences (%d words) encoded in %.1f s (%.1f ms each) -> %s", len(lines), len(states.flat), seconds,
              1000 * seconds / max(len(lines), 1), out)
+
+
+@functools.lru_cache(maxsize=8)
+def seconds_per_sentence(sentences: tuple[str, ...], alone: bool = False) -> float:
+    """What computing these sentences' states costs a sentence (together, or `alone`: one at a time, as a batch of
+    one decodes), the model loaded beforehand, measured once per process: a student that decodes from states read
+    from a file is timed with it, as new text would cost."""
+    encoder = Encoder()
+    tick = time.perf_counter()
+    for group in ([[s] for s in sentences] if alone else [list(sentences)]):
+        encoder.encode(group)
+    return (time.perf_counter() - tick) / max(len(sentences), 1)

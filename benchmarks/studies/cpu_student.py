@@ -1,0 +1,136 @@
+"""The student that learns on two CPU cores, chosen on dev: recipes trained on a profile's search output.
+
+Each recipe (`RECIPES`: an architecture and the `naus train` settings that differ from the profile's) trains one
+student per length and seed on the pool's search output, as the pipeline trains (`naus --threads 1 train`, two
+side by side on two cores), decodes the dev split by length control, and is scored against the dev titles
+(R-1 + R-2 + R-L F1, rouge-score). The test set plays no part. `minutes_per_student` is the machine's minutes
+per student with `--jobs` students side by side (one job's wall minutes / jobs); `job_minutes` one job's.
+The chosen recipe has the highest mean dev total over the lengths among those within `--budget` minutes per
+student. Finished runs are kept under `--work` (named by the recipe's settings) and reused.
+
+Writes results/benchmarks/cpu_student.json.
+
+    python -m benchmarks.studies.cpu_student --build build/gigaword-sample --config config/gigaword-sample.yaml
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import yaml
+
+from benchmarks.studies.teacher_cost import cpu_name
+from naus import layout
+from naus.architectures import ARCHITECTURES
+from naus.evaluation.evaluate import evaluate_files
+from naus.files import read_json, write_json
+
+COPY_TOP = {"max_steps": 1000, "eval_every": 100, "patience": 3, "warmup": 100, "lr": 1e-3}
+RECIPES = {
+    # the profile's student fully fine-tuned, at the steps a CPU affords in about the copy heads' minutes
+    "minilm-60-steps": {"arch": "naus-minilm", "max_steps": 60, "eval_every": 30, "warmup": 20},
+    # frozen states, a copy head on a thin top
+    "copy-1x128": {"arch": "naus-copy", "n_layers": 1, "d_model": 128, "n_heads": 4, "d_ff": 512, **COPY_TOP},
+    "copy-2x256": {"arch": "naus-copy", "n_layers": 2, "d_model": 256, "n_heads": 4, "d_ff": 1024, **COPY_TOP},
+}
+SCORES = ("rouge1", "rouge2", "rougeL")
+
+
+def settings_of(config: dict, recipe: dict) -> dict:
+    """`naus train` settings: the profile's model and train sections, the recipe's changes over them."""
+    base = {k: v for k, v in {**config["model"], **config["train"]}.items()
+            if k not in ("fractions", "seeds", "analysis_seeds")}
+    return {**base, **recipe}
+
+
+def run(build: Path, work: Path, name: str, settings: dict, length: int, seed: int) -> dict:
+    """One student: trained, its dev split decoded by length control, scored (all kept under `work`)."""
+    key = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
+    out = work / f"{name}-{key}" / f"L{length}-s{seed}"
+    record = out / "run.json"
+    if record.is_file():
+        return read_json(record)
+    frozen = ARCHITECTURES[settings["arch"]].frozen
+    inputs = {k: build / v for k, v in layout.train_inputs(length).items()}
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+    states = ["--train-states", str(build / layout.frozen_states("pool")), "--dev-states",
+              str(build / layout.frozen_states("dev"))] if frozen else []
+    naus = [sys.executable, "-m", "naus", "-q", "--threads", "1"]
+    subprocess.run(naus + ["train", *(f"--{k.replace('_', '-')}={v}" for k, v in inputs.items()), *flags, *states,
+                           f"--seed={seed}", "--resume", f"--out={out}", f"--timing={out / 'timing.json'}"], check=True)
+    hyp = out / "dev-length-control.txt"
+    source = build / layout.STATES_SOURCES["dev"]
+    subprocess.run(naus + ["decode", f"--checkpoint={out / 'best.pt'}", f"--input={source}", f"--length={length}",
+                           "--method=length-control", f"--out={hyp}",
+                           *(["--states", str(build / layout.frozen_states("dev"))] if frozen else [])], check=True)
+    scores = evaluate_files(hyp, [build / layout.split_file("dev", "title")])
+    history = read_json(out / "history.json", ("history",))["history"]
+    timing = read_json(out / "timing.json", ("seconds",))
+    result = {"length": length, "seed": seed, "steps": history[-1]["step"],
+              "best_dev_loss": min(e["dev_loss"] for e in history if "dev_loss" in e),
+              "job_minutes": round(timing["seconds"] / 60, 2), **{k: round(scores[k], 2) for k in SCORES},
+              "total": round(sum(scores[k] for k in SCORES), 2)}
+    write_json(record, result)
+    return result
+
+
+def summary(runs: list[dict], jobs: int) -> dict:
+    by_length = {}
+    for length in sorted({r["length"] for r in runs}):
+        totals = [r["total"] for r in runs if r["length"] == length]
+        by_length[str(length)] = {"mean": round(statistics.mean(totals), 2),
+                                  "sd": round(statistics.stdev(totals), 2) if len(totals) > 1 else None,
+                                  "seeds": len(totals)}
+    job = statistics.mean(r["job_minutes"] for r in runs)
+    return {"dev_total": by_length, "job_minutes": round(job, 2), "minutes_per_student": round(job / jobs, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", required=True, help="the profile's build directory, its searches and states made")
+    parser.add_argument("--config", required=True, help="the profile's configuration file")
+    parser.add_argument("--recipes", nargs="+", default=list(RECIPES), choices=list(RECIPES))
+    parser.add_argument("--lengths", type=int, nargs="+", default=[8, 10])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
+    parser.add_argument("--jobs", type=int, default=2, help="students trained side by side, one thread each")
+    parser.add_argument("--budget", type=float, default=2.0, help="minutes per student a chosen recipe may take")
+    parser.add_argument("--work", default="build/benchmarks/cpu_student")
+    parser.add_argument("--out", default="results/benchmarks/cpu_student.json")
+    args = parser.parse_args()
+    config = yaml.safe_load(Path(args.config).read_text())
+    build, work = Path(args.build), Path(args.work)
+    plan = [(name, length, seed) for name in args.recipes for length in args.lengths for seed in args.seeds]
+    tick = time.perf_counter()
+    with ThreadPoolExecutor(args.jobs) as pool:
+        done = list(pool.map(lambda job: run(build, work, job[0], settings_of(config, RECIPES[job[0]]), *job[1:]),
+                             plan))
+    recipes = {}
+    for (name, _, _), result in zip(plan, done):
+        recipes.setdefault(name, {"settings": settings_of(config, RECIPES[name]), "runs": []})["runs"].append(result)
+    for entry in recipes.values():
+        entry.update(summary(entry["runs"], args.jobs))
+    within = [name for name, entry in recipes.items() if entry["minutes_per_student"] <= args.budget]
+    chosen = max(within, key=lambda name: statistics.mean(v["mean"] for v in recipes[name]["dev_total"].values()),
+                 default=None)
+    write_json(args.out, {
+        "profile": config["profile"], "cpu": cpu_name(), "cores": args.jobs, "split": "dev (500 pool pairs held out)",
+        "method": "length control", "metric": "R-1 + R-2 + R-L F1 (rouge-score) against the dev titles",
+        "minutes_per_student": "one job's wall minutes (one thread) / the jobs side by side",
+        "budget_minutes_per_student": args.budget, "chosen": chosen,
+        "chosen_by": "highest mean dev total over the lengths within the budget", "recipes": recipes,
+        "study_minutes": round((time.perf_counter() - tick) / 60, 1)})
+    for name, entry in recipes.items():
+        print(f"{name:18s} {entry['dev_total']}  {entry['minutes_per_student']} min/student")
+    print("chosen:", chosen)
+
+
+if __name__ == "__main__":
+    main()

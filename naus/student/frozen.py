@@ -4,8 +4,8 @@ students that learn on top of them (`naus-copy`): training then costs the thin t
 A word's state is the mean of its WordPiece states in the sentence's context (the last layer, fp32 PyTorch
 under the command line's AVX2 pin, as the students train), stored as fp16. Sentences run in batches of
 equal piece count, so no padding enters a state; the matrix kernels' blocking still depends on how many
-sentences share a batch, which can move a state by one fp16 step: a file's states are a function of its
-lines (the same file, the same bytes). `naus encode-states` writes a split's (a pipeline output of its
+sentences share a batch, which moves an entry (of order 1) by up to about 5e-4: a file's states are a
+function of its lines (the same file, the same bytes). `naus encode-states` writes a split's (a pipeline output of its
 own); `naus summarize` computes new text's the same way.
 """
 

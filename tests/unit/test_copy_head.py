@@ -124,9 +124,10 @@ def test_a_crafted_states_file_is_refused(tmp_path):
         States.load(path)
 
 
-def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_is_within_an_fp16_step(tmp_path):
+def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_moves_by_1e_3_at_most(tmp_path):
     """MiniLM's mean state of each word's pieces, with no padding: the same lines give the same bytes, and a
-    sentence encoded alone moves by at most one fp16 step (the kernels' blocking depends on the batch's size)."""
+    sentence encoded alone moves by 1e-3 at most (entries of order 1; the kernels' blocking depends on the
+    batch's size)."""
     lines = ["police arrested five men on monday", "the quake hit unbelievably hard", "police said",
              "rebels seized two towns on friday"]  # the first and the last: one batch of 8 pieces each
     encoder = Encoder()
@@ -134,9 +135,7 @@ def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_is_with
     assert together.words().tolist() == [6, 5, 2, 6]
     assert np.array_equal(encoder.encode(lines).flat, together.flat)
     for i, line in enumerate(lines):
-        alone, beside = encoder.encode([line])[0], together[i]
-        step = np.spacing(np.maximum(np.abs(alone), np.abs(beside)))
-        assert np.all(np.abs(alone.astype(np.float32) - beside) <= step)
+        assert np.abs(encoder.encode([line])[0].astype(np.float32) - together[i]).max() <= 1e-3
     together.save(tmp_path / "s.npz")
     loaded = States.load(tmp_path / "s.npz")
     assert np.array_equal(loaded.flat, together.flat) and np.array_equal(loaded.offsets, together.offsets)

@@ -219,7 +219,8 @@ def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> P
 MAX_ARRAY_ITEMS = 1 << 28  # a static table of 700,000 words x 384 floats; an estimate is 385 x 384
 
 
-def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tuple[str, tuple]]) -> dict:
+def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tuple[str, tuple]],
+             max_items: int = MAX_ARRAY_ITEMS) -> dict:
     """The arrays of an `.npz` we wrote, by name: (dtype kinds, shape) each, a shape's None any size. Each
     header is checked before its array is read, so a crafted header cannot ask for gigabytes, and nothing
     is unpickled. Returns NumPy arrays."""
@@ -239,9 +240,11 @@ def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tu
                     read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) \
                         else np.lib.format.read_array_header_2_0
                     found, _, dtype = read_header(member)
+                    if math.prod(found) > max_items:
+                        raise NausError(f"{path}: array {name!r} of shape {found} holds more than {max_items:,} "
+                                        f"items (a {what})")
                     if (dtype.kind not in kinds or len(found) != len(shape)
-                            or any(want is not None and want != got for want, got in zip(shape, found))
-                            or math.prod(found) > MAX_ARRAY_ITEMS):
+                            or any(want is not None and want != got for want, got in zip(shape, found))):
                         expected = " x ".join("N" if n is None else str(n) for n in shape) or "a scalar"
                         raise NausError(f"{path}: array {name!r} is {dtype} of shape {found}, expected {expected} "
                                         f"of kind {kinds} (a {what})")

@@ -27,6 +27,7 @@ from naus.progress import Progress
 log = logging.getLogger(__name__)
 WIDTH = 384  # all-MiniLM-L6-v2's hidden size
 BATCH = 64  # sentences per forward pass (of one piece count)
+MAX_WORDS = 1 << 24  # the states of 16.8M words (a pool of 500,000 sentences; 12.9 GB as fp16) at the most
 HINT = "made by `naus encode-states`"
 
 
@@ -70,7 +71,8 @@ class States:
 
     @classmethod
     def load(cls, path: str | Path) -> "States":
-        arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,))})
+        arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,))},
+                          MAX_WORDS * WIDTH)
         flat, offsets = arrays["flat"].astype(np.float16, copy=False), arrays["offsets"].astype(np.int64)
         if len(offsets) == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != len(flat):
             raise NausError(f"{path}: its offsets do not index its states ({HINT})")

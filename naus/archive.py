@@ -46,7 +46,8 @@ def run_paths(profile: str) -> dict[str, list[str]]:
     searched = [layout.search_source(split) for split in ("pool", "dev", "duc")]
     searched += [f"{layout.search(split, '*')}.txt" for split in ("pool", "dev", "duc")]
     decoded = [layout.split_file(split, side) for split in ("test", "dev") for side in ("article", "title")]
-    return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded],
+    states = [layout.frozen_states("*")]  # where a student learns on frozen states (made here, as the searches)
+    return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded + states],
             "words": [f"{build}/{layout.search_source('pool')}"],  # the vocabulary MiniLM is trimmed to
             "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.profile_dir("logs", profile),
                         *(f"{build}/{part}" for part in REPLACED if part != layout.STUDENTS)]}
@@ -140,7 +141,9 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
         if name.endswith("/history.json"):
             record = _read(staging, name, ("inputs", "best"), HISTORY)
             student = re.fullmatch(history_pattern(profile), name)["model"]
-            expected = layout.train_inputs(layout.parse_model(student).length)
+            length = layout.parse_model(student).length
+            frozen = isinstance(record["inputs"], dict) and set(record["inputs"]) == set(layout.train_inputs(length, True))
+            expected = layout.train_inputs(length, frozen)  # a student on frozen states: those states are this machine's
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
                 raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
             for role, path in expected.items():

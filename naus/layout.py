@@ -165,11 +165,12 @@ def searches(build: Path) -> list[tuple[str, int, Path]]:
     return sorted(found, key=lambda item: item[:2])
 
 
-def train_inputs(length: Part) -> dict[str, str]:
+def train_inputs(length: Part, frozen: bool = False) -> dict[str, str]:
     """What a student for `length` learns from, by its `naus train` option: the pool's search output,
-    and the dev split's for model selection."""
+    and the dev split's for model selection (and, `frozen`, their sources' frozen MiniLM states)."""
+    states = {"train_states": frozen_states("pool"), "dev_states": frozen_states("dev")} if frozen else {}
     return {"train_source": search_source("pool"), "train_target": f"{search('pool', length)}.txt",
-            "dev_source": search_source("dev"), "dev_target": f"{search('dev', length)}.txt"}
+            "dev_source": search_source("dev"), "dev_target": f"{search('dev', length)}.txt", **states}
 
 
 def search_part(split: str, length: Part, shard: Part) -> str:

@@ -70,13 +70,11 @@ def run(build: Path, work: Path, name: str, settings: dict, length: int, seed: i
     if record.is_file():
         return read_json(record)
     frozen = ARCHITECTURES[settings["arch"]].frozen
-    inputs = {k: build / v for k, v in layout.train_inputs(length).items()}
+    inputs = {k: build / v for k, v in layout.train_inputs(length, frozen).items()}
     flags = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
-    states = ["--train-states", str(build / layout.frozen_states("pool")), "--dev-states",
-              str(build / layout.frozen_states("dev"))] if frozen else []
     naus = [sys.executable, "-m", "naus", "-q", "--threads", "1"]
     tick = time.perf_counter()
-    cpu = cpu_seconds(naus + ["train", *(f"--{k.replace('_', '-')}={v}" for k, v in inputs.items()), *flags, *states,
+    cpu = cpu_seconds(naus + ["train", *(f"--{k.replace('_', '-')}={v}" for k, v in inputs.items()), *flags,
                               f"--seed={seed}", "--resume", f"--out={out}", f"--timing={out / 'timing.json'}"])
     wall = time.perf_counter() - tick
     hyp = out / "dev-length-control.txt"

@@ -35,9 +35,10 @@ rule train:
         unpack(
             lambda w: {
                 role: f"{BUILD}/{path}"
-                for role, path in layout.train_inputs(layout.parse_model(w.model).length).items()
+                for role, path in layout.train_inputs(
+                    layout.parse_model(w.model).length, ARCHITECTURES[student_arch(w.model)].frozen
+                ).items()
             }
-            | {"train_states": frozen_states(w.model, "pool"), "dev_states": frozen_states(w.model, "dev")}
         ),
     output:
         best=f"{BUILD}/{layout.student_checkpoint('{model}')}",
@@ -50,7 +51,7 @@ rule train:
         seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
         states=lambda w, input: (
-            f"--train-states {input.train_states} --dev-states {input.dev_states}" if input.train_states else ""
+            f"--train-states {input.train_states} --dev-states {input.dev_states}" if "train_states" in input.keys() else ""
         ),
     log:
         f"{LOGS}/train/{{model}}.log",

@@ -12,6 +12,7 @@ from naus.methods import CTC, METHODS, methods_for, registry
 class Architecture:
     name: str  # the `--arch` value (a student's name, naus.layout.model, starts with it)
     label: str  # its name in Table 4
+    about: str  # what it is, for Table 4's caption
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.student.pretrained)
     frozen: bool = False  # it reads frozen MiniLM states (naus.student.frozen) and copies source words: no vocabulary
@@ -33,12 +34,18 @@ class Architecture:
 
 
 ARCHITECTURES = registry((
-    Architecture("naus", "Encoder-only NAUS (CTC)", True),
-    Architecture("ar", "AR encoder-decoder", False),
-    Architecture("nar", "NAR encoder-decoder", False),
-    Architecture("nar-ctc", "NAR encoder-decoder + CTC", True),
-    Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", True, pretrained=True),
-    Architecture("naus-copy", "NAUS, copy head on frozen all-MiniLM-L6-v2 states (CTC)", True, frozen=True),
+    Architecture("naus", "Encoder-only NAUS (CTC)", "encoder-only NAUS (CTC) from scratch", True),
+    Architecture("ar", "AR encoder-decoder", "an autoregressive encoder-decoder (greedy or beam search, stopping at end "
+                 "of sequence or L words)", False),
+    Architecture("nar", "NAR encoder-decoder", "a vanilla non-autoregressive encoder-decoder that fills exactly L "
+                 "slots", False),
+    Architecture("nar-ctc", "NAR encoder-decoder + CTC", "a non-autoregressive encoder-decoder trained with CTC", True),
+    Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", "NAUS whose encoder starts from "
+                 "all-MiniLM-L6-v2 (its 6 x 384 shape and weights; each of our words starts as the mean of its "
+                 "WordPiece embeddings), all of it trained", True, pretrained=True),
+    Architecture("naus-copy", "NAUS, copy head on frozen all-MiniLM-L6-v2 states (CTC)", "NAUS on all-MiniLM-L6-v2's "
+                 "states of each source word, computed once and frozen, a thin Transformer top and a copy head (each "
+                 "slot emits ε or a word of its source), only the top trained", True, frozen=True),
 ), "architectures")
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")

@@ -236,7 +236,6 @@ def _student_commands(sub) -> None:
     from naus.architectures import ARCHITECTURES
     from naus.methods import METHODS, default_help
     from naus.settings import DecodeConfig, ModelConfig, TrainConfig
-    from naus.student import frozen  # NumPy only: its torch is imported where it encodes
 
     _command(sub, "train", commands.train_command, "train a NAUS student with CTC (or a Table 4 student) on search output",
              ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
@@ -270,7 +269,7 @@ def _student_commands(sub) -> None:
                  ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
                                        "(default: computed here)"}),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
-    _command(sub, "encode-states", lambda args: frozen.encode_file(args.input, args.out), "frozen MiniLM states of every word of a file's "
+    _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word of a file's "
              "sentences, for students that learn on them (naus-copy)",
              ("--input", {**IN, "help": "one tokenised sentence per line"}), ("--out", OUT))
     build = ("--build", {**IN, "help": "the profile's build directory (build/{profile}): each student and source is "

@@ -206,6 +206,12 @@ def train_command(args: argparse.Namespace) -> None:
           made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
 
 
+def encode_states_command(args: argparse.Namespace) -> None:
+    from naus.student.frozen import encode_file
+
+    encode_file(args.input, args.out)
+
+
 def decode_command(args: argparse.Namespace) -> None:
     import json
 
@@ -347,21 +353,18 @@ def _time_decoding(summarizer, sentences: list[str], options: dict, args: argpar
             runs.append(summarizer.last_timing)
         return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
 
-    timing = passes(sentences, args.batch_size, args.timing_passes)
-    if given is not None:  # states read from a file: what computing them costs is timed too, and counted
-        from naus.student.frozen import seconds_per_sentence
+    from naus.student.frozen import seconds_per_sentence
 
-        states_seconds = seconds_per_sentence(tuple(sentences))
-        timing = {**timing, "seconds": timing["seconds"] + states_seconds * timing["samples"],
-                  "forward_seconds": timing["forward_seconds"] + states_seconds * timing["samples"]}
+    timing = passes(sentences, args.batch_size, args.timing_passes)
+    # states read from a file: what computing them costs is timed too, and counted
+    states = {} if given is None else {"states_seconds_per_sample": seconds_per_sentence(tuple(sentences))}
+    samples = max(timing["samples"], 1)
     report = {
         "method": timing["method"], "beam_size": options["beam_size"], "batch_size": args.batch_size,
         "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
-        "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / max(timing["samples"], 1),
-        "forward_seconds_per_sample": timing["forward_seconds"] / max(timing["samples"], 1),
+        "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / samples + sum(states.values()),
+        "forward_seconds_per_sample": timing["forward_seconds"] / samples + sum(states.values()), **states,
     }
-    if given is not None:
-        report["states_seconds_per_sample"] = states_seconds
     if args.batch1_samples:
         once = passes(sentences[: args.batch1_samples], 1, args.timing_passes)
         alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: args.batch1_samples]), alone=True)

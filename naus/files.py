@@ -241,8 +241,8 @@ def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tu
                         else np.lib.format.read_array_header_2_0
                     found, _, dtype = read_header(member)
                     if math.prod(found) > max_items:
-                        raise NausError(f"{path}: array {name!r} of shape {found} holds more than {max_items:,} "
-                                        f"items (a {what})")
+                        raise NausError(f"{path}: array {name!r} is {dtype} of shape {found}: more than "
+                                        f"{max_items:,} items (a {what})")
                     if (dtype.kind not in kinds or len(found) != len(shape)
                             or any(want is not None and want != got for want, got in zip(shape, found))):
                         expected = " x ".join("N" if n is None else str(n) for n in shape) or "a scalar"

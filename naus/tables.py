@@ -243,18 +243,24 @@ def _table3(s: Spec) -> Table | None:
     return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True)
 
 
+def table4_archs(config: dict) -> list:
+    """Table 4's architectures: the profile's own (model.arch) first, then each other configured one."""
+    own = config.get("model", {}).get("arch", "naus")
+    others = [a for a in config.get("analysis", {}).get("archs", TABLE4_ARCHS) if a != own]
+    return [ARCHITECTURES[own], *(a for a in ARCHITECTURES.values() if a.name in others)]
+
+
 def _table4(s: Spec) -> Table:
     """Per length, the profile's own students (Table 2's, and seeds) under their architecture's name, and each other
     configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained twice."""
     own = s.config.get("model", {}).get("arch", "naus")
-    others = [a for a in s.config.get("analysis", {}).get("archs", TABLE4_ARCHS) if a != own]
     groups = []
     for length in s.config.get("analysis", {}).get("lengths", []):
         teacher = _teacher("test", length)
         rows = [teacher] + [
             Row(f"{arch.label}, {label}", students(s.seeds, length, method, length) if arch.name == own else
                 students(s.analysis_seeds, length, method, length, arch.name), method, True)
-            for arch in [ARCHITECTURES[own], *(a for a in ARCHITECTURES.values() if a.name in others)]
+            for arch in table4_archs(s.config)
             for method, label in arch.table4]
         groups.append(Group(length, teacher, tuple(rows)))
     return Table("table4", PROTOCOLS["test"], tuple(groups))

@@ -18,7 +18,7 @@ from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.report.sentences import CASES
 from naus.evaluation.significance import RESAMPLES
 from naus.teacher.shards import read_records
-from naus.tables import PROTOCOLS, Spec
+from naus.tables import PROTOCOLS, Spec, table4_archs
 
 
 def search_section(build: Path) -> str | None:
@@ -234,12 +234,9 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
            if duc_chars else "")
         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
         f"{timing} {quoted} {rescored} {duc_cuts}".rstrip(),
-        "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output, vocabulary "
-        "and training loop: encoder-only NAUS (CTC), an autoregressive encoder-decoder (greedy or beam search, "
-        "stopping at end of sequence or L words), a vanilla non-autoregressive one that fills exactly L slots, "
-        "a non-autoregressive one trained with CTC, and (where run) NAUS whose encoder starts from "
-        "all-MiniLM-L6-v2 (its 6 x 384 shape and weights; each of our words starts as the mean of its WordPiece "
-        f"embeddings); ΔR over the teacher, time per sample. {runs} {other_runs} {timing}",
+        "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output and "
+        f"training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the teacher, time "
+        f"per sample. {runs} {other_runs} {timing}",
         "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
         f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
         + (f"Each row: the mean ± sd of the students of seeds {_seed_list(spec.analysis_seeds)}."

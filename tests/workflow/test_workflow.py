@@ -135,7 +135,7 @@ def test_a_default_a_bound_and_a_choice_are_written_once_in_the_settings_and_a_n
     monkeypatch.setattr(beam, "default", 9)
     monkeypatch.setattr(beam, "metadata", {**beam.metadata, "maximum": 12})
     monkeypatch.setattr(fluency, "metadata", {**fluency.metadata, "choices": ("slor", "perplexity", "unigram")})
-    monkeypatch.setitem(ARCHITECTURES, "naus-wide", Architecture("naus-wide", "a wider NAUS", True))
+    monkeypatch.setitem(ARCHITECTURES, "naus-wide", Architecture("naus-wide", "a wider NAUS", "a wider NAUS", True))
     built = config_schema()["properties"]
     assert built["decode"]["properties"]["beam_size"] == {**built["decode"]["properties"]["beam_size"], "default": 9,
                                                           "maximum": 12}

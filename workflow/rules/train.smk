@@ -51,7 +51,9 @@ rule train:
         seed=lambda w: layout.parse_model(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
         states=lambda w, input: (
-            f"--train-states {input.train_states} --dev-states {input.dev_states}" if "train_states" in input.keys() else ""
+            f"--train-states {input.train_states} --dev-states {input.dev_states}"
+            if "train_states" in input.keys()
+            else ""
         ),
     log:
         f"{LOGS}/train/{{model}}.log",

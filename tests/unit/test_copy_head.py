@@ -139,3 +139,11 @@ def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_moves_b
     together.save(tmp_path / "s.npz")
     loaded = States.load(tmp_path / "s.npz")
     assert np.array_equal(loaded.flat, together.flat) and np.array_equal(loaded.offsets, together.offsets)
+
+
+def test_without_states_it_computes_them_from_the_raw_text(trained):
+    """`naus summarize` on new text: MiniLM runs on the normalised sentence, and the summary is its words."""
+    summary = Summarizer.from_checkpoint(trained, "cpu").summarize(["Zebras crossed 3 rivers in Kenya on Monday."],
+                                                                   length=4)
+    words = summary[0].summary.split()
+    assert len(words) == 4 and set(words) <= set("zebras crossed # rivers in kenya on monday .".split())

@@ -129,6 +129,9 @@ def main() -> None:
         recipes.setdefault(name, {"settings": settings_of(config, RECIPES[name]), "runs": []})["runs"].append(result)
     for entry in recipes.values():
         entry.update(summary(entry["runs"], args.jobs))
+    titles = [build / layout.split_file("dev", "title")]
+    teacher = {str(n): round(sum(evaluate_files(build / f"{layout.search('dev', n)}.txt", titles)[k] for k in SCORES), 2)
+               for n in args.lengths}
     within = [name for name, entry in recipes.items() if entry["minutes_per_student"] <= args.budget]
     chosen = max(within, key=lambda name: statistics.mean(v["mean"] for v in recipes[name]["dev_total"].values()),
                  default=None)
@@ -136,12 +139,12 @@ def main() -> None:
         "profile": config["profile"], "cpu": cpu_name(), "cores": args.jobs, "split": "dev (500 pool pairs held out)",
         "method": "length control", "metric": "R-1 + R-2 + R-L F1 (rouge-score) against the dev titles",
         "minutes_per_student": "one job's CPU minutes (one thread) / the jobs side by side",
-        "budget_minutes_per_student": args.budget, "chosen": chosen,
+        "budget_minutes_per_student": args.budget, "teacher_dev_total": teacher, "chosen": chosen,
         "chosen_by": "highest mean dev total over the lengths within the budget", "recipes": recipes,
         "study_minutes": round((time.perf_counter() - tick) / 60, 1)})
     for name, entry in recipes.items():
         print(f"{name:18s} {entry['dev_total']}  {entry['minutes_per_student']} min/student")
-    print("chosen:", chosen)
+    print("teacher", teacher, "chosen:", chosen)
 
 
 if __name__ == "__main__":

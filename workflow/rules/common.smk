@@ -28,6 +28,7 @@ if not config:  # no --configfile: the demo profile
 localrules:
     all,
     stage_search,
+    stage_states,
     stage_train,
     stage_decode,
     stage_evaluate,

@@ -71,6 +71,14 @@ rule train:
         "> {log} 2>&1"
 
 
+rule stage_states:
+    """The frozen states every student that learns on them reads: the pool's and dev's it trains on, those of the
+    splits it decodes (a target for `dvc repro`; none when no student is of such an architecture)."""
+    input:
+        sorted({path for model in students() for split in ("pool", "dev") for path in frozen_states(model, split)}),
+        sorted({path for split, model in planned_decodings() for path in frozen_states(model, split)}),
+
+
 rule stage_train:
     """Every student: one per length, the training-size sweep and Table 4's (a target for `dvc repro`)."""
     input:

@@ -80,6 +80,8 @@ class Summarizer:
         encoded = self._encode(texts)
         if arch.frozen:
             states = self._frozen_states(texts, states)
+        elif states is not None:
+            raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
         results: list[Result | None] = [None] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
         started, forward = time.perf_counter(), 0.0

@@ -147,3 +147,15 @@ def test_without_states_it_computes_them_from_the_raw_text(trained):
                                                                    length=4)
     words = summary[0].summary.split()
     assert len(words) == 4 and set(words) <= set("zebras crossed # rivers in kenya on monday .".split())
+
+
+def test_states_for_a_student_that_reads_none_are_refused_and_empty_lines_have_none(tmp_path):
+    from tests.unit.test_architectures import tiny_config as table4_config
+
+    vocab = Vocab.build(SOURCES)
+    pairs = Pairs([vocab.encode(s) for s in SOURCES[:4]], [vocab.encode(t) for t in TARGETS[:4]])
+    train(pairs, None, vocab, table4_config(len(vocab), "nar-ctc"), TrainConfig(max_steps=2, device="cpu"), tmp_path)
+    with pytest.raises(NausError, match="a nar-ctc student reads no frozen states"):
+        Summarizer.from_checkpoint(tmp_path / "best.pt", "cpu").summarize(SOURCES[:1], raw=False,
+                                                                         states=word_states(SOURCES[:1]))
+    assert Encoder().encode(["", "police said", ""]).words().tolist() == [0, 2, 0]

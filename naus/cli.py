@@ -313,7 +313,9 @@ def _scoring_commands(sub) -> None:
     _command(sub, "peer", commands.peer_command, "check a peer's released output (naus.evaluation.peers: its sha256, a line per source) "
              "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.evaluation.peers.PEERS (msrp)"}),
              ("--collection", {"choices": ["test", "duc"], **IN}), ("--length", {"type": _positive, **IN}),
-             ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}), ("--out", OUT))
+             ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}),
+             ("--index", {"help": "the file putting the output's lines in the collection's order, where the peer "
+                                  "released them in its own"}), ("--out", OUT))
     _command(sub, "digits", commands.digits_command, "mask digits as # (Gigaword convention), or restore them in summaries",
              ("--input", IN), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
              ("--out", OUT))

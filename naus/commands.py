@@ -385,39 +385,17 @@ def run_paths_command(args: argparse.Namespace) -> None:
     print(" ".join(run_paths(args.profile)[args.kind]))
 
 
-def _read_index(path: str) -> list[int]:
-    """One 0-based index per line, or one JSON list after `#` comment lines (the DUC2004 release)."""
-    import json
-
-    from naus.files import read_lines
-
-    lines = [x for x in read_lines(path) if x.strip() and not x.startswith("#")]
-    try:
-        values = json.loads(lines[0]) if len(lines) == 1 and lines[0].lstrip().startswith("[") else [int(x) for x in lines]
-    except ValueError:
-        values = None
-    if not isinstance(values, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in values):
-        raise NausError(f"{path}: expected one integer per line or a JSON list of integers")
-    return values
-
-
 def reorder_command(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, write_lines
+    from naus.files import read_lines, reordered, write_lines
 
-    lines, index = read_lines(args.input), _read_index(args.index)
-    if sorted(index) != list(range(len(lines))):
-        raise NausError(f"{args.index}: not a permutation of 0..{len(lines) - 1}")
-    ordered = [""] * len(lines)
-    for k, target in enumerate(index):
-        ordered[target] = lines[k]
-    write_lines(args.out, ordered)
+    write_lines(args.out, reordered(read_lines(args.input), args.index))
 
 
 def peer_command(args: argparse.Namespace) -> None:
     from naus.files import write_lines
     from naus.evaluation.peers import check_output
 
-    write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source))
+    write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source, args.index))
 
 
 def digits_command(args: argparse.Namespace) -> None:

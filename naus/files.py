@@ -337,3 +337,21 @@ def check_shape(value: object, shape: object, name: str, key: str = "") -> None:
 def _kind(value: object) -> str:
     text = json.dumps(value) if not isinstance(value, (dict, list)) else type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
+    """Line k of `lines` at line index[k]: a released output in its authors' order back in the collection's. The
+    index is one 0-based line per line, or one JSON list after `#` comment lines (the DUC2004 release)."""
+    rows = [x for x in read_lines(index_path) if x.strip() and not x.startswith("#")]
+    try:
+        index = json.loads(rows[0]) if len(rows) == 1 and rows[0].lstrip().startswith("[") else [int(x) for x in rows]
+    except ValueError:
+        index = None
+    if not isinstance(index, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in index):
+        raise NausError(f"{index_path}: expected one integer per line or a JSON list of integers")
+    if sorted(index) != list(range(len(lines))):
+        raise NausError(f"{index_path}: not a permutation of 0..{len(lines) - 1}")
+    ordered = [""] * len(lines)
+    for k, target in enumerate(index):
+        ordered[target] = lines[k]
+    return ordered

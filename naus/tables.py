@@ -21,7 +21,7 @@ from naus.settings import DecodeConfig
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
 
 # Rows quoted from the papers (label, Len, R-1, R-2, R-L, seconds per sample). Gigaword test, ROUGE F1, from
-# Liu, Huang & Mou (2022)'s Table 2; NACC (Liu, Huang & Mou, NeurIPS 2022): a student of 8-word search output
+# Liu, Huang & Mou (2022)'s Table 2; NACC (Liu, Zhang & Mou, NeurIPS 2022): a student of 8-word search output
 # decoded within 50 characters; DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
 Quoted = tuple[str, float | None, float, float, float, float | None]
 PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {

@@ -1,4 +1,4 @@
-"""Length control in characters (NACC, Liu, Huang & Mou, NeurIPS 2022): the most probable CTC path
+"""Length control in characters (NACC, Liu, Zhang & Mou, NeurIPS 2022): the most probable CTC path
 whose summary, its words joined by single spaces, fits a budget of characters."""
 
 from __future__ import annotations

@@ -7,11 +7,11 @@ quote the test sets). Plain Python: the workflow, the tables and the command lin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError
-from naus.files import read_lines, sha256sum
+from naus.files import read_lines, reordered, sha256sum
 
 GIGAWORD, DUC = "test", "duc"  # the collections a peer's output covers (the splits our tables score)
 
@@ -22,7 +22,10 @@ class Peer:
     citation: str
     files: dict[tuple[str, int], tuple[str, str]]  # (collection, summary length) -> (file in its directory, sha256)
     reported: dict[tuple[str, int], tuple[float, float, float]]  # R-1 / R-2 / R-L its paper reports on them
-    duc_cut: str  # how its DUC2004 scores were cut (ours: 75 bytes)
+    duc_cut: str  # how its DUC2004 scores were cut (ours: 75 bytes); "" when it released none on DUC2004
+    # (collection, summary length) -> the file in its directory that puts its line k at the collection's line
+    # index[k] (outputs released in their authors' order)
+    index: dict[tuple[str, int], str] = field(default_factory=dict)
 
 
 PEERS = {
@@ -33,6 +36,13 @@ PEERS = {
          (DUC, 13): ("msrp_length_DUC2004_Len13.txt", "87aac0a33193bf6bae61beee32a280111853b3f941b1770cdaceafe368383429")},
         {(GIGAWORD, 8): (29.09, 11.46, 26.80), (GIGAWORD, 10): (29.94, 11.86, 27.12), (DUC, 13): (27.88, 9.35, 24.49)},
         "75 characters"),
+    "nacc": Peer(
+        "NACC", "Liu, Zhang & Mou, NeurIPS 2022 (repository MANGA-UOFA/NACC, commit 6eefea8): the student of 8-word "
+        "search output within 50 characters",
+        {(GIGAWORD, 8): ("HC_8_char_length_control_50.txt",
+                         "6df275e19a02cf606023683abaa8b1239a03a9ed2d9659c2a9e60aa739dfae76")},
+        {(GIGAWORD, 8): (27.70, 9.10, 25.27)}, "",
+        index={(GIGAWORD, 8): "line_to_test_index.txt"}),
 }
 
 
@@ -42,8 +52,10 @@ def peer(name: str) -> Peer:
     return PEERS[name]
 
 
-def check_output(name: str, collection: str, length: int, path: str | Path, source: str | Path) -> list[str]:
-    """A peer's released output, refused unless it is the declared file (SHA-256) with a line per source line."""
+def check_output(name: str, collection: str, length: int, path: str | Path, source: str | Path,
+                 index: str | Path | None = None) -> list[str]:
+    """A peer's released output, refused unless it is the declared file (SHA-256) with a line per source line; put
+    in the collection's order by `index` where the peer declares one."""
     declared = peer(name).files.get((collection, length))
     if declared is None:
         raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} (naus.evaluation.peers)")
@@ -52,6 +64,12 @@ def check_output(name: str, collection: str, length: int, path: str | Path, sour
         raise NausError(f"{path}: sha256 {found[:16]}… is not {peer(name).label}'s released {declared[0]} "
                         f"({declared[1][:16]}…)")
     lines, sources = read_lines(path), read_lines(source)
+    if ((collection, length) in peer(name).index) != (index is not None):
+        raise NausError(f"{peer(name).label}'s output on {collection} at L = {length} is "
+                        + (f"in its authors' order: give its {peer(name).index[(collection, length)]} (--index)"
+                           if index is None else "in the collection's order: it takes no --index"))
+    if index is not None:
+        lines = reordered(lines, index)
     if len(lines) != len(sources):
         raise NausError(f"{path}: {len(lines)} lines, but {source} has {len(sources)}: not this collection's output")
     return lines

@@ -217,14 +217,14 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
                         f"p vs {peer.label}: length control against them, the same test." for peer in peers)
     duc = PROTOCOLS["duc"]
     duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at {duc.max_bytes} bytes "
-                        "as every row is." for peer in peers if peer.duc_cut != f"{duc.max_bytes} bytes")
+                        "as every row is." for peer in peers if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
         "table2": f"Table 2 ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score with stemming) of Lead-L, "
         f"the search teacher and the NAUS student decoded by {_listed([METHODS[m].short for m in spec.methods])}"
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
-           "single spaces; NACC, Liu, Huang & Mou 2022, quoted †)" if spec.chars else "")
+           "single spaces; NACC, Liu, Zhang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
         f"{timing} {quoted} {rescored}".rstrip(),
         "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE {duc.measure} of "

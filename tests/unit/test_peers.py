@@ -76,3 +76,32 @@ def test_rescoring_msrps_released_gigaword_outputs_reproduces_its_paper(shared_d
     scores = evaluate_files(shared_data / "published/msrp" / name, [shared_data / "gigaword/test/task1_ref0.txt"])
     found = (scores["rouge1"], scores["rouge2"], scores["rougeL"])
     assert all(abs(ours - theirs) <= 0.15 for ours, theirs in zip(found, msrp.reported[("test", length)])), found
+
+
+def test_naccs_release_in_its_authors_order_is_put_in_the_test_sets_and_reproduces_its_paper(shared_data, tmp_path):
+    """NACC released its outputs sorted by source length: `naus peer` puts them back by the declared index, and our
+    evaluator on them is within 0.15 of NACC's paper."""
+    nacc, folder = PEERS["nacc"], shared_data / "published/nacc/gigaword"
+    name, _ = nacc.files[("test", 8)]
+    source = shared_data / "gigaword/test/input.txt"
+    lines = check_output("nacc", "test", 8, folder / name, source, folder / nacc.index[("test", 8)])
+    scores = evaluate_files(write(tmp_path / "nacc.txt", "".join(x + "\n" for x in lines)),
+                            [shared_data / "gigaword/test/task1_ref0.txt"])
+    found = (scores["rouge1"], scores["rouge2"], scores["rougeL"])
+    assert all(abs(ours - theirs) <= 0.15 for ours, theirs in zip(found, nacc.reported[("test", 8)])), found
+    with pytest.raises(NausError, match="NACC's output on test at L = 8 is in its authors' order"):
+        check_output("nacc", "test", 8, folder / name, source)
+
+
+def test_an_index_puts_a_release_in_order_and_is_refused_where_none_is_declared(tmp_path, monkeypatch):
+    output, source = write(tmp_path / "out.txt", "b\nc\na\n"), write(tmp_path / "src.txt", "x\ny\nz\n")
+    index = write(tmp_path / "index.txt", "1\n2\n0\n")
+    sha = sha256sum(output)
+    monkeypatch.setitem(PEERS, "sorted", Peer("Sorted", "a fixture", {("test", 4): ("out.txt", sha)}, {}, "",
+                                               index={("test", 4): "index.txt"}))
+    monkeypatch.setitem(PEERS, "plain", Peer("Plain", "a fixture", {("test", 4): ("out.txt", sha)}, {}, ""))
+    assert check_output("sorted", "test", 4, output, source, index) == ["a", "b", "c"]
+    with pytest.raises(NausError, match="Plain's output on test at L = 4 is in the collection's order"):
+        check_output("plain", "test", 4, output, source, index)
+    with pytest.raises(NausError, match="not a permutation of 0..2"):
+        check_output("sorted", "test", 4, output, source, write(tmp_path / "bad.txt", "0\n0\n1\n"))

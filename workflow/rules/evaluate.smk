@@ -73,15 +73,22 @@ if config["data"].get("peers"):
                 data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].files[(w.collection, int(w.length))][0]
             ),
             source=lambda w: LEAD_SOURCE[w.collection],
+            index=lambda w: [
+                str(data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].index[key])
+                for key in [(w.collection, int(w.length))]
+                if key in PEERS[w.peer].index
+            ],
         output:
             f"{BUILD}/{layout.peer('{peer}', '{collection}', '{length}')}.txt",
+        params:
+            index=lambda w, input: f"--index {shlex.quote(input.index[0])}" if input.index else "",
         log:
             f"{LOGS}/peers/{{peer}}-{{collection}}-L{{length}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
         shell:
             "python -m naus peer --peer {wildcards.peer} --collection {wildcards.collection} --length {wildcards.length} "
-            "--input {input.hyp:q} --source {input.source} --out {output} > {log} 2>&1"
+            "--input {input.hyp:q} --source {input.source} {params.index} --out {output} > {log} 2>&1"
 
 
 if DUC_LENGTH:

@@ -21,8 +21,8 @@ class Peer:
     label: str  # its rows' name in Tables 2 and 3, its column `p vs {label}` and its point in the figures
     citation: str
     files: dict[tuple[str, int], tuple[str, str]]  # (collection, summary length) -> (file in its directory, sha256)
-    reported: dict[tuple[str, int], tuple[float, float, float]]  # R-1 / R-2 / R-L its paper reports on them
-    duc_cut: str  # how its DUC2004 scores were cut (ours: 75 bytes); "" when it released none on DUC2004
+    reported: dict[tuple[str, int], tuple[float, float, float]]  # R-1 / R-2 / R-L its paper reports (where entered)
+    duc_cut: str  # how its paper cut its DUC2004 outputs (ours: 75 bytes); "" where none or not recorded here
     # (collection, summary length) -> the file in its directory that puts its line k at the collection's line
     # index[k] (outputs released in their authors' order)
     index: dict[tuple[str, int], str] = field(default_factory=dict)
@@ -43,6 +43,19 @@ PEERS = {
                          "6df275e19a02cf606023683abaa8b1239a03a9ed2d9659c2a9e60aa739dfae76")},
         {(GIGAWORD, 8): (27.70, 9.10, 25.27)}, "",
         index={(GIGAWORD, 8): "line_to_test_index.txt"}),
+    "contextual-match": Peer(
+        "Contextual Match", "Zhou & Rush, ACL 2019 (repository jzhou316/Unsupervised-Sentence-Summarization, commit "
+        "2f62975): no length budget, 9.3 words on average, shown with the L = 10 rows",
+        {(GIGAWORD, 10): ("contextual_match.txt", "db9d8beccb49ac3e4fafb33fa8cc07921e45f57d8881167247a191895b42d868")},
+        {}, ""),
+    "bottlesum-ex": Peer(
+        "BottleSum Ex", "West et al., EMNLP 2019 (repository peterwestuw/BottleSum, commit c6021df): the unsupervised "
+        "extractive BottleSum^Ex, cased and detokenised as released, shown with the L = 13 rows",
+        {(DUC, 13): ("bottlesum_ex.txt", "feb5a7fd1f8da333499c7a88c56297e5bd28adec4a63377e15e1d2c3ee118ec8")}, {}, ""),
+    "bottlesum-self": Peer(
+        "BottleSum Self", "West et al., EMNLP 2019 (repository peterwestuw/BottleSum, commit c6021df): the "
+        "self-supervised BottleSum^Self, cased and detokenised as released, shown with the L = 13 rows",
+        {(DUC, 13): ("bottlesum_self.txt", "29f52fa1ffd8913a5949fb86196310b28c608060328dd87ee35dcfe9c385fbf5")}, {}, ""),
 }
 
 

@@ -105,3 +105,20 @@ def test_an_index_puts_a_release_in_order_and_is_refused_where_none_is_declared(
         check_output("plain", "test", 4, output, source, index)
     with pytest.raises(NausError, match="not a permutation of 0..2"):
         check_output("sorted", "test", 4, output, source, write(tmp_path / "bad.txt", "0\n0\n1\n"))
+
+
+@pytest.mark.parametrize("name,collection,length", [(name, collection, length) for name, peer in PEERS.items()
+                                                    for collection, length in peer.files])
+def test_every_declared_release_in_the_shared_data_passes_as_gigaword_sample_points_at_it(shared_data, name, collection,
+                                                                                          length):
+    """The files gigaword-sample's data.peers names are the declared releases, a line per source in order."""
+    import yaml
+
+    from tests.helpers import ROOT
+
+    folder = shared_data / yaml.safe_load((ROOT / "config/gigaword-sample.yaml").read_text())["data"]["peers"][name]
+    peer = PEERS[name]
+    index = folder / peer.index[(collection, length)] if (collection, length) in peer.index else None
+    source = shared_data / ("gigaword/test/input.txt" if collection == "test" else "duc2004/input.txt")
+    lines = check_output(name, collection, length, folder / peer.files[(collection, length)][0], source, index)
+    assert len(lines) == len(source.read_text().splitlines()) and all(line.strip() for line in lines)

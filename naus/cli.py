@@ -13,6 +13,7 @@ import typing
 from pathlib import Path
 
 from naus import NausError, __version__, commands
+from naus.files import same_file
 
 log = logging.getLogger("naus")
 
@@ -140,7 +141,7 @@ def _check_paths(args: argparse.Namespace) -> None:
     named = [(dest, path) for dest in args.files for path in paths(getattr(args, dest))]
     for k, (dest, path) in enumerate(named):
         for other, other_path in named[k + 1 :]:
-            if args.outputs & {dest, other} and _same_file(path, other_path):
+            if args.outputs & {dest, other} and same_file(path, other_path):
                 first, second = (dest, other) if dest in args.outputs else (other, dest)
                 raise NausError(f"{path}: given as {_option(first)} and as {_option(second)}; an output may not "
                                 "overwrite an input or another output")
@@ -148,15 +149,6 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 def _option(dest: str) -> str:
     return dest if dest == "parts" else "--" + dest.replace("_", "-")
-
-
-def _same_file(a: str, b: str) -> bool:
-    if Path(a).resolve() == Path(b).resolve():
-        return True
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
 
 
 def build_parser() -> argparse.ArgumentParser:

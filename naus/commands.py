@@ -252,7 +252,7 @@ def _decodings(args: argparse.Namespace):
     from naus import layout
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines
+    from naus.files import read_lines, same_file
     from naus.provenance import file_record
     from naus.student.frozen import States
 
@@ -260,6 +260,11 @@ def _decodings(args: argparse.Namespace):
         parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
     except ValueError as err:
         raise NausError(str(err)) from None
+    implicit = {f"{args.build}/{path}" for part in parts.values() for path in (
+        layout.student_checkpoint(part["model"]), layout.DECODE_SOURCES[part["split"]], layout.frozen_states(part["split"]))}
+    clash = next((path for path in sorted(implicit) if getattr(args, "out", None) and same_file(args.out, path)), None)
+    if clash:
+        raise NausError(f"{clash}: --out names a file the decodings read; an output may not overwrite an input")
     records, sources = {}, {}
     for model in dict.fromkeys(part["model"] for part in parts.values()):
         checkpoint = f"{args.build}/{layout.student_checkpoint(model)}"

@@ -355,3 +355,13 @@ def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
     for k, target in enumerate(index):
         ordered[target] = lines[k]
     return ordered
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one file (the same path resolved, or a hard or symbolic link to it)."""
+    if Path(a).resolve() == Path(b).resolve():
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

@@ -127,6 +127,13 @@ def test_a_students_decodings_in_one_process_are_those_of_one_process_each(check
     assert main(["unbundle", "--bundle", str(bundle), "--stem", missing, "--out", str(tmp_path / "x.txt"),
                  "--provenance", str(tmp_path / "x.json")]) == 2
     assert f"holds no decoding {missing}" in capsys.readouterr().err and not (tmp_path / "x.txt").exists()
+    # its implicit inputs are inputs too: --out onto the student it loads (or the source, or the states) is refused
+    student = build / layout.student_dir("L2") / "best.pt"
+    before = student.read_bytes()
+    for target in (student, source, build / layout.frozen_states("test")):
+        assert main(["decode-all", "--build", str(build), "--out", str(target), *stems]) == 2
+        assert "--out names a file the decodings read" in capsys.readouterr().err
+    assert student.read_bytes() == before and not (build / layout.frozen_states("test")).exists()
 
 
 class Copier(torch.nn.Module):

@@ -319,6 +319,9 @@ def unbundle_command(args: argparse.Namespace) -> None:
     if args.stem not in decodings:
         raise NausError(f"{args.bundle}: holds no decoding {args.stem} (it holds {', '.join(decodings) or 'none'})")
     made = decodings[args.stem]
+    broken = next((i for i, line in enumerate(made["summaries"]) if line and line.splitlines() != [line]), None)
+    if broken is not None:  # written out, it would be more lines than sources, every later summary one line off
+        raise NausError(f"{args.bundle}: summary {broken + 1} of {args.stem} holds a line break: not a decoding")
     _write_summaries(args.out, made["summaries"], args.provenance, {k: made[k] for k in ("input", "checkpoint")})
 
 

@@ -203,3 +203,16 @@ def test_char_budget_on_the_command_line(checkpoint, capsys):
     assert both.returncode == 2 and "not allowed with argument" in both.stderr
     wrong = run("--chars", "20", "--method", "beam")
     assert wrong.returncode == 2 and "naus: error: a budget in characters (--chars) is for char-control" in wrong.stderr
+
+
+def test_a_bundled_summary_holding_a_line_break_is_refused_not_written_as_two_lines(tmp_path, capsys):
+    from naus.cli import main
+
+    record = {"path": "x", "sha256": "0" * 64}
+    bundle = write(tmp_path / "all.json", json.dumps({"decodings": {"decode/test/L2/truncate-2": {
+        "input": record, "checkpoint": record, "summaries": ["one", "two\rthree", "", "four"]}}}))
+    out = tmp_path / "out.txt"
+    assert main(["unbundle", "--bundle", str(bundle), "--stem", "decode/test/L2/truncate-2", "--out", str(out),
+                 "--provenance", str(tmp_path / "out.json")]) == 2
+    assert "summary 2 of decode/test/L2/truncate-2 holds a line break" in capsys.readouterr().err
+    assert not out.exists()

@@ -23,6 +23,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -66,11 +67,10 @@ def run(build: Path, work: Path, name: str, settings: dict, length: int, seed: i
         return read_json(record)
     frozen = ARCHITECTURES[settings["arch"]].frozen
     inputs = {k: build / v for k, v in layout.train_inputs(length, frozen).items()}
-    flags = [f"--{k.replace('_', '-')}={v}" for k, v in settings.items()]
+    flags = [f"--{k.replace('_', '-')}={v}" for k, v in {**inputs, **settings, "seed": seed, "out": out}.items()]
     naus = [sys.executable, "-m", "naus", "-q", "--threads", "1"]
     tick = time.perf_counter()
-    cpu = cpu_seconds(naus + ["train", *(f"--{k.replace('_', '-')}={v}" for k, v in inputs.items()), *flags,
-                              f"--seed={seed}", "--resume", f"--out={out}", f"--timing={out / 'timing.json'}"])
+    cpu = cpu_seconds(naus + ["train", *flags, "--resume", f"--timing={out / 'timing.json'}"])
     wall = time.perf_counter() - tick
     hyp = out / "dev-length-control.txt"
     source = build / layout.STATES_SOURCES["dev"]

@@ -133,9 +133,9 @@ class Summarizer:
     def _frozen_states(self, texts: list[str], states: States | None) -> States:
         """The sentences' frozen states: those given, checked to be theirs, or computed now."""
         if states is None:
-            from naus.student.frozen import Encoder
+            from naus.student.frozen import encoder
 
-            return Encoder().encode(texts)
+            return encoder().encode(texts)
         states.check_lines(texts, "the states given")
         return states
 

@@ -47,8 +47,13 @@ class States:
     def words(self) -> np.ndarray:
         return np.diff(self.offsets)
 
-    def take(self, rows: list[int] | np.ndarray) -> "States":
-        """These sentences' states, in this order (the pairs a training run keeps)."""
+    def take(self, rows: list[int] | np.ndarray | range) -> "States":
+        """These sentences' states, in this order (the pairs a training run keeps): views where they are a run of
+        consecutive sentences (a pool's states are hundreds of MB; a whole file's or its head need no copy)."""
+        rows = list(rows)
+        if rows == list(range(rows[0], rows[0] + len(rows))) if rows else False:
+            start, stop = self.offsets[rows[0]], self.offsets[rows[-1] + 1]
+            return States(self.flat[start:stop], self.offsets[rows[0] : rows[-1] + 2] - start)
         parts = [self[i] for i in rows]
         offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts], dtype=np.int64)]).astype(np.int64)
         flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
@@ -124,13 +129,19 @@ class Encoder:
         return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets)
 
 
+@functools.lru_cache(maxsize=1)
+def encoder() -> Encoder:
+    """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures)."""
+    return Encoder()
+
+
 def encode_file(source: str | Path, out: str | Path) -> None:
     """`naus encode-states`: the states of every line of `source`."""
     from naus.files import read_lines
 
     lines = read_lines(source)
     tick = time.perf_counter()
-    states = Encoder().encode(lines, progress=True)
+    states = encoder().encode(lines, progress=True)
     states.save(out)
     seconds = time.perf_counter() - tick
     log.info("%d sentences (%d words) encoded in %.1f s (%.1f ms each) -> %s", len(lines), len(states.flat), seconds,
@@ -142,8 +153,8 @@ def seconds_per_sentence(sentences: tuple[str, ...], alone: bool = False) -> flo
     """What computing these sentences' states costs a sentence (together, or `alone`: one at a time, as a batch of
     one decodes), the model loaded beforehand, measured once per process: a student that decodes from states read
     from a file is timed with it, as new text would cost."""
-    encoder = Encoder()
+    model = encoder()
     tick = time.perf_counter()
     for group in ([[s] for s in sentences] if alone else [list(sentences)]):
-        encoder.encode(group)
+        model.encode(group)
     return (time.perf_counter() - tick) / max(len(sentences), 1)

@@ -46,6 +46,9 @@ ARCHITECTURES = registry((
     Architecture("naus-copy", "NAUS, copy head on frozen all-MiniLM-L6-v2 states (CTC)", "NAUS on all-MiniLM-L6-v2's "
                  "states of each source word, computed once and frozen, a thin Transformer top and a copy head (each "
                  "slot emits ε or a word of its source), only the top trained", True, frozen=True),
+    Architecture("nar-ctc-copy", "NAR encoder-decoder + CTC, copy head on frozen all-MiniLM-L6-v2 states",
+                 "the NAR-CTC encoder-decoder on those frozen states, its decoder's slots copying source words as "
+                 "NAUS's do", True, frozen=True),
 ), "architectures")
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")

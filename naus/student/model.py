@@ -372,14 +372,20 @@ class CopyNAUS(nn.Module):
         self.offset = nn.Parameter(torch.zeros(2 * self.REACH + 1))
         self.dropout = nn.Dropout(config.dropout)
 
+    def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
+        """What is trained on the projected states [B, T, d]: each slot's state, and each source position's
+        (the same ones here: one encoder)."""
+        x = self.layers(x, src_key_padding_mask=padding)
+        return x, x
+
     def scores(self, states: Tensor, lengths: Tensor) -> Tensor:
         """Logits [B, T, 1 + T]: ε, then each source position (−∞ past a source's end)."""
         time = states.shape[1]
         if time > self.config.max_len:
             raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
         padding = _padding(lengths, time)
-        x = self.layers(self.dropout(self.norm(self.project(states))), src_key_padding_mask=padding)
-        copy = self.query(x) @ self.key(x).transpose(1, 2) / math.sqrt(self.config.d_model)
+        x, sources = self.top(self.dropout(self.norm(self.project(states))), padding)
+        copy = self.query(x) @ self.key(sources).transpose(1, 2) / math.sqrt(self.config.d_model)
         position = torch.arange(time, device=states.device)
         copy = copy + self.offset[(position[None, :] - position[:, None]).clamp(-self.REACH, self.REACH) + self.REACH]
         dtype = torch.promote_types(copy.dtype, torch.float32)  # fp32 at least, under bf16 autocast too
@@ -424,8 +430,26 @@ class CopyNAUS(nn.Module):
         return len(_alignable(torch.tensor(lengths), targets))
 
 
+class CopyNARCTC(CopyNAUS):
+    """Table 4's NAR-CTC encoder-decoder on the same frozen states and copy head: a decoder with one slot per
+    source word (its projected state, as NAR-CTC's slots are its source's embeddings) attends to the encoder,
+    and each slot copies from the encoder's states. It differs from `CopyNAUS` only in what trains on the states."""
+
+    def __init__(self, config: ModelConfig):
+        super().__init__(config)
+        self.decoder = nn.TransformerDecoder(
+            nn.TransformerDecoderLayer(config.d_model, config.n_heads, dim_feedforward=config.d_ff,
+                                       dropout=config.dropout, activation="gelu", batch_first=True),
+            config.n_layers,
+        )
+
+    def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
+        memory = self.layers(x, src_key_padding_mask=padding)
+        return self.decoder(x, memory, tgt_key_padding_mask=padding, memory_key_padding_mask=padding), memory
+
+
 MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent,
-          "naus-minilm": MiniLMNAUS, "naus-copy": CopyNAUS}  # one per ARCHITECTURES entry
+          "naus-minilm": MiniLMNAUS, "naus-copy": CopyNAUS, "nar-ctc-copy": CopyNARCTC}  # one per ARCHITECTURES entry
 
 
 def build_model(config: ModelConfig) -> nn.Module:

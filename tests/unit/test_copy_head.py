@@ -1,10 +1,12 @@
-"""The naus-copy student: a copy head over frozen MiniLM states, trained and decoded as every CTC student."""
+"""The students on frozen MiniLM states (naus-copy, and Table 4's nar-ctc-copy): a copy head over the states,
+trained and decoded as every CTC student."""
 
 import numpy as np
 import pytest
 import torch
 
 from naus import NausError
+from naus.architectures import ARCHITECTURES
 from naus.decoding.summarizer import Summarizer
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.frozen import WIDTH, Encoder, States
@@ -16,10 +18,11 @@ from tests.unit.test_train import brute_force_ctc
 
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
 TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
+FROZEN = [name for name, arch in ARCHITECTURES.items() if arch.frozen]
 
 
-def tiny_config(vocab_size: int = 8) -> ModelConfig:
-    return ModelConfig(vocab_size, d_model=32, n_heads=4, n_layers=1, d_ff=64, dropout=0.0, max_len=32, arch="naus-copy")
+def tiny_config(vocab_size: int = 8, arch: str = "naus-copy") -> ModelConfig:
+    return ModelConfig(vocab_size, d_model=32, n_heads=4, n_layers=1, d_ff=64, dropout=0.0, max_len=32, arch=arch)
 
 
 def word_states(lines: list[str]) -> States:
@@ -30,9 +33,10 @@ def word_states(lines: list[str]) -> States:
     return States(np.concatenate(rows).astype(np.float16), offsets)
 
 
-def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have_none():
+@pytest.mark.parametrize("arch", FROZEN)
+def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have_none(arch):
     torch.manual_seed(0)
-    model = build_model(tiny_config()).eval()
+    model = build_model(tiny_config(arch=arch)).eval()
     states, lengths = torch.randn(2, 5, WIDTH), torch.tensor([5, 3])
     words = torch.tensor([[3, 4, 3, 5, 4], [6, 6, 7, 0, 0]])  # repeats; the second source is 3 long
     with torch.no_grad():
@@ -47,12 +51,13 @@ def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have
         assert torch.allclose(merged[b].sum(-1), torch.ones(5), atol=1e-5)
 
 
+@pytest.mark.parametrize("arch", FROZEN)
 @pytest.mark.parametrize("target", [[3], [4, 3], [3, 5], [5, 4, 3]])
-def test_the_loss_is_the_ctc_marginal_over_the_sources_own_words(target):
+def test_the_loss_is_the_ctc_marginal_over_the_sources_own_words(target, arch):
     """CTC over ε and the source's words (vocabulary ids 3 4 3 5: word 3 at two positions) equals the brute-force
     sum over every path, in the vocabulary's own space."""
     torch.manual_seed(len(target))
-    model = build_model(tiny_config()).double().eval()
+    model = build_model(tiny_config(arch=arch)).double().eval()
     tokens, lengths = torch.tensor([[3, 4, 3, 5]]), torch.tensor([4])
     states = torch.randn(1, 4, WIDTH, dtype=torch.float64)
     with torch.no_grad():
@@ -68,14 +73,15 @@ def test_a_target_word_not_in_the_source_is_left_out_and_counted():
     assert (used, skipped) == (0, 1)
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+@pytest.fixture(scope="module", params=FROZEN)
+def trained(tmp_path_factory, request):
+    """One overfitted student per architecture on frozen states (20 pairs, 150 steps)."""
     vocab = Vocab.build(SOURCES)
     pairs = Pairs([vocab.encode(s) for s in SOURCES], [vocab.encode(t) for t in TARGETS], word_states(SOURCES))
     out = tmp_path_factory.mktemp("copy")
     config = TrainConfig(max_steps=150, max_tokens=512, lr=3e-3, warmup=20, smoothing=0.0, eval_every=50,
                          checkpoint_every=1000, device="cpu")
-    train(pairs, None, vocab, tiny_config(len(vocab)), config, out)
+    train(pairs, None, vocab, tiny_config(len(vocab), request.param), config, out)
     return out / "best.pt"
 
 

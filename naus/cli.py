@@ -297,6 +297,8 @@ def _scoring_commands(sub) -> None:
              ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),
              ("--backend", {"choices": ["python", "perl"], "default": "python",
                             "help": "rouge-score (default) or the perl ROUGE-1.5.5 the paper used"}),
+             ("--lines", {"help": "score hypothesis line k against reference line index[k] of this file (one 0-based "
+                                  "line per hypothesis: an output released on part of a collection, SEQ³'s)"}),
              ("--json", {"action": "store_true"}),
              ("--out", {"type": _output_file, "help": "also write the scores to this JSON file"}))
     _command(sub, "reorder", commands.reorder_command, "put line k of a file at line index[k] (published outputs)", ("--input", IN),

@@ -152,7 +152,7 @@ def evaluate_command(args: argparse.Namespace) -> None:
     from naus.evaluation.evaluate import evaluate_files
     from naus.files import write_json
 
-    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend)
+    scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend, args.lines)
     if args.out:
         write_json(args.out, scores)
     print(json.dumps(scores) if args.json else " ".join(f"{k}={v}" for k, v in scores.items()))

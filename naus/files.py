@@ -339,9 +339,10 @@ def _kind(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
-    """Line k of `lines` at line index[k]: a released output in its authors' order back in the collection's. The
-    index is one 0-based line per line, or one JSON list after `#` comment lines (the DUC2004 release)."""
+def read_index(index_path: str | os.PathLike, lines: int, within: int) -> list[int]:
+    """A released output's line index: for each of its `lines` lines, the 0-based line of its collection (of
+    `within` lines) it summarises, each at most once. One integer per line, or one JSON list after `#` comment
+    lines (the DUC2004 release)."""
     rows = [x for x in read_lines(index_path) if x.strip() and not x.startswith("#")]
     try:
         index = json.loads(rows[0]) if len(rows) == 1 and rows[0].lstrip().startswith("[") else [int(x) for x in rows]
@@ -349,6 +350,16 @@ def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
         index = None
     if not isinstance(index, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in index):
         raise NausError(f"{index_path}: expected one integer per line or a JSON list of integers")
+    if len(index) != lines:
+        raise NausError(f"{index_path}: {len(index)} entries for the output's {lines} lines")
+    if len(set(index)) != len(index) or not all(0 <= x < within for x in index):
+        raise NausError(f"{index_path}: not distinct lines of 0..{within - 1}")
+    return index
+
+
+def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
+    """Line k of `lines` at line index[k]: a released output in its authors' order back in the collection's."""
+    index = read_index(index_path, len(lines), len(lines))
     if sorted(index) != list(range(len(lines))):
         raise NausError(f"{index_path}: not a permutation of 0..{len(lines) - 1}")
     ordered = [""] * len(lines)

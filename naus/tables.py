@@ -210,8 +210,14 @@ def _published(labels: list[str]) -> list[Row]:
 
 def _peers(s: Spec, collection: str, length: int) -> list[Row]:
     """The configured peers' released outputs on `collection` at `length`, rescored."""
-    return [Row(f"{PEERS[name].label} (rescored)", (layout.peer(name, collection, length),), peer=PEERS[name].label)
-            for name in (s.config["data"].get("peers") or {}) if (collection, length) in PEERS[name].files]
+    rows = []
+    for name in s.config["data"].get("peers") or {}:
+        declared = PEERS[name]
+        if (collection, length) in declared.files:
+            subset = declared.subset.get((collection, length))
+            rows.append(Row(f"{declared.label} (rescored" + (f" on {subset})" if subset else ")"),
+                            (layout.peer(name, collection, length),), peer=None if subset else declared.label))
+    return rows
 
 
 def _table2(s: Spec) -> Table:

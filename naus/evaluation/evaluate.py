@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 from naus import NausError
-from naus.files import read_lines
+from naus.files import read_index, read_lines
 from naus.text import nltk_parts
 
 METRICS = ("rouge1", "rouge2", "rougeL")
@@ -101,10 +101,20 @@ def _perl_rouge(hypotheses: list[str], references: list[list[str]], metric: str,
 
 
 def evaluate_files(
-    hyp: str | Path, refs: list[str | Path], metric: str = "f1", max_bytes: int | None = None, backend: str = "python"
+    hyp: str | Path, refs: list[str | Path], metric: str = "f1", max_bytes: int | None = None, backend: str = "python",
+    lines: str | Path | None = None,
 ) -> dict[str, float]:
+    """ROUGE of a hypothesis file, line by line against each reference file; with `lines` (an index file,
+    `naus.files.read_index`), hypothesis k against reference line index[k]: an output released on part of a
+    collection is scored on that part."""
     hypotheses = read_lines(hyp)
     references = [read_lines(r) for r in refs]
+    if lines is not None:
+        for path, rows in zip(refs, references):
+            if len(rows) != len(references[0]):
+                raise NausError(f"{refs[0]} has {len(references[0])} lines but {path} has {len(rows)}")
+        index = read_index(lines, len(hypotheses), len(references[0]))
+        references = [[r[i] for i in index] for r in references]
     for path, lines in zip(refs, references):
         if len(lines) != len(hypotheses):
             raise NausError(f"{hyp} has {len(hypotheses)} lines but {path} has {len(lines)}")

@@ -103,7 +103,7 @@ def test_an_index_puts_a_release_in_order_and_is_refused_where_none_is_declared(
     assert check_output("sorted", "test", 4, output, source, index) == ["a", "b", "c"]
     with pytest.raises(NausError, match="Plain's output on test at L = 4 is in the collection's order"):
         check_output("plain", "test", 4, output, source, index)
-    with pytest.raises(NausError, match="not a permutation of 0..2"):
+    with pytest.raises(NausError, match="not distinct lines of 0..2"):
         check_output("sorted", "test", 4, output, source, write(tmp_path / "bad.txt", "0\n0\n1\n"))
 
 
@@ -121,4 +121,38 @@ def test_every_declared_release_in_the_shared_data_passes_as_gigaword_sample_poi
     index = folder / peer.index[(collection, length)] if (collection, length) in peer.index else None
     source = shared_data / ("gigaword/test/input.txt" if collection == "test" else "duc2004/input.txt")
     lines = check_output(name, collection, length, folder / peer.files[(collection, length)][0], source, index)
-    assert len(lines) == len(source.read_text().splitlines()) and all(line.strip() for line in lines)
+    covered = len(index.read_text().split()) if (collection, length) in peer.subset else len(source.read_text().splitlines())
+    assert len(lines) == covered and all(line.strip() for line in lines)
+
+
+def test_seq3s_release_on_its_subset_is_scored_on_those_lines_and_reproduces_its_paper(shared_data):
+    """SEQ³ released 1,897 of the 1,951 test summaries: each against its own reference (`--lines`), our evaluator is
+    within 0.15 of its paper; scored against the first 1,897 references instead, it is far off."""
+    seq3, folder = PEERS["seq3"], shared_data / "published/seq3"
+    name, _ = seq3.files[("test", 10)]
+    index, refs = folder / seq3.index[("test", 10)], [shared_data / "gigaword/test/task1_ref0.txt"]
+    check_output("seq3", "test", 10, folder / name, shared_data / "gigaword/test/input.txt", index)
+    scores = evaluate_files(folder / name, refs, lines=index)
+    found = (scores["rouge1"], scores["rouge2"], scores["rougeL"])
+    assert all(abs(ours - theirs) <= 0.15 for ours, theirs in zip(found, seq3.reported[("test", 10)])), found
+    with pytest.raises(NausError, match="has 1897 lines but .* has 1951"):
+        evaluate_files(folder / name, refs)
+
+
+def test_a_release_on_part_of_a_collection_is_scored_on_its_lines_with_no_paired_test(tmp_path, monkeypatch):
+    output, source = write(tmp_path / "out.txt", "gamma\nalpha\n"), write(tmp_path / "src.txt", "x\ny\nz\n")
+    refs = write(tmp_path / "refs.txt", "alpha\nbeta\ngamma\n")
+    index = write(tmp_path / "index.txt", "2\n0\n")
+    declared = Peer("Part", "a fixture", {("test", 4): ("out.txt", sha256sum(output))}, {}, "",
+                    index={("test", 4): "index.txt"}, subset={("test", 4): "its 2 inputs"})
+    monkeypatch.setitem(PEERS, "part", declared)
+    assert check_output("part", "test", 4, output, source, index) == ["gamma", "alpha"]
+    assert evaluate_files(output, [refs], lines=index)["rouge1"] == 100.0
+    for bad, message in (("2\n2\n", "not distinct lines"), ("0\n3\n", "not distinct lines of 0..2"),
+                         ("0\n", "1 entries for the output's 2 lines"), ("x\n", "expected one integer per line")):
+        with pytest.raises(NausError, match=message):
+            evaluate_files(output, [refs], lines=write(tmp_path / "bad.txt", bad))
+    from naus.tables import _peers, spec
+
+    rows = _peers(spec(profile(data={"peers": {"part": "p"}})), "test", 4)
+    assert [(r.label, r.peer) for r in rows] == [("Part (rescored on its 2 inputs)", None)]

@@ -183,6 +183,16 @@ def external(key: str) -> str:
     return str(data_dir() / config["data"][key])
 
 
+def peer_subset_index(system: str) -> list[str]:
+    """For a peer's output released on part of its collection (naus.evaluation.peers), the index file giving each
+    line's line of the collection (it is scored on those lines); none for every other output."""
+    for name, directory in (config["data"].get("peers") or {}).items():
+        for collection, length in PEERS[name].subset:
+            if system == layout.peer(name, collection, length):
+                return [str(data_dir() / directory / PEERS[name].index[(collection, length)])]
+    return []
+
+
 # The authors' released outputs, per collection: (directory, file mapping their lines to input lines).
 PUBLISHED = {"": ("gigaword", "line_to_test_index.txt"), "duc/": ("duc2004", "summary_index.txt")}
 

@@ -32,15 +32,18 @@ rule evaluate_test:
     input:
         hyp=f"{BUILD}/{{system}}.txt",
         ref=lambda w: f"{BUILD}/{layout.split_file('dev' if w.system.startswith('decode/dev/') else 'test', 'title')}",
+        lines=lambda w: peer_subset_index(w.system),
     output:
         f"{RESULTS}/{layout.metrics_file('{system}')}",
+    params:
+        lines=lambda w, input: f"--lines {shlex.quote(input.lines[0])}" if input.lines else "",
     log:
         f"{LOGS}/evaluate/{{system}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
-        f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.ref}} {GIGAWORD.options()} --json --out {{output}} "
-        "> {log} 2>&1"
+        f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.ref}} {GIGAWORD.options()} --json {{params.lines}} "
+        "--out {output} > {log} 2>&1"
 
 
 if config["data"].get("published_dir"):

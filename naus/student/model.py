@@ -1,14 +1,12 @@
-"""The students: NAUS and the three encoder–decoder alternatives of the paper's Table 4.
+"""The students: NAUS, the three encoder–decoder alternatives of the paper's Table 4, and those on frozen states.
 
-NAUS is an encoder-only Transformer with one output slot per source token, trained with CTC
-(Liu, Huang & Mou 2022, §2.2): the blank ε lets it emit fewer words than the source has slots.
-Table 4 asks whether that design beats the usual ones, so the same search output also trains
-- `ar`: an encoder–decoder decoded left to right; ε's id serves as begin/end of sequence;
-- `nar`: an encoder–decoder whose decoder fills exactly L slots at once (no blank);
-- `nar-ctc`: an encoder–decoder with one decoder slot per source token, blank and CTC like NAUS.
-All share post-LayerNorm GELU layers, learned positions and an output projection tied to the
-input embeddings, and expose `loss(tokens, lengths, targets, blank, smoothing)` to the
-training loop. The vocabulary is the same as NAUS's, so the encoder–decoders add no symbols.
+NAUS is an encoder-only Transformer with one output slot per source token, trained with CTC (Liu, Huang & Mou
+2022, §2.2): the blank ε lets it emit fewer words than the source has slots. Table 4 asks whether that design
+beats the usual ones, so the same search output also trains `ar` (an encoder–decoder decoded left to right, ε's id
+its begin and end of sequence), `nar` (a decoder filling exactly L slots at once, no blank) and `nar-ctc` (one
+decoder slot per source token, blank and CTC like NAUS). All share post-LayerNorm GELU layers, learned positions
+and an output layer tied to the input embeddings, NAUS's vocabulary, and `loss(tokens, lengths, targets, blank,
+smoothing)` for the training loop. `CopyNAUS` and `CopyNARCTC` read frozen MiniLM states and copy source words.
 """
 
 from __future__ import annotations
@@ -104,18 +102,11 @@ def _alignable(lengths: Tensor, targets: list[list[int]]) -> list[int]:
     return [i for i, (n, t) in enumerate(zip(needed, targets)) if 0 < len(t) and n <= int(lengths[i])]
 
 
-def ctc_loss(
-    log_probs: torch.Tensor,
-    lengths: torch.Tensor,
-    targets: list[list[int]],
-    blank: int = 0,
-    smoothing: float = 0.1,
-) -> tuple[torch.Tensor, int, int]:
-    """(1−ε)·CTC/|y| + ε·(mean −log p over the vocabulary at valid slots), averaged over alignable pairs.
-
-    A pair whose target needs more slots than the source has (|y| plus one per repeated
-    neighbour) cannot be aligned: it is left out and counted. Returns (loss, used, skipped).
-    """
+def ctc_loss(log_probs: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0,
+             smoothing: float = 0.1) -> tuple[Tensor, int, int]:
+    """(1−ε)·CTC/|y| + ε·(mean −log p over the vocabulary at valid slots), averaged over alignable pairs. A pair
+    whose target needs more slots than the source has (|y| plus one per repeated neighbour) cannot be aligned: it
+    is left out and counted. Returns (loss, used, skipped)."""
     keep = _alignable(lengths, targets)
     skipped = len(targets) - len(keep)
     if not keep:
@@ -347,14 +338,12 @@ class MiniLMNAUS(NAUS):
 
 
 class CopyNAUS(nn.Module):
-    """NAUS on frozen MiniLM states (`naus.student.frozen`) with a copy head: slot i chooses ε or a source
-    position j (a bilinear score of their states), and a word's score is the summed probability of its
-    positions, plus a learned bias for the offset j − i (within ±`REACH`; copying its own word is
-    what a slot of an extractive summary mostly does). The teacher is extractive, so no output layer over
-    a vocabulary is needed: training costs
-    the thin top (`n_layers` Transformer layers of `d_model` over a projection of the states), and any
-    word of a new source can be kept. Written into a vocabulary (−∞ for words not in the source), it is
-    what every CTC decoder reads."""
+    """NAUS on frozen MiniLM states (`naus.student.frozen`) with a copy head: slot i chooses ε or a source position
+    j (a bilinear score of their states plus a learned bias for the offset j − i within ±`REACH`: a slot of an
+    extractive summary mostly copies its own word); a word's probability sums its positions'. The teacher is
+    extractive, so no output layer over a vocabulary is needed: training costs the thin top (`n_layers` layers of
+    `d_model` over a projection of the states), and any word of a new source can be kept. Written into a
+    vocabulary (−∞ for words not in the source), it is what every CTC decoder reads."""
 
     REACH = 8
 
@@ -373,8 +362,7 @@ class CopyNAUS(nn.Module):
         self.dropout = nn.Dropout(config.dropout)
 
     def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
-        """What is trained on the projected states [B, T, d]: each slot's state, and each source position's
-        (the same ones here: one encoder)."""
+        """What trains on the projected states [B, T, d]: each slot's state and each source position's (here alike)."""
         x = self.layers(x, src_key_padding_mask=padding)
         return x, x
 
@@ -431,9 +419,8 @@ class CopyNAUS(nn.Module):
 
 
 class CopyNARCTC(CopyNAUS):
-    """Table 4's NAR-CTC encoder-decoder on the same frozen states and copy head: a decoder with one slot per
-    source word (its projected state, as NAR-CTC's slots are its source's embeddings) attends to the encoder,
-    and each slot copies from the encoder's states. It differs from `CopyNAUS` only in what trains on the states."""
+    """Table 4's NAR-CTC encoder-decoder on `CopyNAUS`'s frozen states and copy head: one decoder slot per source
+    word (its projected state, as NAR-CTC's are its source's embeddings) attends to the encoder and copies from it."""
 
     def __init__(self, config: ModelConfig):
         super().__init__(config)

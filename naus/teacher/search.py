@@ -79,9 +79,7 @@ class Candidates:
 class HillClimber:
     """Stage 1 for one sentence at a time; deterministic given (seed, sentence index)."""
 
-    def __init__(
-        self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None,
-    ):
+    def __init__(self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None):
         if config.gamma > 0 and static is None:
             raise NausError("a static similarity weight γ > 0 needs a static embedding table")
         self.lm, self.config, self.static = lm, config, static
@@ -332,14 +330,8 @@ class Summary:
 class Teacher:
     """Both stages, one sentence at a time: a sentence's summary never depends on its batch."""
 
-    def __init__(
-        self,
-        lm: LanguageModel,
-        config: SearchConfig,
-        static: StaticEmbedder | None = None,
-        contextual: ContextualEmbedder | None = None,
-        estimate: LearnedEstimate | None = None,
-    ):
+    def __init__(self, lm: LanguageModel, config: SearchConfig, static: StaticEmbedder | None = None,
+                 contextual: ContextualEmbedder | None = None, estimate: LearnedEstimate | None = None):
         if config.rerank_k > 0 and contextual is None:
             raise NausError("re-ranking (K > 0) needs the contextual embedder")
         if estimate is not None:

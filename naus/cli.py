@@ -260,6 +260,10 @@ def _student_commands(sub) -> None:
                                                                  "the summaries to this JSON file"}),
                  ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
                                        "(default: computed here)"}),
+                 *([("--raw", {"action": "store_true", "dest": "evaluator_form",
+                               "help": "write summaries in the evaluator's form, as `naus decode` does (lower case, "
+                                       "PTB tokens, digits as #, punctuation may be one of the L words); default: "
+                                       "headlines, the source's words as it wrote them"})] if name == "summarize" else []),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word of a file's "
              "sentences, for students that learn on them (naus-copy)",

@@ -228,21 +228,27 @@ def decode_command(args: argparse.Namespace) -> None:
     loaded = time.perf_counter() - tick
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
-                   beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk)
+                   beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk,
+                   headlines=args.raw and not getattr(args, "evaluator_form", False))
     if args.states:
         from naus.student.frozen import States
 
         options["states"] = States.load(args.states)
-    log.info("decoding %d sentences by %s", len(sentences), args.method)
+    log.info("decoding %s", _count(len(sentences), "sentence"))
     results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
     seconds = summarizer.last_timing["seconds"]
-    log.info("model loaded in %.2f s; %d sentences decoded in %.3f s (%.1f ms each, batch %d, %s)", loaded,
-             len(sentences), seconds, 1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
+    log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
+             _count(len(sentences), "sentence"), summarizer.last_timing["method"], seconds,
+             1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
     lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
              else r.summary for r in results]
     _write_summaries(args.out, lines, args.provenance, made_from)
     if args.timing:
         write_json(args.timing, {**_time_decoding(summarizer, sentences, options, args), **made_from})
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _decodings(args: argparse.Namespace):
@@ -306,7 +312,7 @@ def decode_all_command(args: argparse.Namespace) -> None:
     for stem, summarizer, sentences, options, made_from in _decodings(args):
         summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]
         decodings[stem] = {**made_from, "summaries": summaries}
-        log.info("%s: %d sentences in %.2f s", stem, len(summaries), summarizer.last_timing["seconds"])
+        log.info("%s: %s in %.2f s", stem, _count(len(summaries), "sentence"), summarizer.last_timing["seconds"])
     write_json(args.out, {"decodings": decodings})
 
 

@@ -17,6 +17,7 @@ import types
 import unicodedata
 
 _BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
+_BRACKET_TOKENS = frozenset(_BRACKETS.values())
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "--"})
 _DIGIT = re.compile(r"\d")
 
@@ -52,15 +53,52 @@ def _tokenizer():
     return TreebankWordTokenizer()
 
 
+@functools.lru_cache(maxsize=1)
+def _detokenizer():
+    with nltk_parts("nltk.tokenize"):
+        from nltk.tokenize.treebank import TreebankWordDetokenizer
+
+    return TreebankWordDetokenizer()
+
+
+def source_tokens(text: str) -> list[str]:
+    """Raw text's PTB tokens as written (case, digits and brackets kept): `normalize`'s tokens, one for one."""
+    text = " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split())
+    return _tokenizer().tokenize(text) if text else []
+
+
+def normal_token(token: str) -> str:
+    """A token in the Gigaword convention: lower case, brackets as -lrb- and the like, digits as `#`."""
+    return _DIGIT.sub("#", _BRACKETS.get(token, token).lower())
+
+
 def normalize(text: str) -> str:
     """Return `text` as one line of lowercased PTB tokens with digits as `#`."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    text = " ".join(text.split())
-    if not text:
-        return ""
-    tokens = _tokenizer().tokenize(text)
-    tokens = [_BRACKETS.get(tok, tok) for tok in tokens]
-    return _DIGIT.sub("#", " ".join(tokens).lower())
+    return " ".join(normal_token(token) for token in source_tokens(text))
+
+
+def is_word(token: str) -> bool:
+    """Whether a reader counts the token as a word: it holds a letter or a digit (`#`), not punctuation alone
+    (brackets, -lrb- and the like, included)."""
+    return token not in _BRACKET_TOKENS and any(ch.isalnum() or ch == "#" for ch in token)
+
+
+def headline(summary: str, tokens: list[str]) -> str:
+    """A summary in the Gigaword convention written as a headline of its source (`tokens`: `source_tokens`):
+    each word as the source wrote it (case, digits, brackets), taken in order (the next unused position holding
+    it, else any unused, else any: a word written twice), detokenised, a lower-case first word capitalised."""
+    normal, used, start, words = [normal_token(t) for t in tokens], [False] * len(tokens), 0, []
+    for word in summary.split():
+        order = [*range(start, len(normal)), *range(start)]
+        at = next((k for k in order if not used[k] and normal[k] == word), None)
+        at = next((k for k in order if normal[k] == word), None) if at is None else at
+        if at is None:
+            words.append(word)
+            continue
+        used[at], start = True, at + 1
+        words.append(tokens[at])
+    text = _detokenizer().detokenize(words)
+    return text[:1].upper() + text[1:] if words and words[0].islower() else text
 
 
 def gigaword_line(line: str) -> str:

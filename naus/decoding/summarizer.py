@@ -6,6 +6,7 @@ batch here and their scores handed to the method, the encoder-decoders are hande
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -20,11 +21,11 @@ from naus.architectures import ARCHITECTURES
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
-from naus.methods import CHAR_CONTROL, CHARS, METHODS
+from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import SPECIALS, Vocab
-from naus.text import normalize
+from naus.text import headline, is_word, normal_token, source_tokens
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,7 @@ class Summarizer:
         chars: int | None = None,
         restore: bool = True,
         states: States | None = None,
+        headlines: bool | None = None,
     ) -> list[Result]:
         """One summary per sentence; `raw=True` tokenises as the training data was (not for the
         Gigaword evaluation, whose inputs and references are already tokenised); `restore` gives each
@@ -69,14 +71,21 @@ class Summarizer:
         `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
         summary as returned (a restored `<unk>` counted as its source word). Any iterable of strings
         (a generator too) is read once. A student on frozen states (`naus-copy`) reads `states`, the sentences'
-        as `naus encode-states` made them, or computes them here."""
+        as `naus encode-states` made them, or computes them here. `headlines` (the default for raw text): no
+        punctuation chosen, so L counts words a reader counts, and each summary written as its source wrote its
+        words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #)."""
         sentences = sentences if isinstance(sentences, str) else list(sentences)
         _check_arguments(sentences, method)
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                      batch_size=batch_size)  # the command line's checks, types included
         arch = ARCHITECTURES[self.model.config.arch]
         method = self._method(method, chars)
-        texts = [normalize(s) if raw else " ".join(s.split()) for s in sentences]
+        headlines = raw if headlines is None else headlines
+        if headlines and not raw:
+            raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
+        written = [source_tokens(s) for s in sentences] if raw else None
+        texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [" ".join(s.split())
+                                                                                          for s in sentences]
         encoded = self._encode(texts)
         if arch.frozen:
             states = self._frozen_states(texts, states)
@@ -87,20 +96,32 @@ class Summarizer:
         started, forward = time.perf_counter(), 0.0
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
+            sources = [texts[i].split()[: len(encoded[i])] for i in rows]
             if arch.frozen:
-                batch, seconds, vocab = self._copy_batch([texts[i].split()[: len(encoded[i])] for i in rows],
-                                                         [states[i] for i in rows], length, ratio, min_length,
-                                                         beam_size, chars)
+                batch, seconds, vocab = self._copy_batch(sources, [states[i] for i in rows], length, ratio, min_length,
+                                                         beam_size, chars, headlines)
             else:
                 (batch, seconds), vocab = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size,
-                                                      chars, [texts[i] for i in rows] if restore else None), self.vocab
+                                                      chars, [texts[i] for i in rows] if restore else None,
+                                                      headlines), self.vocab
             forward += seconds
-            for i, hyp in zip(rows, METHODS[method].decoder(arch.family)(batch)):
+            caps = [max(1, sum(map(is_word, words))) for words in sources]  # a headline's most words: the source's
+            if headlines:
+                batch.targets = [min(t, cap) for t, cap in zip(batch.targets, caps)]
+
+            def render(k: int, hyp: Hypothesis) -> Result:
                 words = [vocab.tokens[t] for t in hyp.tokens]
                 if restore and not arch.frozen:
-                    words = restore_unknown(words, hyp, texts[i].split()[: self.model.config.max_len], self.vocab,
-                                            arch.ctc)
-                results[i] = Result(" ".join(words), len(hyp.tokens), hyp.log_prob)
+                    words = restore_unknown(words, hyp, sources[k], self.vocab, arch.ctc)
+                summary = " ".join(words)
+                return Result(headline(summary, written[rows[k]]) if headlines else summary, len(hyp.tokens),
+                              hyp.log_prob)
+
+            found = [render(k, hyp) for k, hyp in enumerate(METHODS[method].decoder(arch.family)(batch))]
+            if headlines and chars is not None and arch.ctc:
+                found = _fullest(batch, found, render, chars, caps, LENGTH_CONTROL.decoder(arch.family))
+            for i, result in zip(rows, found):
+                results[i] = result
         self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
                             "samples": len(order), "method": method}
         return [r if r is not None else Result("", 0, 0.0) for r in results]
@@ -111,7 +132,8 @@ class Summarizer:
         methods = ARCHITECTURES[arch].methods
         method = method or (CHAR_CONTROL.name if chars is not None else methods[0])
         if method not in methods:
-            raise NausError(f"a {arch} model decodes with {' or '.join(methods)}, not {method!r}")
+            raise NausError(f"{'an' if arch[0] in 'aeiou' else 'a'} {arch} model decodes with {' or '.join(methods)}, "
+                            f"not {method!r}")
         if METHODS[method].budget == CHARS and chars is None:
             raise NausError(f"{method} needs a budget in characters (--chars N)")
         if METHODS[method].budget != CHARS and chars is not None:
@@ -130,6 +152,18 @@ class Summarizer:
                         longest + 1, len(encoded[longest]))
         return [tokens[:max_len] for tokens in encoded]
 
+    @functools.cached_property
+    def punctuation(self) -> tuple[int, ...]:
+        """The ids of the student's tokens that are punctuation alone (what a headline leaves out)."""
+        return punctuation(self.vocab)
+
+    @staticmethod
+    def _normalized(batch: Batch, banned: tuple[int, ...]) -> None:
+        """A CTC student's scores as its decoders read them, the `banned` tokens given none."""
+        if banned:
+            batch.logits[..., list(banned)] = float("-inf")
+        batch.log_norm = slot_log_norm(batch.logits)
+
     def _frozen_states(self, texts: list[str], states: States | None) -> States:
         """The sentences' frozen states: those given, checked to be theirs, or computed now."""
         if states is None:
@@ -140,7 +174,7 @@ class Summarizer:
         return states
 
     def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], length, ratio, min_length, beam_size,
-                    chars) -> tuple[Batch, float, Vocab]:
+                    chars, headlines: bool) -> tuple[Batch, float, Vocab]:
         """A batch for a copy-head student: its scores over a vocabulary of this batch's own words (so no word is
         `<unk>`), that vocabulary, and the seconds of its forward."""
         vocab = Vocab(list(SPECIALS) + list(dict.fromkeys(w for words in sources for w in words if w not in SPECIALS)))
@@ -156,38 +190,57 @@ class Summarizer:
                       banned=(vocab.pad,))
         tick = time.perf_counter()
         batch.logits = self.model(x.to(self.device), batch.lengths, ids.to(self.device), len(vocab), normalize=False)
-        batch.log_norm = slot_log_norm(batch.logits)
+        self._normalized(batch, punctuation(vocab) if headlines else ())
         if self.device.type == "cuda":
             torch.cuda.synchronize()
         return batch, time.perf_counter() - tick, vocab
 
     def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
-               texts: list[str] | None) -> tuple[Batch, float]:
+               texts: list[str] | None, headlines: bool) -> tuple[Batch, float]:
         """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
         input; and the seconds of the CTC student's forward. `texts`: the sources, when each `<unk>` counts as
-        the source word it will be restored to."""
+        the source word it will be restored to. `headlines`: no punctuation emitted."""
         config, arch = self.model.config, ARCHITECTURES[self.model.config.arch]
         lengths = torch.tensor([len(tokens) for tokens in encoded])
         tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
         for row, ids in enumerate(encoded):
             tokens[row, : len(ids)] = torch.tensor(ids)
         targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
+        banned = self.punctuation if headlines else ()
         if not arch.ctc and max(targets) > config.max_len:
             raise NausError(f"a summary of {max(targets)} words is longer than this {arch.name} student's max_len "
                             f"{config.max_len} allows")
         batch = Batch(lengths.to(self.device), targets, beam_size, self.vocab.blank, chars=chars,
                       word_chars=self.word_bytes, unk=self.vocab.unk, model=self.model,
-                      tokens=tokens.to(self.device), banned=(self.vocab.pad,))
+                      tokens=tokens.to(self.device), banned=(self.vocab.pad, *banned))
         if texts is not None:
             batch.unk_chars = [[len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
         if not arch.ctc:
             return batch, 0.0
         tick = time.perf_counter()
         batch.logits = self.model(batch.tokens, batch.lengths, normalize=False)  # decoders normalise what they read
-        batch.log_norm = slot_log_norm(batch.logits)
+        self._normalized(batch, banned)
         if self.device.type == "cuda":
             torch.cuda.synchronize()
         return batch, time.perf_counter() - tick
+
+
+def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[int], length_control) -> list[Result]:
+    """Headlines within `chars` bytes: char-control's most probable summary is often far shorter than the budget
+    (each word costs probability), so the longest length-controlled one that fits replaces it (the most
+    probable of its length); where no longer one fits, char-control's stays (empty where no word fits)."""
+    for words in range(2, min(max(caps), (chars + 1) // 2) + 1):
+        batch.targets = [min(words, cap) for cap in caps]
+        for k, hyp in enumerate(length_control(batch)):
+            result = render(k, hyp)
+            if result.length > found[k].length and len(result.summary.encode()) <= chars:
+                found[k] = result
+    return found
+
+
+def punctuation(vocab: Vocab) -> tuple[int, ...]:
+    """The ids of a vocabulary's tokens that are punctuation alone (`naus.text.is_word`)."""
+    return tuple(i for i, token in enumerate(vocab.tokens) if i >= len(SPECIALS) and not is_word(token))
 
 
 def _check_arguments(sentences, method) -> None:

@@ -56,7 +56,7 @@ def test_summarize_command_line(checkpoint, tmp_path, capsys):
                        stdin="Police arrested five protesters on Thursday.\n\nIn Paris.\n")
     assert result.returncode == 0, result.stderr
     lines = [json.loads(x) for x in result.stdout.splitlines()]
-    assert [x["length"] for x in lines] == [3, 0, 3]
+    assert [x["length"] for x in lines] == [3, 0, 2]  # "In Paris." has two words: its full stop is none
     empty = naus_main(["summarize", "--checkpoint", checkpoint], capsys, stdin="")
     assert empty.returncode == 0 and empty.stdout == ""
     missing = naus_main(["summarize", "--checkpoint", tmp_path / "x.pt"], capsys, stdin="a\n")
@@ -156,7 +156,7 @@ def test_unknown_words_come_back_from_the_source_unless_kept(checkpoint, method)
     raw = "Police arrested five anti-nuclear protesters Thursday in Cherbourg."
     summary = summarizer.summarize([raw], length=7, method=method)[0].summary
     assert "<unk>" not in summary
-    assert summary.split()[:7] == "police arrested five anti-nuclear protesters thursday in".split()
+    assert summary.split()[:7] == "Police arrested five anti-nuclear protesters Thursday in".split()  # as written
     tokenised = ["police arrested five anti-nuclear protesters"]
     assert summarizer.summarize(tokenised, length=5, method=method, raw=False)[0].summary == tokenised[0]
     kept = summarizer.summarize(tokenised, length=5, method=method, raw=False, restore=False)[0].summary
@@ -182,7 +182,7 @@ def test_char_control_fits_the_budget_counting_restored_unknown_words(checkpoint
     raw = "Police arrested five anti-nuclear protesters Thursday in Cherbourg."
     source = "police arrested five anti-nuclear protesters thursday in cherbourg .".split()
     for budget in (5, 12, 20, 30, 45, 80):
-        summary = summarizer.summarize([raw], method="char-control", chars=budget)[0].summary
+        summary = summarizer.summarize([raw], method="char-control", chars=budget, headlines=False)[0].summary
         assert len(summary.encode()) <= budget and "<unk>" not in summary
         words = summary.split()
         assert all(w in source for w in words) and len(summary) > budget - 14  # only a whole word left out
@@ -216,3 +216,42 @@ def test_a_bundled_summary_holding_a_line_break_is_refused_not_written_as_two_li
                  "--provenance", str(tmp_path / "out.json")]) == 2
     assert "summary 2 of decode/test/L2/truncate-2 holds a line break" in capsys.readouterr().err
     assert not out.exists()
+
+
+NEW = ["Lyon's mayor didn't resign (yet) after 3,200 marchers crossed the Rhône on 14 July.", "IBM sold 12 plants.",
+       "iPhone sales rose 7.5% in Q3, Apple said."]  # sentences no data set here has
+
+
+@pytest.mark.parametrize("method", ["greedy", "truncate", "beam", "length-control"])
+def test_headlines_are_the_sources_words_as_written_and_count_no_punctuation(checkpoint, method):
+    """No masked digit, no -lrb-, no punctuation among the L words; each source word as the source wrote it."""
+    results = Summarizer.from_checkpoint(checkpoint).summarize(NEW, length=5, method=method)
+    for sentence, result in zip(NEW, results):
+        words = result.summary.split()
+        assert "#" not in result.summary and "-lrb-" not in result.summary and "(" not in result.summary
+        assert len(words) == result.length and all(any(c.isalnum() for c in w) for w in words)
+        assert result.length <= 5 if method != "length-control" else result.length == min(5, len(sentence.split()))
+    headlines = " ".join(r.summary for r in results)
+    assert all(w in headlines for w in ("14", "IBM", "Q3") if w.lower() in headlines.lower())
+    evaluator = Summarizer.from_checkpoint(checkpoint).summarize(NEW, length=5, method=method, headlines=False)
+    assert all(r.summary == r.summary.lower() for r in evaluator)
+
+
+def test_a_character_budget_gives_the_longest_headline_that_fits(checkpoint):
+    """Within the budget, no length-controlled headline with more words fits than the one given."""
+    summarizer = Summarizer.from_checkpoint(checkpoint)
+    for chars in (8, 25, 40):
+        given = summarizer.summarize(NEW, chars=chars)
+        assert all(len(r.summary.encode()) <= chars for r in given)
+        for words in range(1, 8):
+            for fixed, best in zip(summarizer.summarize(NEW, length=words, method="length-control"), given):
+                assert len(fixed.summary.encode()) > chars or best.length >= fixed.length
+
+
+def test_headlines_need_raw_text_and_the_command_line_writes_the_evaluators_form_with_raw(checkpoint, capsys):
+    with pytest.raises(NausError, match="headlines are written from raw text"):
+        Summarizer.from_checkpoint(checkpoint).summarize(["police arrested # men"], raw=False, headlines=True)
+    raw = naus_main(["summarize", "--checkpoint", checkpoint, "--length", "4", "--raw"], capsys, stdin=NEW[1] + "\n")
+    headline = naus_main(["summarize", "--checkpoint", checkpoint, "--length", "4"], capsys, stdin=NEW[1] + "\n")
+    assert raw.returncode == headline.returncode == 0
+    assert raw.stdout == raw.stdout.lower() and "#" not in headline.stdout

@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-from naus.text import gigaword_line, mask_digits, normalize, restore_digits
+from naus.text import gigaword_line, headline, is_word, mask_digits, normalize, restore_digits, source_tokens
 from tests.helpers import ROOT
 
 
@@ -17,6 +17,19 @@ def test_normalize_follows_gigaword_convention():
 def test_normalize_maps_typographic_quotes_and_blank_input():
     assert normalize("The \u201cbig\u201d deal\u2019s off \u2014 again") == "the `` big '' deal 's off -- again"
     assert normalize("   \t ") == ""
+
+
+def test_a_summary_is_written_as_its_source_wrote_its_words():
+    source = 'Apple\'s iPhone sales didn\'t rise 7.5% (again) in Q3, "analysts" said; apple pie sold 12.'
+    tokens = source_tokens(source)
+    assert " ".join(t.lower() for t in tokens) != normalize(source) and len(tokens) == len(normalize(source).split())
+    assert headline("apple 's iphone sales did n't rise #.# %", tokens) == "Apple's iPhone sales didn't rise 7.5%"
+    assert headline("iphone sales -lrb- again -rrb- in q#", tokens) == "iPhone sales (again) in Q3"
+    assert headline("apple pie sold ## , apple", tokens) == "Apple pie sold 12, apple"  # the next, then any left
+    assert headline("sales unseen", tokens) == "Sales unseen"  # a word not in the source stays as given
+    assert headline("", tokens) == ""
+    assert [is_word(t) for t in ("-lrb-", ",", "'s", "#.#", "n't", "--", "u.s.")] == [False, False, True, True, True,
+                                                                                      False, True]
 
 
 def test_gigaword_line_rewrites_unk():

@@ -36,6 +36,7 @@ MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run 
 MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
 # The directories a GPU run replaces, under build/{profile}/.
 REPLACED = (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS)
+ASIDE = ".replaced"  # where the replaced ones are kept, in the build folder
 
 
 def run_paths(profile: str) -> dict[str, list[str]]:
@@ -225,8 +226,9 @@ def import_run(archives: list[str | Path], profile: str, root: str | Path = ".")
             shutil.rmtree(staging, ignore_errors=True)
     counts = {kind: sum(name.endswith(suffix) for name in names) for kind, suffix in (
         ("histories", "/history.json"), ("decodings", ".txt"), ("timings", ".timing.json"), ("logs", ".log"))}
-    log.info("imported %s from %d archive(s); the files they replace are in build/%s/.replaced until the next import",
-             ", ".join(f"{n} {kind}" for kind, n in counts.items()), len(archives), profile)
+    log.info("imported %s from %d archive(s); the files they replace are in %s/%s until the next import",
+             ", ".join(f"{n} {kind}" for kind, n in counts.items()), len(archives), layout.profile_dir("build", profile),
+             ASIDE)
     return counts
 
 
@@ -234,7 +236,7 @@ def _replace(staging: Path, profile: str, root: Path) -> None:
     """The directories the archives bring (of REPLACED) moved in, each old one moved aside first
     (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
     build = root / layout.profile_dir("build", profile)
-    aside = build / ".replaced"
+    aside = build / ASIDE
     shutil.rmtree(aside, ignore_errors=True)
     new = {part: (staging / layout.profile_dir("build", profile) / part, build / part) for part in REPLACED}
     for name, (source, target) in new.items():

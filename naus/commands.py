@@ -72,14 +72,14 @@ def embed_static_command(args: argparse.Namespace) -> None:
 
     vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
     count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
-    print(f"static table: {count} words -> {args.out}")
+    _done(args.out, f"static table: {count} words -> {args.out}")
 
 
 def export_onnx_command(args: argparse.Namespace) -> None:
     from naus.teacher.similarity import export_onnx
 
     export_onnx(args.out, quantize=not args.fp32)
-    print(f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
+    _done(args.out, f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")
 
 
 def search_command(args: argparse.Namespace) -> None:
@@ -136,14 +136,14 @@ def fit_estimate_command(args: argparse.Namespace) -> None:
                       ContextualEmbedder(args.device, onnx=args.onnx))
     estimate, states = fit_estimate(teacher, sources, args.states)
     estimate.save(args.out)
-    print(f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")
+    _done(args.out, f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")
 
 
 def merge_command(args: argparse.Namespace) -> None:
     from naus.teacher.shards import merge_shards
 
     count = merge_shards(args.parts, args.out, args.text, args.field)
-    print(f"merged {len(args.parts)} shards, {count} records -> {args.out}")
+    _done(args.out, f"merged {len(args.parts)} shards, {count} records -> {args.out}")
 
 
 def evaluate_command(args: argparse.Namespace) -> None:
@@ -163,7 +163,7 @@ def head_command(args: argparse.Namespace) -> None:
 
     lines = read_lines(args.input)
     count = write_lines(args.out, lines[: args.lines] if args.lines else lines)
-    print(f"{count} of {len(lines)} lines -> {args.out}")
+    _done(args.out, f"{count} of {len(lines)} lines -> {args.out}")
 
 
 def lead_command(args: argparse.Namespace) -> None:
@@ -245,6 +245,11 @@ def decode_command(args: argparse.Namespace) -> None:
     _write_summaries(args.out, lines, args.provenance, made_from)
     if args.timing:
         write_json(args.timing, {**_time_decoding(summarizer, sentences, options, args), **made_from})
+
+
+def _done(out: str, message: str) -> None:
+    """What a command made, on standard output unless its output went there (`--out -`)."""
+    print(message, file=sys.stderr if str(out) == "-" else sys.stdout)
 
 
 def _count(n: int, noun: str) -> str:

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
@@ -29,8 +30,12 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     (`/dev/null`, `/dev/stdout`, a pipe's reader) is written directly, and a symbolic link is followed,
     its target replaced, never the link. The file gets the mode a plain `open` would give (0666 less the
     umask), not mkstemp's 0600, so a group sharing a cluster directory can read the pipeline's outputs.
-    An OS error names the file.
+    An OS error names the file. `-` is standard output, as in every command's --out.
     """
+    if str(path) == "-":
+        yield sys.stdout.buffer if "b" in mode else sys.stdout
+        (sys.stdout.buffer if "b" in mode else sys.stdout).flush()
+        return
     path = Path(path)
     encoding = {} if "b" in mode else {"encoding": "utf-8"}
     try:

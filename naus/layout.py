@@ -248,12 +248,15 @@ def decoded_model(stem: str) -> str:
     return parse_decoded(stem)["model"]
 
 
+ANY_PROFILE = "{profile}"  # a profile's name where a help text or message shows a folder of any profile
+
+
 def profile_dir(kind: str, profile: str) -> str:
     """A profile's `build` (every output named here), `results` (tables, figures, metrics) or `logs` folder,
-    relative to the project root."""
+    relative to the project root (`ANY_PROFILE`: as a help text shows it)."""
     if kind not in ("build", "results", "logs"):
         raise ValueError(f"{kind!r} is not a profile's folder (build, results, logs)")
-    return f"{kind}/{check_profile(profile)}"
+    return f"{kind}/{profile if profile == ANY_PROFILE else check_profile(profile)}"
 
 
 def lead(split: str, length: Part) -> str:

@@ -159,8 +159,9 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     if browsable:
         lines.append("Every test output, side by side with its ROUGE (sort by the difference of two systems, filter by a "
                      "word): `browse.html`_.")
-    lines += ["", f"Every number comes from the pipeline's own run (``results/{profile}/README.md`` says how it was "
-              f"run and timed); ``results/{profile}/fingerprints.json`` holds the SHA-256 of every search output, "
+    results = layout.profile_dir("results", profile)
+    lines += ["", f"Every number comes from the pipeline's own run (``{results}/{layout.README}`` says how it was "
+              f"run and timed); ``{results}/{layout.FINGERPRINTS}`` holds the SHA-256 of every search output, "
               "student and decoding, and the settings that made them."]
     return "\n".join(lines) + "\n"
 

@@ -34,7 +34,7 @@ def test_reorder_reads_the_duc2004_index_list_and_rejects_a_non_permutation(tmp_
     assert (tmp_path / "ordered.txt").read_text() == "a\nb\nc\n"
     bad = write(tmp_path / "bad.txt", "[0, 0, 1]\n")
     result = run(["naus", "reorder", "--input", lines, "--index", bad, "--out", tmp_path / "x.txt"], env)
-    assert result.returncode == 2 and "not a permutation of 0..2" in result.stderr
+    assert result.returncode == 2 and "not distinct lines of 0..2" in result.stderr
 
 
 def test_building_the_command_line_imports_neither_numba_nor_torch(env):
@@ -43,3 +43,35 @@ def test_building_the_command_line_imports_neither_numba_nor_torch(env):
     code = "import sys; from naus.cli import build_parser; build_parser(); print(sorted({'numba', 'torch', 'numpy'} & set(sys.modules)))"
     result = run(["python", "-c", code], env)
     assert result.returncode == 0 and result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
+def _parsers(parser, name="naus"):
+    """Every (sub)command's parser, with its name."""
+    import argparse
+
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, child in action.choices.items():
+                yield from _parsers(child, f"{name} {sub}")
+
+
+def test_every_command_and_option_says_what_it_is_and_global_options_go_anywhere():
+    from naus.cli import build_parser
+
+    parser = build_parser()
+    for name, command in _parsers(parser):
+        assert command.description, f"{name}: no description"
+        for action in command._actions:
+            assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+    before = parser.parse_args(["--threads", "3", "lead", "--input", "x", "--length", "2", "--out", "-"])
+    after = parser.parse_args(["lead", "--input", "x", "--length", "2", "--out", "-", "-q", "--threads", "2"])
+    assert (before.quiet, before.threads, after.quiet, after.threads) == (False, 3, True, 2)
+
+
+def test_out_dash_writes_standard_output_everywhere(tmp_path, env):
+    source = write(tmp_path / "in.txt", "police arrested 25 men\n")
+    for command in (["digits"], ["lead", "--length", "2"], ["head", "--lines", "1"]):
+        result = run(["naus", *command, "--input", source, "--out", "-"], env)
+        assert result.returncode == 0 and result.stdout.splitlines()[0].startswith("police"), result
+    assert not (ROOT / "-").exists()

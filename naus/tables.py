@@ -311,7 +311,8 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
         figures.append(Figure(layout.figure("source-length", n), "source-length", n, (
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
+    gigaword = s.config["data"].get("source") == "gigaword"
     for group in table2.groups:
         figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows,
-                              quoted=PAPER_GIGAWORD.get(group.key, ())))
+                              quoted=PAPER_GIGAWORD.get(group.key, ()) if gigaword else ()))  # one data set a figure
     return figures

@@ -14,23 +14,27 @@ from naus.report.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
 
 
+def _seeds(n: int) -> str:
+    return "one seed" if n == 1 else f"mean ± sd over {n} seeds"
+
+
 def caption(figure: Figure, spec: Spec) -> str:
     n, seeds, analysis = figure.length, len(spec.seeds), len(spec.analysis_seeds)
     return {
-        "training-size": f"Figure 3: training-set size vs ΔR (L={n}; mean ± sd over {analysis} seeds, {seeds} for the "
+        "training-size": f"Figure 3: training-set size vs ΔR (L={n}; {_seeds(analysis)}, {_seeds(seeds)} for the "
                          "whole pool).",
-        "beam-size": f"Figure 4: beam size vs ΔR (mean ± sd over {analysis} seeds) and time (L={n}).",
+        "beam-size": f"Figure 4: beam size vs ΔR ({_seeds(analysis)}) and time (L={n}).",
         "char-budget": f"ROUGE F1 against a budget in characters (char-control, whole words) for the L={n} student; "
                        f"stars: its {n}-word length control.",
         "loss": f"Training and dev loss of the L={n} student.",
         "lengths": f"Summary lengths on the test set: truncation vs length control (L={n}).",
         "source-length": f"Total ROUGE F1 by the source's length in words (test sentences per bucket in brackets) for "
                          f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
-                         f"averaged over {seeds} seed(s)).",
+                         f"averaged over {seeds} seed{'s' if seeds > 1 else ''}).",
         "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence (log scale) "
                          "for the search teacher (one CPU core) and the student by each decoding method (Table 2's times); "
-                         "hollow, grey: the paper's rows at the times it reports (†, their GPU); dotted: rows with no "
-                         "time (Lead, rescored released outputs).",
+                         + ("hollow, grey: the paper's rows at the times it reports (†, their GPU, Gigaword's test set); "
+                            if figure.quoted else "") + "dotted: rows with no time (Lead, rescored released outputs).",
     }[figure.kind]
 
 
@@ -72,10 +76,17 @@ def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: Se
     entries = read_json(build / figure.history, shape=HISTORY)["history"]
     steps = [e["step"] for e in entries]
     fig, ax = _axes()
-    ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed CTC)")
-    if all("dev_loss" in e for e in entries):
-        ax.plot(steps, [e["dev_loss"] for e in entries], label="dev (CTC per word, on search output)")
-    _finish(fig, ax, out, "step", "loss", f"NAUS L={figure.length}: training curve")
+    ax.plot(steps, [e["train_loss"] for e in entries], label="train")
+    ax.set_ylabel("train loss (smoothed CTC per word)")
+    if all("dev_loss" in e for e in entries):  # another measure: its own axis
+        dev = ax.twinx()
+        dev.plot(steps, [e["dev_loss"] for e in entries], color="C1", label="dev")
+        dev.set_ylabel("dev loss (CTC per word, on search output)", color="C1")
+        fig.legend(loc="upper right", fontsize=7)
+    ax.set_xlabel("step")
+    ax.set_title(f"NAUS L={figure.length}: training curve")
+    fig.tight_layout()
+    _save(fig, out)
 
 
 def length_histogram(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
@@ -118,7 +129,7 @@ def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, score
                     yerr=[statistics.stdev(d) if len(d) > 1 else 0.0 for d in runs], marker="o", capsize=3,
                     label=series.label)
     ax.axhline(0, color="grey", linewidth=0.8)
-    _finish(fig, ax, out, "training pairs used (% of the searched pool)", "ΔR over the teacher (mean ± sd over seeds)",
+    _finish(fig, ax, out, "training pairs used (% of the searched pool)", "ΔR over the teacher",
             f"Training-set size, L={figure.length}")
 
 
@@ -134,9 +145,10 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
                       label=series.label)
         timings = [first_timing(build, stems) for _, stems in series.points]
         right.plot(xs, [1000 * timing["seconds_per_sample"] for timing in timings], marker="o", label=series.label)
-    left.set_xlabel("beam size")
-    left.set_ylabel("ΔR over the teacher (mean ± sd)")
-    right.set_xlabel("beam size")
+    for ax in (left, right):
+        ax.set_xlabel("beam size")
+        ax.set_xticks(xs)  # whole beams only
+    left.set_ylabel("ΔR over the teacher")
     batch = timings[0].get("batch_size")  # as the timing job ran it
     right.set_ylabel(f"ms per sample (batch {batch})" if batch else "ms per sample")
     left.legend()

@@ -214,8 +214,10 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
                     "R-L), each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length "
                     "control) against truncation.")
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
-    rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator; "
-                        f"p vs {peer.label}: length control against them, the same test." for peer in peers)
+    rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator"
+                        + (" (a release on part of a collection on that part, with no paired test)" if peer.subset
+                           else "") + f"; p vs {peer.label}: length control against them, the same test."
+                        for peer in peers)
     duc = PROTOCOLS["duc"]
     duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at {duc.max_bytes} bytes "
                         "as every row is." for peer in peers if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))

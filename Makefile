@@ -3,6 +3,11 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 PROFILE ?= demo
+CONFIG := config/$(PROFILE).yaml
+# A profile is a file of config/ (lease-*.yaml are overlays of one, not profiles).
+ifeq ($(wildcard $(CONFIG)),)
+$(error no profile '$(PROFILE)': the profiles are $(filter-out lease-%,$(basename $(notdir $(wildcard config/*.yaml)))))
+endif
 BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
@@ -32,15 +37,17 @@ $(VENV)/.browser: | $(STAMP)
 	touch $@
 
 demo: setup
-	snakemake --cores all --configfile config/$(PROFILE).yaml
+	snakemake --cores all --configfile $(CONFIG)
 	@echo "Results: results/$(PROFILE)/README.md (tables in results/$(PROFILE)/tables/, figures in results/$(PROFILE)/figures/)"
-	@echo "HTML report with captions: snakemake --report results/$(PROFILE)/report.html --configfile config/$(PROFILE).yaml"
+	@echo "HTML report with captions: $(VENV)/bin/snakemake --report results/$(PROFILE)/report.html --configfile $(CONFIG)"
 
 test: setup
 	$(VENV)/bin/python -m pytest -q -n auto
 
+# The jobs per rule (every job: snakemake -n --configfile ...).
 dryrun: setup
-	snakemake -n --configfile config/$(PROFILE).yaml
+	@log=$$(mktemp); snakemake -n --configfile $(CONFIG) >$$log 2>&1 || { grep -v '^Using workflow' $$log | tail -3; \
+		rm -f $$log; exit 2; }; sed -n '/^Job stats:/,/^total/{p;/^total/q}' $$log; rm -f $$log
 
 clean:
 	rm -rf build/$(PROFILE)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import yaml
 
-from snakemake.exceptions import WorkflowError
 from snakemake_interface_executor_plugins.settings import DeploymentMethod
 from snakemake.utils import min_version
 
@@ -18,6 +17,12 @@ from naus import NausError, layout, schema, tables
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.evaluation.peers import PEERS
 from naus.settings import LEARNED, ONNX_INT8, SearchConfig, check_learned_estimate, options
+
+
+def fail(message: str) -> None:
+    """Stop before any job with one line, as `naus` does (a WorkflowError would add Snakemake's traceback)."""
+    print(f"naus: error: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 if not config:  # no --configfile: the demo profile
@@ -39,7 +44,7 @@ localrules:
 try:
     schema.resolve(config, yaml.safe_load(Path(workflow.source_path("../schemas/config.schema.yaml")).read_text()))
 except NausError as err:
-    raise WorkflowError(str(err)) from None
+    fail(str(err))
 
 # Every rule calls `python -m naus`, importable from this checkout inside any environment (venv or conda).
 # Without --use-conda, `python` (and KenLM's lmplz beside it) is the one running Snakemake, so
@@ -53,7 +58,7 @@ shell.prefix(
 try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])
 except NausError as err:
-    raise WorkflowError(f"config key profile: {err}") from None
+    fail(f"config key profile: {err}")
 BUILD, RESULTS, LOGS = (
     layout.profile_dir("build", PROFILE),
     layout.profile_dir("results", PROFILE),
@@ -65,11 +70,19 @@ def data_dir() -> Path:
     """The external data directory: config key data.data_dir, else the environment variable NAUS_DATA."""
     value = config["data"].get("data_dir") or os.environ.get("NAUS_DATA")
     if not value:
-        raise WorkflowError(
+        fail(
             f"profile {PROFILE}: set config key data.data_dir or the environment variable NAUS_DATA "
             "to the directory holding gigaword/ and duc2004/"
         )
     return Path(value)
+
+
+# Checked now, not first inside a job's input function (where Snakemake would wrap the message in its traceback).
+if config["data"]["source"] != "demo" and (
+    not config["data"].get("download")
+    or any(config["data"].get(key) for key in ("duc_dir", "published_dir", "peers", "extra_headlines"))
+):
+    data_dir()
 
 
 ANALYSIS_LENGTHS = config.get("analysis", {}).get("lengths", [])

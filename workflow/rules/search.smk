@@ -11,7 +11,7 @@ if ESTIMATE:
     try:
         check_learned_estimate(SEARCH_CFG["rerank_k"])
     except NausError as err:
-        raise WorkflowError(f"config key search.estimator: learned: {err}") from None
+        fail(f"config key search.estimator: learned: {err}")
 
 
 wildcard_constraints:

@@ -14,9 +14,29 @@ def latex(text: str) -> str:
     return "".join(LATEX.get(char, char) for char in text)
 
 
+# Snakemake's report renders every caption and its landing page as a Jinja2 template before reStructuredText:
+# each brace of our text is written by an expression, so none of it is Jinja2 of its own
+JINJA_BRACES = {"{": '{{ "{" }}', "}": '{{ "}" }}'}
+
+
 def rst(text: str) -> str:
-    """No inline markup, reference or substitution of the text's own."""
-    return re.sub(r"([\\`*_|])", r"\\\1", text)
+    """Text inside a reStructuredText line: no inline markup, reference or substitution of its own, no Jinja2,
+    and no line break (a new line could start a directive, `.. include::` or `.. raw::`)."""
+    escaped = re.sub(r"([\\`*_|])", r"\\\1", " ".join(text.split()))
+    return "".join(JINJA_BRACES.get(char, char) for char in escaped)
+
+
+def rst_paragraph(text: str) -> str:
+    """Text as a paragraph of its own: what it starts with (`..`, `-`, `1.`, `>>>`) starts no block (an escaped
+    space, which reStructuredText drops, comes first)."""
+    return "\\ " + rst(text) if text.strip() else ""
+
+
+def markdown_text(text: str) -> str:
+    """Text as one Markdown paragraph: no line break, no HTML (a `<` is written as its entity), and what it starts
+    with (`#`, `>`, `-`, `1.`) starts no block."""
+    text = " ".join(text.split()).replace("<", "&lt;")
+    return "\\" + text if text[:1] in ("#", ">", "-", "+", "*", "=") or re.match(r"\d+[.)] ", text) else text
 
 
 def markdown_cell(text: str) -> str:
@@ -24,4 +44,4 @@ def markdown_cell(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|")
 
 
-ESCAPES = {".tex": latex, ".rst": rst, ".md": lambda text: text}  # a caption's text in each file the report writes
+ESCAPES = {".tex": latex, ".rst": rst, ".md": markdown_text}  # a caption's text in each file the report writes

@@ -10,7 +10,7 @@ import pandas as pd
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.files import read_json, write_text
-from naus.markup import latex, markdown_cell, rst
+from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.evaluation.peers import PEERS
 from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
@@ -80,12 +80,12 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
     Snakemake's HTML report), each escaped for its format; returns the Markdown table."""
     shown = _display(frame)
     markdown = shown.map(markdown_cell).to_markdown(index=False, disable_numparse=True)
-    write_text(out_dir / f"{name}.md", f"{caption}\n\n{markdown}\n")
+    write_text(out_dir / f"{name}.md", f"{markdown_text(caption)}\n\n{markdown}\n")
     write_text(out_dir / f"{name}.csv", frame.to_csv(index=False))
     tex = shown.map(latex).rename(columns=latex)
     write_text(out_dir / f"{name}.tex", tex.to_latex(index=False, caption=latex(caption), label=f"tab:{name}",
                                                      escape=False))
-    write_text(out_dir / f"{name}.rst", rst(caption) + "\n")
+    write_text(out_dir / f"{name}.rst", rst_paragraph(caption) + "\n")
     return markdown
 
 
@@ -142,7 +142,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
              "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
                                                 f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
-             *([rst(note), ""] if note else []),
+             *([rst_paragraph(note), ""] if note else []),
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]
     grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]

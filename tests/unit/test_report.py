@@ -294,7 +294,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
         "tables/table2.md", "tables/table2.rst", "tables/table2.tex", "report.rst"))
     assert caption.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
                               "results, the configuration says 'naus-minilm'; search.rerank_k: 1600 made") and caption.count("STALE") == 1
-    assert rst.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
+    assert rst.startswith("\\ STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
                           "results, the configuration says 'naus-minilm'; search.rerank\\_k: 1600 made") and rst.count("STALE") == 1
     assert "search.rerank\\_k: 1600 made" in tex and tex.count("STALE") == 1  # each file's caption in its own escaping
     assert "search.rerank\\_k: 1600 made" in landing and landing.count("STALE") == 1

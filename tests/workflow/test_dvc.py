@@ -76,3 +76,13 @@ def test_dvc_stages_over_the_micro_run_then_clean_status_and_nothing_to_rerun(re
     assert checkpoint.read_bytes() == original
     code, out = run(["dvc", "status"], repo_copy, env)
     assert "up to date" in out, out
+
+
+def test_a_profile_name_holding_shell_syntax_runs_nothing_through_dvc(repo_copy, env):
+    """DVC runs a stage's command in a shell: no value of the configuration is pasted into one, and Snakemake
+    refuses the name before any job."""
+    config = repo_copy / "config/demo.yaml"
+    config.write_text(config.read_text().replace("profile: demo", 'profile: "demo$(touch INJECTED)"', 1))
+    code, out = run(["dvc", "repro", "data"], repo_copy, env)
+    assert code != 0 and "config key profile" in out, out[-2000:]
+    assert not list(repo_copy.rglob("INJECTED")) and not (ROOT / "INJECTED").exists()

@@ -32,6 +32,8 @@ if not config:  # no --configfile: the demo profile
 
 localrules:
     all,
+    stage_data,
+    stage_lm,
     stage_search,
     stage_states,
     stage_train,

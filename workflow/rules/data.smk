@@ -84,3 +84,9 @@ else:
             "--test-article {input.test_article:q} --test-title {input.test_title:q} {params.extra} {params.duc} "
             "{params.flags} --out {params.out} > {log} 2>&1 "
             "&& tail -n 1 {log}"
+
+
+rule stage_data:
+    """The corpus the later steps read (a target for `dvc repro`: its command names no path)."""
+    input:
+        f"{BUILD}/{layout.DATA_STATS}",

@@ -13,3 +13,9 @@ rule train_lm:
         "../../envs/naus-cpu.yaml"
     shell:
         "python -m naus train-lm --corpus {input} {params.flags} --out {output} > {log} 2>&1"
+
+
+rule stage_lm:
+    """The language model (a target for `dvc repro`: its command names no path)."""
+    input:
+        f"{BUILD}/{layout.LM_MODEL}",

@@ -216,7 +216,11 @@ def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> P
     path = Path(path)
     if path.is_dir():
         raise NausError(f"{path}: is a directory, expected a file")
+    if path.is_fifo():  # a pipe (`--hyp <(...)`, /dev/stdin) is read as it comes; a device is refused (/dev/zero)
+        return path
     if not path.is_file():
+        if path.exists():
+            raise NausError(f"{path}: not a regular file or a pipe")
         raise NausError(f"{path}: {what} not found" + (f" ({hint})" if hint else ""))
     return path
 
@@ -261,7 +265,11 @@ def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tu
 
 
 def sha256sum(path: str | os.PathLike) -> str:
-    """The SHA-256 of a file's content: what provenance records, so a file rebuilt in place is noticed."""
+    """The SHA-256 of a file's content: what provenance records, so a file rebuilt in place is noticed. Only a
+    regular file: a pipe could block and a device never end."""
+    check_file(path)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NausError(f"{path}: not a regular file (a pipe or a device): its content cannot be recorded")
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -58,7 +58,7 @@ def definitions() -> dict:
         "beam_size": {"type": "integer", "minimum": 1, "maximum": settings.MAX_BEAM},
         "chars": {"type": "integer", **settings.CHARS},
         "chars_or_none": {"type": "integer", **settings.CHARS, "minimum": 0},
-        "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1,
+        "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": settings.MAX_SEED}, "minItems": 1,
                   "maxItems": settings.MAX_SEEDS, "uniqueItems": True},
         "method": {"enum": word_methods()},
         "arch": {"enum": [name for name, arch in ARCHITECTURES.items() if arch.ctc]},

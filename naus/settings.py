@@ -20,6 +20,7 @@ MAX_POSITIONS = 4096  # a student's positions: attention costs T^2 per layer; a 
 MAX_BEAM = 256  # hypotheses kept per cell of the decoders' tables: their memory and time grow with it
 MAX_CHARS = 10_000  # a character budget: char-control keeps a column per character of it
 MAX_BATCH = 4096  # sentences per forward pass: the logits are batch x positions x vocabulary floats
+MAX_SEED = 2**32 - 1  # NumPy's and PyTorch's seeds are unsigned 32-bit numbers
 MAX_SEEDS = 100  # students per length: each is a training job and a dozen decodings (100: ~2,000 jobs)
 MAX_ORDER = 6  # KenLM's KENLM_MAX_ORDER as scripts/build-kenlm.sh builds it: lmplz refuses a higher order
 MAX_CONFIG_VALUES = 100_000  # a profile's values (the paper's: a few hundred); a YAML alias bomb has millions
@@ -39,10 +40,10 @@ BOUNDS = ("minimum", "maximum", "above", "below")  # a setting's range: [minimum
 def out_of_range(value: float, minimum: float | None = None, maximum: float | None = None, above: float | None = None,
                 below: float | None = None) -> str | None:
     """What a number outside a range must be ("must be between 1 and 256"), or None inside it: the one
-    range check of the dataclasses, the command line and the library (false for NaN, so NaN is refused)."""
+    range check of the dataclasses, the command line and the library (NaN and infinities refused)."""
     if ((minimum is None or value >= minimum) and (maximum is None or value <= maximum)
             and (above is None or value > above) and (below is None or value < below)):
-        return None
+        return "must be a finite number" if isinstance(value, float) and math.isinf(value) else None
     low, high = (minimum, above)[minimum is None], (maximum, below)[maximum is None]
     if low is not None and high is not None:
         if minimum is not None and maximum is not None:
@@ -182,7 +183,7 @@ class SearchConfig:
                                           "to encode", minimum=0)
     steps_coef: float = setting(PAPER_BUDGET[0], "hill-climbing steps = coef x source length x L^2", above=0)
     restarts_coef: float = setting(PAPER_BUDGET[1], "restarts = coef x source length x L^2", above=0)
-    seed: int = setting(0, "seed of the hill climbing")
+    seed: int = setting(0, "seed of the hill climbing", minimum=0, maximum=MAX_SEED)
     max_source_words: int = setting(200, "longer sources are searched on their first N words (the search's "
                                          "work grows with N^2)", minimum=1, maximum=MAX_POSITIONS)
     max_memory_mb: int = setting(1024, "memory one sentence's search may use: a source whose n-gram table "
@@ -239,7 +240,7 @@ class TrainConfig:
     weight_decay: float = setting(0.01, "AdamW weight decay", minimum=0)
     clip: float = setting(2.0, "gradient-norm clipping", above=0)
     smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0, below=1)
-    seed: int = setting(0, "seed of the initialisation, dropout and batch order")
+    seed: int = setting(0, "seed of the initialisation, dropout and batch order", minimum=0, maximum=MAX_SEED)
     min_count: int = setting(1, "words seen fewer times in the training sources are <unk>", minimum=1)
     checkpoint_every: int = setting(2000, "steps between checkpoints (last.pt)", minimum=1)
     eval_every: int = setting(2000, "steps between dev evaluations (best.pt) and progress lines", minimum=1)
@@ -259,7 +260,7 @@ class DataConfig:
     select_size: int = setting(0, "pool pairs held out as a second dev split (select/) for choosing the "
                                   "teacher; its titles are read for that only, never learned from", minimum=0,
                                maximum=10**7)
-    seed: int = setting(0, "seed of the dev (and test) split")
+    seed: int = setting(0, "seed of the dev (and test) split", minimum=0, maximum=MAX_SEED)
     test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1, maximum=10**7)
     max_article_words: int = setting(60, "demo: lead sentences longer than this are left out (0 keeps every "
                                          "length)", minimum=0)

@@ -109,15 +109,18 @@ def evaluate_files(
     collection is scored on that part."""
     hypotheses = read_lines(hyp)
     references = [read_lines(r) for r in refs]
+    for path, rows in zip(refs, references):
+        if "" in rows:  # it would score every summary 0 there, silently
+            raise NausError(f"{path}: line {rows.index('') + 1}: an empty reference")
     if lines is not None:
         for path, rows in zip(refs, references):
             if len(rows) != len(references[0]):
                 raise NausError(f"{refs[0]} has {len(references[0])} lines but {path} has {len(rows)}")
         index = read_index(lines, len(hypotheses), len(references[0]))
         references = [[r[i] for i in index] for r in references]
-    for path, lines in zip(refs, references):
-        if len(lines) != len(hypotheses):
-            raise NausError(f"{hyp} has {len(hypotheses)} lines but {path} has {len(lines)}")
+    for path, rows in zip(refs, references):
+        if len(rows) != len(hypotheses):
+            raise NausError(f"{hyp} has {len(hypotheses)} lines but {path} has {len(rows)}")
     return rouge(hypotheses, references, metric, max_bytes, backend)
 
 

@@ -319,3 +319,52 @@ def test_outputs_renamed_into_place_refuse_a_fifo_or_a_link_before_anything_is_w
         with pytest.raises(NausError, match="not a regular file; a language model is renamed into place"):
             train_lm(corpus, out, order=2)
     assert fifo.is_fifo() and link.is_symlink() and sorted(p.name for p in tmp_path.iterdir()) == ["corpus", "fifo", "link"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--seed", "-1"], "--seed: must be between 0 and 4294967295, got -1"),
+    (["train", "--seed", "4294967296"], "--seed: must be between 0 and 4294967295"),
+    (["train", "--seed", "1e20"], "--seed: expected int"),
+    (["search", "--rerank-gamma", "inf"], "--rerank-gamma: must be a finite number, got inf"),
+])
+def test_numbers_out_of_range_are_refused_on_the_command_line(good, capsys, argv, message):
+    code, err = run_cli([argv[0], *(["--train-source", good["text"], "--train-target", good["text"], "--out",
+                                     str(good["text"]) + ".d"] if argv[0] == "train" else
+                                    ["--input", good["text"], "--lm", good["text"], "--length", "3", "--out", "-"]),
+                         *argv[1:]], capsys)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_seeds_and_fractions_a_students_name_cannot_hold_are_refused_by_the_schema():
+    from naus import schema
+    from tests.helpers import config_schema
+
+    for train, message in (({"seeds": [-1]}, "minimum"), ({"seeds": [2**32]}, "maximum"),
+                           ({"fractions": [0.00001]}, "minimum")):
+        with pytest.raises(NausError, match=f"config key train.*{message}|less than the minimum|greater than the maximum"):
+            schema.validate({"profile": "x", "data": {"source": "demo"}, "train": train}, config_schema(), False)
+
+
+def test_a_pipe_is_read_a_device_refused_and_neither_hashed(tmp_path, capsys):
+    """`naus evaluate --hyp <(...)` reads the pipe; `/dev/zero` is refused at once, and nothing hashes a pipe
+    (it would block: `naus peer` hashes the release it checks)."""
+    from naus.files import read_lines, sha256sum
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_text("a b\n"))
+    writer.start()
+    assert read_lines(fifo) == ["a b"]
+    writer.join()
+    with pytest.raises(NausError, match="not a regular file"):
+        sha256sum(fifo)
+    with pytest.raises(NausError, match="/dev/zero: not a regular file or a pipe"):
+        read_lines("/dev/zero")
+
+
+def test_an_empty_reference_line_is_an_error_naming_it(tmp_path):
+    from naus.evaluation.evaluate import evaluate_files
+
+    refs = write(tmp_path / "refs.txt", "police arrest\n\nstocks\n")
+    with pytest.raises(NausError, match=r"refs.txt: line 2: an empty reference"):
+        evaluate_files(write(tmp_path / "hyp.txt", "a\nb\nc\n"), [refs])

@@ -7,9 +7,10 @@ stranger's file: each member must be a regular file at a path the named profile'
 been made from this machine's input by a student whose history came back with it, and each
 history from this machine's search output; every JSON member has the shape naus writes. Members are
 staged in a new directory under build/ (their number and total size capped first); only when every
-archive passed are the folders they bring (students, decodings, training times) moved in, the
-old ones moved aside (to build/{profile}/.replaced, kept until the next import). One import of a profile
-runs at a time.
+archive passed are the files they bring moved in, one by one, each over the file of its name: an import only
+adds (a checkpoint trained here stays, as does everything the archives do not bring). A journal names the
+staging directory while its files move, so an import stopped there is finished by the next one, before
+anything else. One import of a profile runs at a time.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import zlib
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import OutputLock, check_file, check_shape, parse_json, sha256sum
+from naus.files import OutputLock, check_file, check_shape, parse_json, sha256sum, write_text
 from naus.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
 
 log = logging.getLogger(__name__)
@@ -34,9 +35,8 @@ log = logging.getLogger(__name__)
 MAX_MEMBER_BYTES = 1 << 28  # 256 MiB: a history, a timing or a decoding of the paper's test set is far smaller
 MAX_TOTAL_BYTES = 1 << 30  # all archives together: the paper profile's GPU run brings back about 100 MB
 MAX_MEMBERS = 20_000  # the paper profile's run: ~3,000 files
-# The directories a GPU run replaces, under build/{profile}/.
-REPLACED = (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS)
-ASIDE = ".replaced"  # where the replaced ones are kept, in the build folder
+# The directories a GPU run brings files of, under build/{profile}/.
+BROUGHT = (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS)
 
 
 def run_paths(profile: str) -> dict[str, list[str]]:
@@ -51,7 +51,7 @@ def run_paths(profile: str) -> dict[str, list[str]]:
     return {"build": [build], "inputs": [f"{build}/{path}" for path in searched + decoded + states],
             "words": [f"{build}/{layout.search_source('pool')}"],  # the vocabulary MiniLM is trimmed to
             "outputs": [f"{build}/{layout.student_dir('*')}/history.json", layout.profile_dir("logs", profile),
-                        *(f"{build}/{part}" for part in REPLACED if part != layout.STUDENTS)]}
+                        *(f"{build}/{part}" for part in BROUGHT if part != layout.STUDENTS)]}
 _NAME = r"[A-Za-z0-9_][A-Za-z0-9_.=+-]*"  # a log's path component: no `.`, `..` or hidden names
 
 
@@ -211,46 +211,46 @@ def _same_content(name: str, role: str, record: dict, here: Path, hashes: dict[P
 
 
 def import_run(archives: list[str | Path], profile: str, root: str | Path = ".") -> dict:
-    """Check every archive, then replace the profile's students, decodings and training times with
-    theirs; returns counts of what came in. A refusal changes nothing."""
+    """Check every archive, then move the files they bring in (students' histories, decodings, training times,
+    logs), each over the file of its name; returns counts of what came in. A refusal changes nothing; an import
+    stopped while its files moved is finished first."""
     root = Path(root)
     layout.check_profile(profile)
     (root / "build").mkdir(exist_ok=True)
+    journal = root / "build" / f".import-{profile}.journal"
     with OutputLock(root / "build" / f".lock-import-{profile}"):  # one import of a profile at a time
+        if journal.is_file():
+            _move_in(journal)
         staging = Path(tempfile.mkdtemp(dir=root / "build", prefix=f".import-{profile}-"))
         try:
             names = stage(archives, profile, staging)
             verify(staging, names, profile, root)
-            _replace(staging, profile, root)
-        finally:
+        except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
+            raise
+        write_text(journal, staging.name + "\n")  # from here the files move in: the next import finishes a stop
+        _move_in(journal)
     counts = {kind: sum(name.endswith(suffix) for name in names) for kind, suffix in (
         ("histories", "/history.json"), ("decodings", ".txt"), ("timings", ".timing.json"), ("logs", ".log"))}
-    log.info("imported %s from %d archive(s); the files they replace are in %s/%s until the next import",
-             ", ".join(f"{n} {kind}" for kind, n in counts.items()), len(archives), layout.profile_dir("build", profile),
-             ASIDE)
+    log.info("imported %s from %d archive(s)", ", ".join(f"{n} {kind}" for kind, n in counts.items()), len(archives))
     return counts
 
 
-def _replace(staging: Path, profile: str, root: Path) -> None:
-    """The directories the archives bring (of REPLACED) moved in, each old one moved aside first
-    (build/{profile}/.replaced; renames within build/); what they do not bring stays; the logs merged into logs/."""
-    build = root / layout.profile_dir("build", profile)
-    aside = build / ASIDE
-    shutil.rmtree(aside, ignore_errors=True)
-    new = {part: (staging / layout.profile_dir("build", profile) / part, build / part) for part in REPLACED}
-    for name, (source, target) in new.items():
-        if not source.is_dir():
-            continue
-        if target.exists() or target.is_symlink():
-            (aside / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(target, aside / name)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
-    for source in sorted((staging / "logs").rglob("*")) if (staging / "logs").is_dir() else []:
-        if source.is_file():
+def _move_in(journal: Path) -> None:
+    """Every file of the staging directory the journal names moved to its place under the project (renames
+    within it), then the journal and the staging directory gone: what is already in place is not staged any
+    more, so a second call after a stop moves the rest."""
+    root, name = journal.parent.parent, journal.read_text().strip()
+    if not re.fullmatch(r"\.import-[A-Za-z0-9_.-]+", name) or (journal.parent / name).is_symlink():
+        raise NausError(f"{journal}: not a journal of naus import-run; remove it after checking {journal.parent}")
+    staging = journal.parent / name
+    for source in sorted(staging.rglob("*")) if staging.is_dir() else []:
+        if source.is_file() and not source.is_symlink():
             target = root / source.relative_to(staging)
             target.parent.mkdir(parents=True, exist_ok=True)
             with contextlib.suppress(FileNotFoundError):
-                target.unlink()  # a link left here would otherwise be followed
+                if target.is_symlink():
+                    target.unlink()  # a link here would otherwise be followed
             os.replace(source, target)
+    shutil.rmtree(staging, ignore_errors=True)
+    journal.unlink()

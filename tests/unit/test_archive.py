@@ -3,6 +3,7 @@ mismatched one is refused in one line with build/ untouched and nothing outside 
 
 import io
 import json
+import os
 import tarfile
 from pathlib import Path
 
@@ -102,15 +103,59 @@ def refused(root: Path, outside: Path, archives: list, message: str) -> None:
     assert not list((root / "build").glob(".import-*"))
 
 
-def test_a_legitimate_archive_replaces_the_students_and_decodings(project, tmp_path):
+def test_a_legitimate_archive_brings_its_files_and_only_adds(project, tmp_path):
     root, outside = project
     counts = import_run([gpu_run(tmp_path)], PROFILE, root)
     assert counts == {"histories": 1, "decodings": 1, "timings": 1, "logs": 1}
     assert (root / f"{DECODING}.txt").read_text() == "police arrest protesters\nstocks close\n"
-    assert (root / BUILD / "train/L4/history.json").is_file() and not (root / BUILD / "train/L4/best.pt").exists()
-    assert (root / BUILD / ".replaced/train/L4/best.pt").read_text() == "weights trained here"
+    assert (root / BUILD / "train/L4/history.json").is_file()
+    assert (root / BUILD / "train/L4/best.pt").read_text() == "weights trained here"  # not brought: kept
     assert (root / f"logs/{PROFILE}/decode/test-L4-length-control-4.log").read_text() == "decoded\n"
     assert not list((root / "build").glob(".import-*"))
+
+
+def test_importing_one_history_twice_keeps_every_checkpoint(project, tmp_path):
+    root, outside = project
+    write(root / BUILD / "train/L4-s1/best.pt", "another student trained here")
+    archive = gpu_run(tmp_path)
+    import_run([archive], PROFILE, root)
+    import_run([archive], PROFILE, root)
+    assert (root / BUILD / "train/L4/best.pt").read_text() == "weights trained here"
+    assert (root / BUILD / "train/L4-s1/best.pt").read_text() == "another student trained here"
+
+
+def test_an_import_stopped_while_its_files_move_is_finished_by_the_next(project, tmp_path, monkeypatch):
+    """A stop between two renames leaves the journal and the rest staged; the next import moves the rest in first."""
+    import naus.archive
+
+    root, outside = project
+    moved, real = [], os.replace
+
+    def stop_after_one(source, target):
+        if moved:
+            raise KeyboardInterrupt
+        moved.append(target)
+        real(source, target)
+
+    monkeypatch.setattr(naus.archive.os, "replace", stop_after_one)
+    with pytest.raises(KeyboardInterrupt):
+        import_run([gpu_run(tmp_path)], PROFILE, root)
+    journal = root / "build" / f".import-{PROFILE}.journal"
+    staged = root / "build" / journal.read_text().strip()
+    assert len([p for p in staged.rglob("*") if p.is_file()]) == 6  # the journal written, no file moved yet
+    monkeypatch.setattr(naus.archive.os, "replace", real)
+    import_run([gpu_run(tmp_path, student="L4")], PROFILE, root)  # the stopped one's six files first, then its own
+    assert not staged.exists() and not journal.exists()
+    assert (root / f"{DECODING}.txt").read_text() == "police arrest protesters\nstocks close\n"
+    assert (root / f"logs/{PROFILE}/decode/test-L4-length-control-4.log").read_text() == "decoded\n"
+    assert not list((root / "build").glob(".import-*")) and (root / BUILD / "train/L4/best.pt").is_file()
+
+
+def test_a_link_where_an_old_import_kept_files_is_never_followed(project, tmp_path):
+    root, outside = project
+    (root / BUILD / ".replaced").symlink_to(outside)
+    import_run([gpu_run(tmp_path)], PROFILE, root)
+    assert sorted(p.name for p in outside.iterdir()) == ["secret.txt"] and (root / BUILD / "train/L4/best.pt").is_file()
 
 
 @pytest.mark.parametrize("member, message", [
@@ -198,10 +243,9 @@ def test_an_archive_of_logs_only_changes_nothing_and_another_profiles_build_stay
     refused(root, outside, [logs], "no student's history.json, so nothing to import")
     import_run([gpu_run(tmp_path)], PROFILE, root)
     assert (root / "build/sweep-old/train/L4/history.json").read_text() == "{}"
-    assert not (root / BUILD / ".replaced/sweep-old").exists()
 
 
-def test_two_imports_at_once_one_refused_and_every_old_file_kept_in_place_or_aside(project, tmp_path):
+def test_two_imports_at_once_one_refused_and_the_checkpoint_kept(project, tmp_path):
     from naus.files import OutputLock
 
     root, outside = project
@@ -209,8 +253,7 @@ def test_two_imports_at_once_one_refused_and_every_old_file_kept_in_place_or_asi
     with OutputLock(root / "build" / f".lock-import-{PROFILE}"):  # as a first import holds it
         refused(root, outside, [archive], "being written by process")
     import_run([archive], PROFILE, root)
-    assert (root / BUILD / ".replaced/train/L4/best.pt").read_text() == "weights trained here"
-    assert (root / BUILD / ".replaced" / f"{DECODING.removeprefix(BUILD + '/')}.txt").read_text() == "made here\nmade here\n"
+    assert (root / BUILD / "train/L4/best.pt").read_text() == "weights trained here"
 
 
 def test_member_count_and_total_size_are_capped_before_anything_is_written(project, tmp_path, monkeypatch):

@@ -309,8 +309,8 @@ def _student_commands(sub) -> None:
 
 def _import_command(sub) -> None:
     """A GPU run's results taken in (scripts/gpu-node.sh finish)."""
-    _command(sub, "import-run", commands.import_run_command, "check a GPU run's archives whole, then replace the profile's "
-             "students, decodings and training times with theirs (run from the project's root)",
+    _command(sub, "import-run", commands.import_run_command, "check a GPU run's archives whole, then bring their files in (histories, "
+             "decodings, training times, logs; nothing else is moved or deleted; run from the project's root)",
              ("--profile", {**IN, "help": f"the profile the run made (its files are under {BUILD}/)"}),
              ("archives", {"nargs": "+", "help": "gpu-run.tar.gz files, in order: a later one's files replace an "
                                                  "preceding one's"}))

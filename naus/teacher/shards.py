@@ -163,6 +163,9 @@ def merge_shards(parts: list[str | Path], out_jsonl: str | Path, out_text: str |
                 expected += 1
         if expected != provenances[0]["total"]:
             raise NausError(f"merging {len(parts)} shards: {expected} records, expected {provenances[0]['total']}")
+        for old in (out_jsonl, out_text):  # a stop between the two renames leaves an output missing, never a mixed pair
+            if Path(old).is_file() and not Path(old).is_symlink():
+                os.unlink(old)
     return expected
 
 

@@ -1,5 +1,6 @@
 import itertools
 import json
+import os
 
 import numpy as np
 import pytest
@@ -353,3 +354,25 @@ def test_best_distinct_states_are_those_a_full_sort_keeps(keep):
         ranked = sorted(range(len(keys)), key=lambda r: (-scores[r], tuple(keys[r]), r))
         expected = [r for i, r in enumerate(ranked) if i == 0 or tuple(keys[r]) != tuple(keys[ranked[i - 1]])]
         assert _best_distinct(keys, scores, keep).tolist() == expected[:keep]
+
+
+def test_a_merge_stopped_between_its_two_renames_leaves_no_mixed_pair(tmp_path, monkeypatch):
+    """The old outputs go before the new ones come in: a stop after the first rename leaves the other missing
+    (a job to run again), never one file of this merge beside one of the last."""
+    import naus.files
+
+    merged = (tmp_path / "m.jsonl", tmp_path / "m.txt")
+    merge_shards(finished_shards(tmp_path / "first", 3, 7), *merged, "summary")
+    old, second = merged[0].read_text(), finished_shards(tmp_path / "second", 3, 5)
+    real, calls = os.replace, []
+
+    def stop_at_the_second(source, target):
+        calls.append(target)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(source, target)
+
+    monkeypatch.setattr(naus.files.os, "replace", stop_at_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        merge_shards(second, *merged, "summary")
+    assert [path.exists() for path in merged].count(True) <= 1 and (not merged[0].exists() or merged[0].read_text() != old)

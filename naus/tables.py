@@ -178,7 +178,7 @@ def students(seeds, length, method: str, target, arch: str = "naus", split: str 
 def spec(config: dict) -> Spec:
     """The tables and figures a resolved configuration asks for."""
     try:
-        base = Spec(config["profile"], list(config["search"]["lengths"]), list(config["train"]["seeds"]),
+        base = Spec(layout.check_profile(config["profile"]), list(config["search"]["lengths"]), list(config["train"]["seeds"]),
                     list(config["train"]["analysis_seeds"]),
                     [name for name in METHODS if name in config["decode"]["methods"]],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],

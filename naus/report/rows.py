@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from naus import layout
+from naus import NausError, layout
 from naus.files import read_json
 from naus.methods import LENGTH_CONTROL, TRUNCATE
 from naus.report.sentences import SentenceTotals, add_p_values
@@ -25,7 +25,8 @@ from naus.tables import Group, Row, Table
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
 METRIC_BOUNDS = {"rouge1": (0, 100), "rouge2": (0, 100), "rougeL": (0, 100), "avg_words": (0, MAX_POSITIONS)}
-TIMING_BOUNDS = {key: (0, 86_400) for key in ("seconds_per_sample", "batch1_seconds_per_sample")}
+# a decoding takes more than a microsecond a sentence: a timing below it would print an infinite speedup
+TIMING_BOUNDS = {key: (1e-6, 86_400) for key in ("seconds_per_sample", "batch1_seconds_per_sample")}
 # A student's row is the mean over its seeds; the spread columns are filled where there are several.
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
@@ -54,8 +55,11 @@ def first_timing(build: Path, stems: tuple[str, ...]) -> dict:
 
 def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | None:
     """Sentences searched and their seconds (one CPU core per shard), summed over the shards' timing files."""
-    parts = [read_json(p, ("sentences", "seconds"), {"sentences": (0, 10**9), "seconds": (0, 10**9)})
-             for p in sorted(build.glob(layout.search_timings(split, length)))]
+    paths = sorted(build.glob(layout.search_timings(split, length)))
+    parts = [read_json(p, ("sentences", "seconds"), {"sentences": (0, 10**9), "seconds": (0, 10**9)}) for p in paths]
+    for path, part in zip(paths, parts):
+        if not float(part["sentences"]).is_integer():
+            raise NausError(f"{path}: sentences must be a whole number, got {part['sentences']}")
     return (sum(p["sentences"] for p in parts), sum(p["seconds"] for p in parts)) if parts else None
 
 

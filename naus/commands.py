@@ -338,13 +338,17 @@ def unbundle_command(args: argparse.Namespace) -> None:
 
 def _write_summaries(path: str, lines: list[str], provenance: str | None, made_from: dict) -> None:
     """The summaries, and beside them what made them (`provenance`), written while the summaries are still a
-    temporary file: a failure leaves the previous summaries and their provenance."""
+    temporary file: a failure leaves the previous summaries and their provenance. One writer at a time: a second
+    is refused, so summaries never sit beside another writer's provenance."""
     import hashlib
 
-    from naus.files import atomic_open, write_json
+    from naus.files import OutputLock, atomic_open, write_json
 
     content = "".join(line + "\n" for line in lines)
-    with atomic_open(path) if path != "-" else contextlib.nullcontext(sys.stdout) as out:
+    with contextlib.ExitStack() as stack:
+        if path != "-" and (not os.path.exists(path) or os.path.isfile(path)):  # a file (not /dev/stdout, a pipe)
+            stack.enter_context(OutputLock(path))
+        out = stack.enter_context(atomic_open(path))
         out.write(content)
         if provenance:
             summaries = {"path": path, "sha256": hashlib.sha256(content.encode()).hexdigest()}

@@ -255,3 +255,17 @@ def test_headlines_need_raw_text_and_the_command_line_writes_the_evaluators_form
     headline = naus_main(["summarize", "--checkpoint", checkpoint, "--length", "4"], capsys, stdin=NEW[1] + "\n")
     assert raw.returncode == headline.returncode == 0
     assert raw.stdout == raw.stdout.lower() and "#" not in headline.stdout
+
+
+def test_a_second_writer_of_the_same_summaries_is_refused(checkpoint, tmp_path, capsys):
+    """One writer per output: while one holds it, a second `naus decode` (or `unbundle`) onto it is refused, so
+    no file of summaries sits beside another writer's provenance."""
+    from naus.files import OutputLock
+
+    source, out = write(tmp_path / "in.txt", "police arrested five protesters\n"), tmp_path / "out.txt"
+    with OutputLock(out):
+        result = naus_main(["decode", "--checkpoint", checkpoint, "--input", source, "--length", "2", "--out", out,
+                            "--provenance", tmp_path / "p.json"], capsys)
+    assert result.returncode == 2 and "being written by process" in result.stderr and not out.exists()
+    assert naus_main(["decode", "--checkpoint", checkpoint, "--input", source, "--length", "2", "--out", out],
+                     capsys).returncode == 0 and out.is_file()

@@ -226,6 +226,8 @@ def decode_command(args: argparse.Namespace) -> None:
     tick = time.perf_counter()
     summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
     loaded = time.perf_counter() - tick
+    if args.input == "-" and sys.stdin is None:
+        raise NausError("standard input is closed: give the sentences (--input FILE, or a pipe)")
     sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk,

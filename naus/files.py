@@ -33,6 +33,8 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     An OS error names the file. `-` is standard output, as in every command's --out.
     """
     if str(path) == "-":
+        if sys.stdout is None:
+            raise NausError("standard output is closed: give a file (--out FILE)")
         yield sys.stdout.buffer if "b" in mode else sys.stdout
         (sys.stdout.buffer if "b" in mode else sys.stdout).flush()
         return
@@ -304,9 +306,13 @@ def parse_json(raw: bytes, name: str) -> object:
     """JSON bytes (a file's, or an archive member's, called `name`); nesting deeper than Python's
     recursion limit is refused in one line like any other damage."""
     try:
-        return json.loads(raw.decode("utf-8"))
+        value = json.loads(raw.decode("utf-8"))
+        json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) could never be written out
+        return value
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise NausError(f"{name}: not valid JSON ({err})") from None
+    except UnicodeEncodeError:
+        raise NausError(f"{name}: a string holds a lone surrogate (\\ud800-\\udfff), no character") from None
     except RecursionError:
         raise NausError(f"{name}: JSON nested too deeply to be one of ours") from None
 

@@ -388,3 +388,23 @@ def test_numbers_the_report_cannot_publish_and_a_profile_name_holding_markup_are
     for decode in ({"chars": [[8, 50], [8, 50]]}, {"transfer": [[8, "10"], [8, "10"]]}):
         with pytest.raises(NausError, match="non-unique|unique"):
             schema.validate({"profile": "x", "data": {"source": "demo"}, "decode": decode}, config_schema(), False)
+
+
+def test_closed_standard_streams_and_a_lone_surrogate_end_in_one_line(good, tmp_path):
+    """`naus summarize` with stdin closed, `naus decode` with stdout closed: one line each, no traceback; a JSON
+    string holding a lone surrogate (it could never be written out again) is refused where it is read."""
+    import subprocess
+    import sys
+
+    from naus.files import read_json
+
+    closed_in = subprocess.run(f"{sys.executable} -m naus summarize --checkpoint {good['checkpoint']} <&-", shell=True,
+                               capture_output=True, text=True, cwd=ROOT)
+    assert closed_in.returncode == 2 and closed_in.stderr.strip().splitlines()[-1].startswith("naus: error: standard input")
+    source = write(tmp_path / "in.txt", "a\n")
+    closed_out = subprocess.run(f"{sys.executable} -m naus lead --input {source} --length 1 --out - >&-", shell=True,
+                                capture_output=False, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    assert closed_out.returncode == 2 and "standard output is closed" in closed_out.stderr
+    assert "Traceback" not in closed_in.stderr + closed_out.stderr
+    with pytest.raises(NausError, match="lone surrogate"):
+        read_json(write(tmp_path / "s.json", '{"device": "\\ud800"}'))

@@ -147,3 +147,24 @@ def resolve(config: dict, skeleton: dict) -> dict:
     check_sections(config)
     check_lengths(config)
     return config
+
+
+def check_unique_keys(text: str, name: str) -> None:
+    """A profile's YAML with no key given twice in one mapping: YAML loaders keep the last one silently, so a
+    section written twice would lose the first's settings without a word."""
+    import yaml
+
+    class Strict(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=True)
+                if key in seen:
+                    raise NausError(f"{name}: line {key_node.start_mark.line + 1}: key {key!r} given twice")
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    try:
+        yaml.load(text, Loader=Strict)  # noqa: S506 (a SafeLoader)
+    except yaml.YAMLError as err:
+        raise NausError(f"{name}: not valid YAML ({str(err).splitlines()[0]})") from None

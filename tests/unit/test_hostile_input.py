@@ -408,3 +408,14 @@ def test_closed_standard_streams_and_a_lone_surrogate_end_in_one_line(good, tmp_
     assert "Traceback" not in closed_in.stderr + closed_out.stderr
     with pytest.raises(NausError, match="lone surrogate"):
         read_json(write(tmp_path / "s.json", '{"device": "\\ud800"}'))
+
+
+def test_a_key_given_twice_in_a_profile_is_an_error_naming_its_line():
+    from naus.schema import check_unique_keys
+
+    with pytest.raises(NausError, match=r"p.yaml: line 3: key 'train' given twice"):
+        check_unique_keys("profile: x\ntrain: {lr: 0.1}\ntrain: {max_steps: 3}\n", "p.yaml")
+    with pytest.raises(NausError, match="line 3: key 'lr' given twice"):
+        check_unique_keys("train:\n  lr: 0.1\n  lr: 0.2\n", "p.yaml")
+    for profile in ("demo", "gigaword-sample", "paper"):
+        check_unique_keys((ROOT / f"config/{profile}.yaml").read_text(), profile)

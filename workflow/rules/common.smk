@@ -44,6 +44,8 @@ localrules:
 # The schema: the workflow's own keys from its file, each setting's from naus.settings (naus.schema); a
 # profile lists only what differs, the defaults and its named teacher's keys are filled in here.
 try:
+    for path in workflow.config_settings.configfiles:  # loaded already, their repeated keys merged: checked here
+        schema.check_unique_keys(Path(path).read_text(), str(path))
     schema.resolve(config, yaml.safe_load(Path(workflow.source_path("../schemas/config.schema.yaml")).read_text()))
 except NausError as err:
     fail(str(err))

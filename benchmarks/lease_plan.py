@@ -43,7 +43,7 @@ from pathlib import Path
 
 import yaml
 
-from naus import tables
+from naus import NausError, tables
 from naus.files import read_json, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,7 +148,7 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
     total = sum(stages.values())
     return {"stages_seconds": {k: round(v, 1) for k, v in stages.items()}, "total_seconds": round(total, 1),
             "longest_stage": max(stages, key=stages.get), "student_steps": steps,
-            "fits": total <= MARGIN * BUDGET,
+            "fits": 0 < total <= MARGIN * BUDGET,  # a negative plan is a wrong unit cost, not a fit
             "searched_here_core_hours": round((sum(shard_seconds) + counts.get("fit_estimate", 0) * units["fit_seconds"])
                                               / 3600, 2) if search_here else 0.0}
 
@@ -171,7 +171,14 @@ def main() -> None:
     args = parser.parse_args()
     if not os.environ.get("NAUS_DATA"):
         raise SystemExit("set NAUS_DATA to the shared data (the profile's dry run reads its files' names)")
-    base = resolved(args.profile, [])
+    if not args.profile.is_file():
+        raise SystemExit(f"{args.profile}: no such profile")
+    try:
+        base = resolved(args.profile, [])
+    except (NausError, AttributeError, TypeError) as err:  # a list or a scalar where a profile is a mapping
+        raise SystemExit(f"{args.profile}: not a profile ({err})") from None
+    if not (ROOT / "build" / base["profile"] / "data/stats.json").is_file():
+        raise SystemExit(f"build/{base['profile']}/data/stats.json: missing; run the profile's data step first")
     name = base["profile"]
     build = ROOT / "build" / name
     stats = read_json(build / "data/stats.json")

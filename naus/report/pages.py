@@ -132,7 +132,8 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
     stats = build / layout.DATA_STATS
-    counts = read_json(stats) if stats.is_file() else {}
+    counts = read_json(stats, ("pool_pairs", "test_pairs"), {"pool_pairs": (0, 10**9), "test_pairs": (0, 10**9)}) \
+        if stats.is_file() else {}
     length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
     rows = table2[table2["L"] == length].set_index("System")
     title = f"naus: the {profile} profile"

@@ -246,7 +246,7 @@ def _search_commands(sub) -> None:
 def _student_commands(sub) -> None:
     """Training a student and decoding with it."""
     from naus.architectures import ARCHITECTURES
-    from naus.methods import METHODS, default_help
+    from naus.methods import LENGTH_CONTROL, METHODS, default_help
     from naus.settings import DecodeConfig, ModelConfig, TrainConfig
 
     _command(sub, "train", commands.train_command, "train a NAUS student with CTC (or a Table 4 student) on search output",
@@ -292,7 +292,7 @@ def _student_commands(sub) -> None:
              ("--input", {**IN, "help": "one tokenised sentence per line"}), ("--out", OUT))
     build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
                                        "from where the pipeline writes it"})
-    example, swept = (layout.decoded("test", layout.model(10), "length-control", 10, beam) for beam in (None, 4))
+    example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
     stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
                                              f"point, {swept}, decodes at its beam)"})
     _command(sub, "decode-all", commands.decode_all_command, "several decodings one after another in one process, into "

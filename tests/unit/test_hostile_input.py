@@ -217,7 +217,7 @@ def _as_snakemake_renders(text: str) -> str:
     from jinja2 import Environment
 
     return publish_parts(Environment(trim_blocks=True, lstrip_blocks=True).from_string(text).render(),
-                         writer_name="html")["body"]
+                         writer="html")["body"]
 
 
 @pytest.mark.parametrize("payload", [JINJA, DIRECTIVES, "{{ 7 * 7 }}" + DIRECTIVES, "- not a list {# nor a comment #}"])

@@ -114,29 +114,3 @@ def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     code, out = snakemake(workdir, bad, env, "build/micro-bad/data/stats.json")
     assert code != 0, out[-2000:]
     assert "checksum mismatch" in (workdir / "logs/micro-bad/download.log").read_text(), out[-2000:]
-
-
-def test_a_note_holding_jinja2_and_directives_runs_nothing_in_snakemakes_report(micro, micro_run, env):
-    """Issue 64's payload as a profile's note: the report job writes it into the landing page, `snakemake
-    --report` renders that page as a Jinja2 template and then reStructuredText; nothing runs, no local file
-    is read, and the text shows as written."""
-    import yaml
-
-    workdir, config = micro
-    assert micro_run[0] == 0
-    planted = workdir / "PLANTED"
-    note = ('{% set u = (lipsum ~ "")[18] %}{{ lipsum[u~u~"globals"~u~u]["os"].popen("touch ' + str(planted)
-            + '").read() }}\n\n.. include:: /etc/hostname\n\n.. raw:: html\n\n   <script>planted()</script>\n')
-    noted = workdir / "noted.yaml"
-    noted.write_text(yaml.safe_dump({**yaml.safe_load(config.read_text()), "note": note}))
-    landing = "results/micro/report.rst"
-    code, out = snakemake(workdir, noted, env, landing)
-    assert code == 0, out[-3000:]
-    html = workdir / "noted-report.html"
-    code, out = snakemake(workdir, noted, env, "--report", str(html))
-    assert code == 0 and html.is_file(), out[-3000:]
-    text = html.read_text(errors="replace")
-    assert not planted.exists()
-    assert "include:: /etc/hostname" in text and "raw:: html" in text  # text, not directives that ran
-    code, out = snakemake(workdir, config, env, landing)  # the shared run's report, as it was
-    assert code == 0, out[-3000:]

@@ -2,15 +2,13 @@
 longer has, none missing."""
 
 import pytest
-import yaml
 
-from naus import layout, schema, tables
-from tests.helpers import ROOT
+from naus import layout, tables
+from tests.helpers import ROOT, resolved_config
 
 
 def made(profile: str) -> set[str]:
-    config = yaml.safe_load((ROOT / f"config/{profile}.yaml").read_text())
-    spec = tables.spec(schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())))
+    spec = tables.spec(resolved_config(ROOT / f"config/{profile}.yaml"))
     return ({layout.metrics_file(stem) for stem in spec.stems("test")}
             | {layout.metrics_file(stem, tables.PROTOCOLS["duc"].folder) for stem in spec.stems("duc")})
 

@@ -1,0 +1,33 @@
+"""The house's own rules for naus/: files a reader takes in at once, and every build/ or results/ path made by
+naus.layout (a literal elsewhere is a second definition of where a file lies)."""
+
+import ast
+
+from tests.helpers import ROOT
+
+MODULES = sorted((ROOT / "naus").rglob("*.py"))
+
+
+def test_every_module_is_at_most_450_lines():
+    long = {str(path.relative_to(ROOT)): n for path in MODULES if (n := len(path.read_text().splitlines())) > 450}
+    assert not long, long
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    nodes = [tree, *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))]
+    return {id(node.body[0].value) for node in nodes
+            if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+
+
+def test_no_build_or_results_path_is_written_outside_layout():
+    found = []
+    for path in MODULES:
+        if path.name == "layout.py":
+            continue
+        tree = ast.parse(path.read_text())
+        docs = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs \
+                    and any(folder in node.value for folder in ("build/", "results/")):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")
+    assert not found, found

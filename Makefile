@@ -8,6 +8,8 @@ CONFIG := config/$(PROFILE).yaml
 ifeq ($(wildcard $(CONFIG)),)
 $(error no profile '$(PROFILE)': the profiles are $(filter-out lease-%,$(basename $(notdir $(wildcard config/*.yaml)))))
 endif
+# The profile dvc.yaml versions (its stages run Snakemake with this config file).
+DVC_TRACKED := $(shell grep -l -- '--configfile $(CONFIG) ' dvc.yaml)
 BIN := $(abspath $(VENV))/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
@@ -38,6 +40,9 @@ $(VENV)/.browser: | $(STAMP)
 
 demo: setup
 	snakemake --cores all --configfile $(CONFIG)
+ifneq ($(DVC_TRACKED),)
+	dvc commit --force --quiet  # dvc.lock records the build just made: `dvc repro` has nothing to redo
+endif
 	@echo "Results: results/$(PROFILE)/README.md (tables in results/$(PROFILE)/tables/, figures in results/$(PROFILE)/figures/)"
 	@echo "HTML report with captions: $(VENV)/bin/snakemake --report results/$(PROFILE)/report.html --configfile $(CONFIG)"
 

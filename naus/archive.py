@@ -91,7 +91,7 @@ def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
                                         "all, far more than a GPU run brings back; nothing was changed")
                 for member in tar.getmembers():
                     if not member.isdir():
-                        _write(tar, member, staging / member.name, min(member.mtime, now))
+                        _write(tar, member, staging / member.name, now)
                         names[member.name] = None
         except (tarfile.TarError, EOFError, zlib.error, OSError) as err:
             raise NausError(f"{archive}: not a whole gzip-compressed tar archive ({type(err).__name__}: {err}); "
@@ -103,8 +103,9 @@ def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
 
 
 def _write(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path, mtime: float) -> None:
-    """A member's content into the staging directory, its time kept as tar would (the rules compare times;
-    one in the future is made now, or Snakemake would see it newest forever). Read whole first (a member is at most MAX_MEMBER_BYTES), so a damaged archive and a full disk differ."""
+    """A member's content into the staging directory, dated `mtime`: the import's time for every member, so that
+    what is made from them (ROUGE, the tables) is older and made again, and none looks newest forever. Read whole
+    first (a member is at most MAX_MEMBER_BYTES), so a damaged archive and a full disk differ."""
     content = tar.extractfile(member).read()
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

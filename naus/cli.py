@@ -6,6 +6,7 @@ import argparse
 import dataclasses
 import logging
 import os
+import re
 import platform
 import signal
 import sys
@@ -14,8 +15,6 @@ from pathlib import Path
 
 from naus import NausError, __version__, commands, layout
 from naus.files import same_file
-
-log = logging.getLogger("naus")
 
 
 def _positive(value: str) -> int:
@@ -209,16 +208,23 @@ def _corpus_commands(sub) -> None:
 
 def _search_commands(sub) -> None:
     """The teacher: searching shards and merging them."""
-    from naus.settings import FIT_SENTENCES, FIT_STATES, SearchConfig
+    from naus.settings import DEFAULT_PRESET, ESTIMATORS, FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS, SearchConfig
 
-    _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
+    teacher = TEACHER_PRESETS[DEFAULT_PRESET]  # every profile's: the command line's defaults too
+    search = _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
              ("--input", SENTENCES), LM, _target(True, None),
              ("--min-length", {"type": _positive, "default": SearchConfig.min_length,
                                "help": "the shortest summary a --ratio gives (default: %(default)s)"}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
-             ("--estimate", {"help": "a learned estimate (`naus fit-estimate`) chooses the states encoded on their "
-                                     "own; default: the in-context estimate"}),
+             ("--estimator", {"choices": ESTIMATORS, "default": teacher["estimator"],
+                              "help": "what chooses the --rerank-exact states encoded on their own: a learned estimate "
+                                      f"(--estimate, else one fitted on the input's first {FIT_SENTENCES} sentences, "
+                                      "about half a minute) or the in-context estimate; the `thorough` teacher: "
+                                      f"--estimator {TEACHER_PRESETS['thorough']['estimator']} --rerank-exact "
+                                      f"{SearchConfig.rerank_exact} (default: %(default)s)"}),
+             ("--estimate", {"help": "a learned estimate of this length (`naus fit-estimate`), fitted once for every "
+                                     "shard"}),
              ("--shard", {"type": _shard, "default": (0, 1), "help": "i/n: the i-th of n contiguous blocks"}),
              ("--limit", {"type": _non_negative, "default": 0, "help": "only the first N sentences (0: all)"}),
              ("--batch", {"type": _positive, "default": 64, "help": "sentences per flush of the output and progress line"}),
@@ -228,6 +234,7 @@ def _search_commands(sub) -> None:
              ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
                                                             "instead of refusing"}),
              settings=(SearchConfig,))
+    search.set_defaults(**{key: value for key, value in teacher.items() if key != "estimator"})
     _command(sub, "fit-estimate", commands.fit_estimate_command, "fit the learned estimate of one length on a file's first "
              "sentences (their states encoded on their own; no titles)", ("--input", SENTENCES), LM,
              ("--length", {"type": _positive, "required": True, "help": "summary length L in words"}),
@@ -393,7 +400,9 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(name)s: %(message)s",
         datefmt="%H:%M:%S",
     )
-    signal.signal(signal.SIGTERM, _interrupt)  # a scheduler's stop takes the same path as Ctrl-C
+    _RECEIVED.clear()
+    for stop in (signal.SIGINT, signal.SIGTERM):  # a scheduler's stop takes the same path as Ctrl-C
+        signal.signal(stop, _interrupt)
     try:
         _check_paths(args)
         args.func(args)
@@ -401,26 +410,40 @@ def main(argv: list[str] | None = None) -> int:
         message = str(err)
     except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
         message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
+    except (MemoryError, RuntimeError) as err:  # PyTorch's allocators raise RuntimeError
+        if isinstance(err, RuntimeError) and not re.search(r"can't allocate memory|out of memory", str(err)):
+            raise
+        said = str(err).strip().splitlines()
+        message = (f"out of memory{f' ({said[0][-120:]})' if said else ''}: a smaller --batch-size (or --max-tokens, "
+                   "for training) needs less")
     except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.signals): this is a safe point
-        for stopping in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C would break the exit handlers (torch's)
-            signal.signal(stopping, signal.SIG_IGN)
-        name = stop.args[0] if stop.args else "SIGINT"
-        print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
-              "the same command resumes", file=sys.stderr)
-        if argv is None:  # the process's own command line: end now, every output closed above; the interpreter's
-            logging.shutdown()  # teardown (torch's, numba's) took 1.5-2 s of a loaded 2-core machine after a stop
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(128 + int(getattr(signal, name)))
-        return 128 + int(getattr(signal, name))
-    else:
-        return 0
+        return _stopped(stop.args[0] if stop.args else "SIGINT", argv)
+    else:  # a stop raised where Python swallows exceptions (a weakref callback, a __del__) still ends the command
+        return _stopped(_RECEIVED[-1], argv) if _RECEIVED else 0
     print(f"naus: error: {message}", file=sys.stderr)
     return 2
 
 
+_RECEIVED: list[str] = []  # the stops this process was sent: one raised inside a callback is otherwise lost
+
+
 def _interrupt(signum: int, frame) -> None:
+    _RECEIVED.append(signal.Signals(signum).name)
     raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _stopped(name: str, argv: list[str] | None) -> int:
+    """The exit status of a stopped command (128 + the signal's number), its outputs closed before."""
+    for stopping in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C would break the exit handlers (torch's)
+        signal.signal(stopping, signal.SIG_IGN)
+    print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
+          "the same command resumes", file=sys.stderr)
+    if argv is None:  # the process's own command line: end now, every output closed above; the interpreter's
+        logging.shutdown()  # teardown (torch's, numba's) took 1.5-2 s of a loaded 2-core machine after a stop
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(128 + int(getattr(signal, name)))
+    return 128 + int(getattr(signal, name))
 
 
 if __name__ == "__main__":

@@ -85,15 +85,18 @@ def export_onnx_command(args: argparse.Namespace) -> None:
 def search_command(args: argparse.Namespace) -> None:
     from naus.files import check_file, read_lines, sha256sum, write_json
     from naus.teacher.lm import LanguageModel
-    from naus.teacher.search import Teacher, label_shard
-    from naus.settings import SearchConfig, check_learned_estimate
+    from naus.teacher.search import Teacher, fit_estimate, label_shard
+    from naus.settings import FIT_SENTENCES, FIT_STATES, LEARNED, SearchConfig, check_learned_estimate
     from naus.teacher.shards import ResumableOutput
     from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
+    if args.estimate and args.estimator != LEARNED:
+        raise NausError(f"--estimate is a learned estimate: give --estimator {LEARNED} with it, or drop it")
     if args.estimate:
         check_learned_estimate(config.rerank_k)
+    fit = args.estimator == LEARNED and not args.estimate and config.rerank_k > 0  # on the input's first sentences
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -108,6 +111,8 @@ def search_command(args: argparse.Namespace) -> None:
     if args.estimate:  # only then: the in-context estimate's outputs keep the parameters they were made with
         parameters.update(estimate=str(args.estimate), estimate_sha256=sha256sum(
             check_file(args.estimate, "learned estimate", "run `naus fit-estimate` first")))
+    elif fit:
+        parameters.update(estimate=f"fitted on the input's first {FIT_SENTENCES} sentences, {FIT_STATES} states each")
     with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
         teacher = Teacher(
             language_model,
@@ -116,6 +121,10 @@ def search_command(args: argparse.Namespace) -> None:
             contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
             estimate=LearnedEstimate.load(args.estimate) if args.estimate else None,
         )
+        if fit:
+            log.info("fitting the learned estimate for L = %s on the input's first %d sentences (`naus fit-estimate` "
+                     "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
+            teacher.estimate, _ = fit_estimate(teacher, sources[:FIT_SENTENCES], FIT_STATES)
         searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
                                         f"{args.shard[0]}/{args.shard[1]}")
     if args.timing:  # its own file: the records stay byte-identical from run to run
@@ -246,7 +255,13 @@ def decode_command(args: argparse.Namespace) -> None:
              else r.summary for r in results]
     _write_summaries(args.out, lines, args.provenance, made_from)
     if args.timing:
-        write_json(args.timing, {**_time_decoding(summarizer, sentences, options, args), **made_from})
+        write_json(args.timing, {**_timing(summarizer, sentences, options, args), **made_from})
+
+
+def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
+    from naus.decoding.timing import time_decoding
+
+    return time_decoding(summarizer, sentences, options, args.batch_size, args.timing_passes, args.batch1_samples)
 
 
 def _done(out: str, message: str) -> None:
@@ -305,7 +320,7 @@ def time_command(args: argparse.Namespace) -> None:
     from naus.files import write_json
 
     for stem, summarizer, sentences, options, made_from in _decodings(args):
-        timing = _time_decoding(summarizer, sentences, options, args)
+        timing = _timing(summarizer, sentences, options, args)
         write_json(f"{args.build}/{stem}.timing.json", {**timing, **made_from})
         log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
 
@@ -355,47 +370,6 @@ def _write_summaries(path: str, lines: list[str], provenance: str | None, made_f
         if provenance:
             summaries = {"path": path, "sha256": hashlib.sha256(content.encode()).hexdigest()}
             write_json(provenance, {**made_from, "summaries": summaries, "lines": len(lines)})
-
-
-def _time_decoding(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
-    """The median of `timing_passes` passes at the batch size, and at batch 1 over the first `batch1_samples`
-    sentences, each after an untimed warm-up (compiled decoders and device caches load once per process, not
-    per sentence)."""
-    import torch
-
-    from naus.device import device_label
-
-    given = options.get("states")
-
-    def first(count: int) -> dict:
-        return options if given is None else {**options, "states": given.take(range(min(count, len(given))))}
-
-    def passes(items: list[str], batch_size: int, count: int) -> dict:
-        summarizer.summarize(items[: 2 * batch_size], batch_size=batch_size, **first(2 * batch_size))
-        runs = []
-        for _ in range(count):
-            summarizer.summarize(items, batch_size=batch_size, **first(len(items)))
-            runs.append(summarizer.last_timing)
-        return sorted(runs, key=lambda run: run["seconds"])[(len(runs) - 1) // 2]
-
-    from naus.student.frozen import seconds_per_sentence
-
-    timing = passes(sentences, args.batch_size, args.timing_passes)
-    # states read from a file: what computing them costs is timed too, and counted
-    states = {} if given is None else {"states_seconds_per_sample": seconds_per_sentence(tuple(sentences))}
-    samples = max(timing["samples"], 1)
-    report = {
-        "method": timing["method"], "beam_size": options["beam_size"], "batch_size": args.batch_size,
-        "device": device_label(summarizer.device), "threads": torch.get_num_threads(), "samples": timing["samples"],
-        "passes": args.timing_passes, "seconds_per_sample": timing["seconds"] / samples + sum(states.values()),
-        "forward_seconds_per_sample": timing["forward_seconds"] / samples + sum(states.values()), **states,
-    }
-    if args.batch1_samples:
-        once = passes(sentences[: args.batch1_samples], 1, args.timing_passes)
-        alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: args.batch1_samples]), alone=True)
-        report.update(batch1_samples=once["samples"],
-                      batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1) + alone)
-    return report
 
 
 def import_run_command(args: argparse.Namespace) -> None:

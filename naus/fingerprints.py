@@ -63,6 +63,11 @@ def refresh(results: Path, config: dict) -> list[str]:
     `results` rewritten. Returns the new marks."""
     path = results / layout.FINGERPRINTS
     prints = read_json(path, shape=FINGERPRINTS)
+    for name in prints["students"]:
+        try:
+            layout.parse_model(name)
+        except ValueError as err:
+            raise NausError(f"{path}: students: {err}") from None
     old = warning(prints.get("stale", []))
     if not old:
         raise NausError(f"{path}: these results were made with their configuration; run the report to redraw them")

@@ -276,9 +276,10 @@ def peer(name: str, collection: str, length: Part) -> str:
 # A profile's results, under results/{profile}/: each output's ROUGE (the stem of its output in build/, with
 # `.json`, under METRICS), the tables (`.md`, `.csv`, `.tex`, their captions `.rst`), the figures (`.png`,
 # one captions file), the README, the HTML report's landing page, the outputs browser, every ROUGE in one
-# file and the fingerprints of what made them.
+# file, a few headline numbers (what `dvc metrics show` prints) and the fingerprints of what made them.
 METRICS, TABLES, FIGURES = "metrics", "tables", "figures"
 README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS = "README.md", "report.rst", "metrics.json", "fingerprints.json"
+HEADLINE = "headline.json"
 BROWSER, BROWSER_CAPTION, FIGURE_CAPTIONS = "browse.html", "browse.rst", f"{FIGURES}/captions.rst"
 
 

@@ -8,11 +8,13 @@ import json
 from pathlib import Path
 
 from naus import NausError
-from naus.files import FILE_RECORD, sha256sum
+from naus.files import FILE_RECORD, read_json, sha256sum
 
 # What each JSON record the pipeline writes holds, checked wherever one is read back (naus.files.check_shape).
 HISTORY = {"history": [{"step": int, "train_loss": float, "dev_loss?": float, "lr?": float}],
            "skipped_pairs?": int, "inputs?": {}, "settings?": {"*": {}}, "best?": FILE_RECORD}  # naus.student.train
+# The range of each number a history's entries may hold where the report prints or draws them.
+HISTORY_BOUNDS = {"step": (0, 10**9), "train_loss": (0, 10**6), "dev_loss": (0, 10**6), "lr": (0, 10)}
 TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int}  # naus.student.train
 DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}  # decode --provenance
 DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "input?": FILE_RECORD,
@@ -45,3 +47,14 @@ def check_same_provenance(what: Path, old: dict, new: dict, ignore: tuple[str, .
 def file_record(path: str | Path) -> dict:
     """A file as provenance names it: its path as given and the sha256 of its content."""
     return {"path": str(path), "sha256": sha256sum(path)}
+
+
+def read_history(path: Path) -> dict:
+    """A student's history.json, of the shape `naus train` writes and every number in range (HISTORY_BOUNDS): one
+    brought back from another machine is printed and drawn by the report."""
+    record = read_json(path, bounds={"skipped_pairs": (0, 10**12)}, shape=HISTORY)
+    for i, entry in enumerate(record["history"]):
+        for key, (low, high) in HISTORY_BOUNDS.items():
+            if key in entry and not low <= entry[key] <= high:
+                raise NausError(f"{path}: history[{i}].{key} is {entry[key]!r}, expected a number in [{low}, {high}]")
+    return record

@@ -176,8 +176,8 @@ class SearchConfig:
     gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
     rerank_k: int = setting(1600, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
                                  "search)", minimum=0, maximum=100_000)
-    rerank_exact: int = setting(180, "of those, the states the in-context estimate ranks best, encoded on their "
-                                     "own for the choice (0: all)", minimum=0, maximum=100_000)
+    rerank_exact: int = setting(180, "of those, the states the estimate (learned or in-context) ranks best, "
+                                     "encoded on their own for the choice (0: all)", minimum=0, maximum=100_000)
     rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
     estimate_gamma: float = setting(96.0, "weight of ln similarity when the in-context estimate ranks the states "
                                           "to encode", minimum=0)

@@ -175,6 +175,11 @@ def students(seeds, length, method: str, target, arch: str = "naus", split: str 
                  for seed in seeds)
 
 
+# The most outputs a profile may ask for (ten times gigaword-sample's 398): every list of the schema at its maximum
+# asks for 32,796, and Snakemake spent over 300 s and 925 MB on the dry run of them.
+MAX_OUTPUTS = 5_000
+
+
 def spec(config: dict) -> Spec:
     """The tables and figures a resolved configuration asks for."""
     try:
@@ -185,9 +190,13 @@ def spec(config: dict) -> Spec:
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
         table2 = _table2(base)
         tables = (table2, _table3(base), _table4(base), _table6(base))
-        return replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
+        made = replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
     except (KeyError, TypeError, ValueError) as err:
         raise NausError(f"not a profile's resolved configuration ({type(err).__name__}: {err})") from None
+    if (outputs := len(made.stems("test")) + len(made.stems("duc"))) > MAX_OUTPUTS:
+        raise NausError(f"the profile asks for {outputs:,} outputs (its lengths, seeds, fractions, methods and sweeps "
+                        f"multiplied), more than {MAX_OUTPUTS:,}: fewer of them")
+    return made
 
 
 def _teacher(split: str, length: int, label: str = "Search teacher (ours)") -> Row:

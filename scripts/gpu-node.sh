@@ -61,6 +61,9 @@ finish)
     [ $# -ge 2 ] || { echo "finish: name the archives (OUT/gpu-run.tar.gz of each run)"; exit 2; }
     python -m naus import-run --profile "$profile" "${@:2}"
     snake --cores all all --allowed-rules $(snake --list-rules | grep -oE '^[a-z_]+' | grep -vxE "${gpu_rules// /|}")
+    # Snakemake skips what only a GPU rule could make, and the report with it: a partial archive is an error
+    left=$(snake -n all 2>&1) && grep -q "^Nothing to be done" <<< "$left" || { echo "finish: the archives lack outputs of the GPU run, so \
+the tables were not made again from them (snakemake -n lists what is missing); run it again with the rest" >&2; exit 1; }
     ;;
 *)
     sed -n '2,9p' "$0"

@@ -33,7 +33,9 @@ def shared_data() -> Path:
 
 # The modules whose tests share the micro workflow run (tests/workflow/conftest.py: a session fixture, so one run
 # per process); the workflow conftest refuses a test that uses it from another module.
-MICRO_RUN_MODULES = ("tests/workflow/test_dvc.py", "tests/workflow/test_pipeline.py", "tests/workflow/test_slurm.py")
+# The order they run in: those that read the run before the pipeline test's import replaces its students.
+MICRO_RUN_MODULES = ("tests/workflow/test_dvc.py", "tests/workflow/test_printed_commands.py",
+                     "tests/workflow/test_pipeline.py", "tests/workflow/test_slurm.py")
 
 
 def module_of(nodeid: str) -> str:
@@ -46,10 +48,9 @@ def pytest_collection_modifyitems(items):
     sizes = Counter(module_of(item.nodeid) for item in items)
 
     def rank(item) -> tuple[bool, int]:
-        """The micro run's modules in their own order: the DVC test reads the run before the pipeline test's
-        import replaces its students."""
+        """The micro run's modules in their own order (MICRO_RUN_MODULES), then the others."""
         module = module_of(item.nodeid)
-        return (False, 0) if module in MICRO_RUN_MODULES else (True, -sizes[module])
+        return (False, MICRO_RUN_MODULES.index(module)) if module in MICRO_RUN_MODULES else (True, -sizes[module])
 
     items.sort(key=rank)
 

@@ -24,7 +24,7 @@ from naus.device import pick_device
 from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
-from naus.student.vocab import SPECIALS, Vocab
+from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
 from naus.text import headline, is_word, normal_token, source_tokens
 
 log = logging.getLogger(__name__)
@@ -84,8 +84,8 @@ class Summarizer:
         if headlines and not raw:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
         written = [source_tokens(s) for s in sentences] if raw else None
-        texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [" ".join(s.split())
-                                                                                          for s in sentences]
+        texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
+            " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # the model's markers, no words
         encoded = self._encode(texts)
         if arch.frozen:
             states = self._frozen_states(texts, states)

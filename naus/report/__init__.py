@@ -11,7 +11,7 @@ from naus import layout
 from naus.files import atomic_open, read_json, write_text
 from naus.markup import markdown_text
 from naus.fingerprints import fingerprints, stale, warning
-from naus.methods import METHODS
+from naus.methods import LENGTH_CONTROL, METHODS
 from naus.report.figures import caption, draw
 from naus.report.pages import (
     TEXT_TABLES, decode_device, fingerprint_section, landing_page, search_section, table_captions,
@@ -19,14 +19,14 @@ from naus.report.pages import (
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
-from naus.tables import PROTOCOLS, Spec
+from naus.tables import PROTOCOLS, Spec, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 
 
 def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
     """Every declared table and figure, results/{profile}/README.md linking them, the HTML report's first
-    page and a flat metrics.json; a file one of them needs that is missing or misshapen is an error naming it,
+    page, a flat metrics.json and its headline numbers; a file one of them needs that is missing or misshapen is an error naming it,
     raised before anything is written (the sections from build/ are made first)."""
     # every metrics file read (and checked) before anything is written: a stray bad one stops the report here
     flat = {str(p.relative_to(metrics).with_suffix("")): {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items()
@@ -82,3 +82,16 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
         json.dump({**prints, "stale": marks}, handle, indent=1, sort_keys=True)
     with atomic_open(out / layout.FLAT_METRICS) as handle:
         json.dump(flat, handle, indent=1, sort_keys=True)
+    with atomic_open(out / layout.HEADLINE) as handle:
+        json.dump(headline(flat, spec), handle, indent=1)
+
+
+def headline(flat: dict[str, dict], spec: Spec) -> dict[str, dict[str, float]]:
+    """Per length, the total ROUGE (R-1 + R-2 + R-L) of the teacher and of its students' length control (mean over
+    the seeds): the few numbers `dvc metrics show` prints, where every metric in one row would not be read."""
+    def total(stems) -> float | None:
+        scores = [sum(flat[stem].values()) for stem in stems if stem in flat]
+        return round(sum(scores) / len(scores), 2) if scores else None
+
+    return {f"L{n}": {"teacher": total([layout.search("test", n)]),
+                      "student": total(students(spec.seeds, n, LENGTH_CONTROL.name, n))} for n in spec.lengths}

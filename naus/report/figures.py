@@ -8,7 +8,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.files import atomic_open, read_json, read_lines
-from naus.provenance import HISTORY
+from naus.provenance import read_history
 from naus.report.rows import first_timing, read_metrics, read_row
 from naus.report.sentences import SentenceTotals, by_source_length
 from naus.tables import Figure, Spec
@@ -73,7 +73,7 @@ def _finish(fig, ax, out: Path, xlabel: str, ylabel: str, title: str, **legend) 
 
 
 def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
-    entries = read_json(build / figure.history, shape=HISTORY)["history"]
+    entries = read_history(build / figure.history)["history"]
     steps = [e["step"] for e in entries]
     fig, ax = _axes()
     ax.plot(steps, [e["train_loss"] for e in entries], label="train")

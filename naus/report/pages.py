@@ -13,7 +13,7 @@ from naus.files import read_json, write_text
 from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.evaluation.peers import PEERS
-from naus.provenance import DECODE_TIMING, HISTORY, TRAIN_TIMING
+from naus.provenance import DECODE_TIMING, TRAIN_TIMING, read_history
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.report.sentences import CASES
 from naus.evaluation.significance import RESAMPLES
@@ -109,7 +109,7 @@ def training_section(build: Path) -> str | None:
     lines = ["| model | steps | best dev loss | training time | device | unalignable pairs skipped |",
              "|---|---|---|---|---|---|"]
     for path in trained:
-        info = read_json(path, shape=HISTORY)
+        info = read_history(path)
         timing_file = build / layout.train_timing(path.parent.name)
         timing = read_json(timing_file, ("seconds", "device"), {"seconds": (0, 10**9)}, TRAIN_TIMING) \
             if timing_file.is_file() else {}

@@ -46,7 +46,8 @@ class Vocab:
         write_lines(path, self.tokens)
 
     def encode(self, sentence: str) -> list[int]:
-        return [self.index.get(w, self.unk) for w in sentence.split()]
+        """Word ids; `<blank>` and `<pad>` written in a text are unknown words, never the model's markers."""
+        return [self.unk if w in (BLANK, PAD) else self.index.get(w, self.unk) for w in sentence.split()]
 
     def decode(self, ids: Iterable[int]) -> str:
         return " ".join(self.tokens[i] for i in ids)

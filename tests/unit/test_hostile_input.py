@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import threading
 import zipfile
@@ -419,3 +420,101 @@ def test_a_key_given_twice_in_a_profile_is_an_error_naming_its_line():
         check_unique_keys("train:\n  lr: 0.1\n  lr: 0.2\n", "p.yaml")
     for profile in ("demo", "gigaword-sample", "paper"):
         check_unique_keys((ROOT / f"config/{profile}.yaml").read_text(), profile)
+
+
+@pytest.mark.parametrize("entry, named", [({"step": 10, "train_loss": 1e308}, "history[0].train_loss is 1e+308"),
+                                          ({"step": -5, "train_loss": 2.0}, "history[0].step is -5"),
+                                          ({"step": 5, "train_loss": 2.0, "dev_loss": -1.0}, "history[0].dev_loss")])
+def test_a_history_whose_numbers_the_report_would_print_out_of_range_is_refused(tmp_path, entry, named):
+    """A 309-digit loss or a negative step count (a history brought back by an archive) is named, not printed."""
+    from naus.report.pages import training_section
+
+    write(tmp_path / "train/L8/history.json", json.dumps({"history": [entry], "settings": {}}))
+    with pytest.raises(NausError, match=re.escape(named)):
+        training_section(tmp_path)
+
+
+def test_restale_on_fingerprints_naming_no_student_is_one_line(tmp_path):
+    from naus.fingerprints import refresh
+
+    write(tmp_path / "fingerprints.json", json.dumps({"settings": {}, "search": {}, "decodings": {}, "stale": ["x"],
+                                                      "students": {"not-a-student": {"settings": {"model": {}}}}}))
+    with pytest.raises(NausError, match="fingerprints.json: students: 'not-a-student' is not a student's name"):
+        refresh(tmp_path, {"profile": "p"})
+
+
+def test_the_models_markers_written_in_a_tokenised_input_are_not_summary_words(good):
+    from naus.decoding.summarizer import Summarizer
+    from naus.student.vocab import Vocab
+
+    summarizer = Summarizer.from_checkpoint(good["checkpoint"], "cpu")
+    sentences = ["police <pad> arrest <blank> five <pad> protesters <blank> in <pad> paris <blank>"] * 2
+    for method in ("length-control", "truncate", "beam"):
+        for result in summarizer.summarize(sentences, length=4, method=method, raw=False):
+            assert "<pad>" not in result.summary and "<blank>" not in result.summary, (method, result.summary)
+    vocab = Vocab.build(["police arrest"])
+    assert vocab.encode("police <pad> <blank>") == [vocab.index["police"], vocab.unk, vocab.unk]
+
+
+@pytest.mark.parametrize("failure", [RuntimeError("[enforce fail at alloc_cpu.cpp:118] data. DefaultCPUAllocator: can't "
+                                                  "allocate memory: you tried to allocate 68719476736 bytes."),
+                                     MemoryError()])
+def test_running_out_of_memory_is_one_line_naming_the_remedy(good, tmp_path, monkeypatch, capsys, failure):
+    """`--batch-size 4096` (the maximum) on long lines asks the allocator for more than the machine has."""
+    import naus.commands
+
+    def allocate(args):
+        raise failure
+
+    monkeypatch.setattr(naus.commands, "decode_command", allocate)
+    code, err = run_cli(["decode", "--checkpoint", good["checkpoint"], "--input", good["text"], "--length", "3",
+                         "--batch-size", "4096", "--out", tmp_path / "o.txt"], capsys)
+    assert code == 2 and "out of memory" in err and "smaller --batch-size" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the callback's, as Python prints it
+def test_a_stop_raised_inside_a_weakref_callback_still_stops_the_command(good, tmp_path, monkeypatch, capsys):
+    """Python prints and drops an exception raised in a weakref callback (a report's matplotlib or pandas objects
+    collected when SIGTERM came): the command still ends as stopped, not as done."""
+    import weakref
+
+    import naus.cli
+    import naus.commands
+
+    def collected_when_stopped(args):
+        class Held:
+            pass
+
+        held = Held()
+        ref = weakref.ref(held, lambda _: naus.cli._interrupt(signal.SIGTERM, None))  # noqa: F841 (kept alive)
+        del held  # the callback runs here; its KeyboardInterrupt is printed and dropped
+
+    monkeypatch.setattr(naus.commands, "head_command", collected_when_stopped)
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code, err = run_cli(["head", "--input", good["text"], "--lines", "1", "--out", tmp_path / "y"], capsys)
+        assert code == 128 + signal.SIGTERM and "stopped by SIGTERM" in err
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def test_a_profile_with_every_list_at_its_maximum_is_refused_before_the_dag(tmp_path):
+    """Its 32,796 outputs kept Snakemake's dry run busy over 300 s and 925 MB; now one line at once."""
+    import yaml
+
+    from naus import settings, tables
+    from tests.helpers import ROOT, resolved_config
+
+    config = yaml.safe_load((ROOT / "config/demo.yaml").read_text())
+    config["search"]["lengths"] = list(range(2, 18))
+    config["train"].update(seeds=list(range(settings.MAX_SEEDS)), analysis_seeds=list(range(settings.MAX_SEEDS)),
+                           fractions=[round(0.01 * (i + 1), 2) for i in range(32)])
+    config["decode"].update(beam_sweep=list(range(1, 33)), char_sweep=list(range(20, 84)))
+    config["analysis"] = {"lengths": list(range(2, 18))}
+    resolved = resolved_config(write(tmp_path / "max.yaml", yaml.safe_dump(config)))
+    with pytest.raises(NausError, match=r"asks for 32,796 outputs .* more than 5,000"):
+        tables.spec(resolved)
+    for profile in ("demo", "gigaword-sample", "paper"):  # the real ones are far below
+        tables.spec(resolved_config(ROOT / f"config/{profile}.yaml"))

@@ -1,5 +1,6 @@
 import itertools
 import json
+import logging
 import os
 
 import numpy as np
@@ -376,3 +377,29 @@ def test_a_merge_stopped_between_its_two_renames_leaves_no_mixed_pair(tmp_path, 
     with pytest.raises(KeyboardInterrupt):
         merge_shards(second, *merged, "summary")
     assert [path.exists() for path in merged].count(True) <= 1 and (not merged[0].exists() or merged[0].read_text() != old)
+
+
+def test_the_command_lines_default_teacher_is_the_profiles_fast_one(lm3_file, tmp_path, capsys, caplog):
+    """`naus search` without --estimate fits the learned estimate on its input's first sentences, as `naus
+    fit-estimate` does: the same summaries as with that file passed; the in-context estimate only when asked."""
+    from naus.cli import build_parser
+    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+
+    caplog.set_level(logging.INFO, logger="naus")
+    source = write(tmp_path / "source.txt", "\n".join(SOURCES[:3]) + "\n")
+    common = ["--input", source, "--lm", lm3_file, "--length", "4", "--rerank-k", "30", "--device", "cpu"]
+    fitted = naus_main(["search", *common, "--out", tmp_path / "fitted.jsonl"], capsys)
+    assert fitted.returncode == 0 and "fitting the learned estimate" in caplog.text, fitted.stderr[-2000:]
+    caplog.clear()
+    assert naus_main(["fit-estimate", *common, "--out", tmp_path / "estimate.npz"], capsys).returncode == 0
+    given = naus_main(["search", *common, "--estimate", tmp_path / "estimate.npz", "--out", tmp_path / "given.jsonl"],
+                      capsys)
+    assert given.returncode == 0 and "fitting" not in caplog.text
+    assert (tmp_path / "fitted.jsonl").read_text() == (tmp_path / "given.jsonl").read_text()
+    defaults = build_parser().parse_args(["search", "--input", "in", "--lm", "lm", "--length", "4", "--out", "out"])
+    assert (defaults.estimator, defaults.rerank_exact) == tuple(TEACHER_PRESETS[DEFAULT_PRESET].values())
+    in_context = naus_main(["search", *common, "--estimator", "in-context", "--out", tmp_path / "ic.jsonl"], capsys)
+    assert in_context.returncode == 0 and "fitting" not in caplog.text
+    refused = naus_main(["search", *common, "--estimator", "in-context", "--estimate", tmp_path / "estimate.npz",
+                         "--out", tmp_path / "both.jsonl"], capsys)
+    assert refused.returncode == 2 and "--estimate is a learned estimate" in refused.stderr

@@ -2,8 +2,10 @@
 run of it that the workflow tests share (the pipeline test checks it, DVC's stages run over it, the SLURM
 test starts from its build)."""
 
+import json
 import os
 import random
+import shutil
 import subprocess
 
 import pytest
@@ -75,8 +77,19 @@ def micro(tmp_path_factory):
     write(data / "duc/input.txt", "".join(s + "\n" for s in duc))
     for i in range(4):
         write(data / f"duc/task1_ref{i}.txt", "".join(rng.choice(HEADLINES) + f" {1990 + k}\n" for k in range(5)))
-    config = write(tmp / "micro.yaml", MICRO.format(data=data))
+    write(tmp / "secret.txt", SECRET)
+    config = write(tmp / "micro.yaml", MICRO.format(data=data) + f"note: {json.dumps(hostile(tmp))}\n")
     return tmp, config
+
+
+# Text the HTML report must show as text (tests/unit/test_hostile_input.py: every escape): a Jinja2 template that
+# would create a file named X in Snakemake's directory, and directives that would show a local file and a script.
+JINJA = '{% set u = (lipsum ~ "")[18] %}{{ lipsum[u~u~"globals"~u~u]["os"].popen("touch X").read() }}'
+SECRET = "SECRET-FILE-CONTENT-42"
+
+
+def hostile(tmp) -> str:
+    return f"{JINJA}\n\n.. include:: {tmp / 'secret.txt'}\n\n.. raw:: html\n\n   <script>alert(1)</script>\n"
 
 
 @pytest.fixture(scope="session")
@@ -85,3 +98,24 @@ def micro_run(micro):
     workdir, config = micro
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     return snakemake(workdir, config, env, *SHARED_TIMING)
+
+
+@pytest.fixture
+def micro_checkout(tmp_path, micro, micro_run):
+    """A copy of the repository (its tracked files but results/, a git repository of its own, `.venv` linked)
+    whose demo profile is the micro one, its build, results and logs the micro run's with their times (Snakemake
+    finds them up to date)."""
+    workdir, config = micro
+    assert micro_run[0] == 0, micro_run[1][-3000:]
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    copy = tmp_path / "repo"
+    for name in filter(None, tracked.decode().split("\0")):
+        if (ROOT / name).is_file() and not name.startswith("results/"):
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    (copy / ".venv").symlink_to(BIN.parent)
+    (copy / "config/demo.yaml").write_text(config.read_text())
+    for folder in ("build/micro", "results/micro", "logs/micro"):
+        shutil.copytree(workdir / folder, copy / folder, symlinks=True)
+    return copy

@@ -6,7 +6,7 @@ import subprocess
 import pandas as pd
 
 from tests.helpers import BIN, ROOT, write
-from tests.workflow.conftest import SHARED_TIMING, snakemake
+from tests.workflow.conftest import SECRET, SHARED_TIMING, hostile, snakemake
 
 
 def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
@@ -58,10 +58,6 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     assert prints["students"]["L4"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 15
     code, out = snakemake(workdir, config, env, "-n", *SHARED_TIMING)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]
-    # Snakemake's HTML report: every table and figure linked from the landing page is one it was declared
-    code, out = snakemake(workdir, config, env, "--report", str(workdir / "report.html"))
-    html = (workdir / "report.html").read_text()
-    assert code == 0 and "System Message" not in html and "Unknown target name" not in html, out[-2000:]
 
 
 def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
@@ -75,17 +71,39 @@ def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
     tables = workdir / "results/micro/tables"
     before = {path.name: path.read_text() for path in tables.glob("*.csv")}
     build = workdir / "build/micro"
-    with tarfile.open(workdir / "gpu-run.tar.gz", "w:gz") as tar:  # the members `run` packs
-        for path in [path for glob in run_paths("micro")["outputs"] for path in workdir.glob(glob)]:
-            tar.add(path, arcname=str(path.relative_to(workdir)))
+    history = build / "train/L4/history.json"
+    record = json.loads(history.read_text())  # a GPU node's history whose settings hold a template and directives
+    record["settings"]["train"]["lr"] = hostile(workdir)
+    history.write_text(json.dumps(record))
+    packed = [path for glob in run_paths("micro")["outputs"] for path in workdir.glob(glob)]  # the members `run` packs
+    missing = build / "decode/test/L4/truncate-4.txt"
+    for name, members in (("gpu-run.tar.gz", packed), ("partial.tar.gz", [p for p in packed if p != missing])):
+        with tarfile.open(workdir / name, "w:gz") as tar:
+            for path in members:
+                tar.add(path, arcname=str(path.relative_to(workdir)))
+    missing.unlink()  # made on the GPU node: this machine has only what its archives bring
     metrics = workdir / "results/micro/metrics/decode/test/L4/length-control-4.json"
     metrics.unlink()  # scored again from the imported decoding, and the tables made again from it
-    result = subprocess.run([str(ROOT / "scripts/gpu-node.sh"), "finish", "gpu-run.tar.gz"], cwd=workdir,
-                            capture_output=True, text=True,
-                            env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro", "CONFIG": str(config)})
+
+    def finish(archive: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(ROOT / "scripts/gpu-node.sh"), "finish", archive], cwd=workdir, capture_output=True,
+                              text=True, env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro",
+                                              "CONFIG": str(config)})
+
+    partial = finish("partial.tar.gz")  # Snakemake would skip the report silently: an error
+    assert partial.returncode == 1 and "the archives lack outputs of the GPU run" in partial.stderr, partial.stderr[-3000:]
+    result = finish("gpu-run.tar.gz")
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     assert metrics.is_file() and (build / "train/L4/best.pt").is_file()  # an import only adds
     assert {path.name: path.read_text() for path in tables.glob("*.csv")} == before
+    assert "STALE" in (tables / "table2.md").read_text()  # the history's settings are not the configuration's
+
+    # Snakemake's HTML report: every table and figure linked from the landing page is one it was declared; the
+    # profile's note and the imported history's settings (quoted as STALE) are text: nothing runs, no file is shown
+    code, out = snakemake(workdir, config, env, "--report", str(workdir / "report.html"))
+    html = (workdir / "report.html").read_text()
+    assert code == 0 and "System Message" not in html and "Unknown target name" not in html, out[-2000:]
+    assert not (workdir / "X").exists() and not (ROOT / "X").exists() and SECRET not in html and "<script>alert" not in html
 
 
 def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):

@@ -119,7 +119,10 @@ def frozen_states(model: str, split: str) -> list[str]:
 
 
 # What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
-SPEC = tables.spec(config)
+try:
+    SPEC = tables.spec(config)
+except NausError as err:
+    fail(str(err))
 
 
 def systems() -> list[str]:
@@ -222,7 +225,11 @@ def published_file(w, which: int) -> str:
 
 
 def reranking_models(wildcards, input) -> str:
-    """--onnx, and --estimate with the learned estimate: one parameter, so that the shell command (Snakemake reruns
-    a job whose command changed) stays the one the searches made before the learned estimate existed ran."""
+    """--onnx, and --estimate with the learned estimate (else --estimator in-context): one parameter, so that the
+    shell command (Snakemake reruns a job whose command changed) stays the one the searches made before ran."""
     models = [f"--onnx {input.onnx}"] if input.onnx else []
-    return " ".join(models + ([f"--estimate {input.estimate}"] if input.estimate else []))
+    if input.estimate:
+        return " ".join([*models, f"--estimate {input.estimate}"])
+    return " ".join(
+        [*models, f"--estimator {config['search']['estimator']}"] if config["search"]["rerank_k"] else models
+    )

@@ -13,6 +13,7 @@ rule report:
         readme=f"{RESULTS}/{layout.README}",
         landing=f"{RESULTS}/{layout.LANDING_PAGE}",
         metrics=f"{RESULTS}/{layout.FLAT_METRICS}",
+        headline=f"{RESULTS}/{layout.HEADLINE}",
         fingerprints=f"{RESULTS}/{layout.FINGERPRINTS}",
         tables=[
             report(

@@ -189,7 +189,11 @@ def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
 
 
 def all_targets() -> list[str]:
-    return [f"{BUILD}/{layout.DATA_STATS}", f"{RESULTS}/{layout.README}"] + metric_files()
+    return [
+        f"{BUILD}/{layout.DATA_STATS}",
+        f"{RESULTS}/{layout.README}",
+        f"{RESULTS}/{layout.HEADLINE}",
+    ] + metric_files()
 
 
 DOWNLOAD = config["data"].get("download")

@@ -20,3 +20,16 @@ def test_the_committed_metrics_are_those_the_profile_makes(profile):
     expected = made(profile)
     assert not found - expected, f"committed, but the profile makes none: {sorted(found - expected)[:5]}"
     assert not expected - found, f"the profile makes, none committed: {sorted(expected - found)[:5]}"
+
+
+@pytest.mark.parametrize("profile", ["demo", "gigaword-sample"])
+def test_the_flat_metrics_and_headline_are_of_the_committed_metrics(profile):
+    """metrics.json (every ROUGE) and headline.json (`dvc metrics show`) were written by the same report."""
+    import json
+
+    results = ROOT / layout.profile_dir("results", profile)
+    folder = results / layout.METRICS
+    flat = json.loads((results / layout.FLAT_METRICS).read_text())
+    assert set(flat) == {str(path.relative_to(folder).with_suffix("")) for path in folder.rglob("*.json")}
+    spec = tables.spec(resolved_config(ROOT / f"config/{profile}.yaml"))
+    assert set(json.loads((results / layout.HEADLINE).read_text())) == {f"L{n}" for n in spec.lengths}

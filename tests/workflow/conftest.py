@@ -101,20 +101,33 @@ def micro_run(micro):
 
 
 @pytest.fixture
-def micro_checkout(tmp_path, micro, micro_run):
-    """A copy of the repository (its tracked files but results/, a git repository of its own, `.venv` linked)
-    whose demo profile is the micro one, its build, results and logs the micro run's with their times (Snakemake
-    finds them up to date)."""
-    workdir, config = micro
-    assert micro_run[0] == 0, micro_run[1][-3000:]
+def repo_copy(tmp_path):
+    """A copy of the repository: its tracked files but results/, a git repository of its own, `.venv` linked and
+    its set-up older than it (`make`'s targets find it done)."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     copy = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
-        if (ROOT / name).is_file() and not name.startswith("results/"):
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        if name.startswith("results/") or not (ROOT / name).exists():
+            continue
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        if (ROOT / name).is_symlink():  # profiles -> workflow/profiles: Snakemake's default profile
+            (copy / name).symlink_to(os.readlink(ROOT / name))
+        else:
             shutil.copy2(ROOT / name, copy / name)
     subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
     (copy / ".venv").symlink_to(BIN.parent)
+    for setup in ("requirements.txt", "pyproject.toml"):
+        os.utime(copy / setup, (0, 0))
+    return copy
+
+
+@pytest.fixture
+def micro_checkout(repo_copy, micro, micro_run):
+    """`repo_copy` whose demo profile is the micro one, its build, results and logs the micro run's with their
+    times (Snakemake finds them up to date)."""
+    workdir, config = micro
+    assert micro_run[0] == 0, micro_run[1][-3000:]
+    copy = repo_copy
     (copy / "config/demo.yaml").write_text(config.read_text())
     for folder in ("build/micro", "results/micro", "logs/micro"):
         shutil.copytree(workdir / folder, copy / folder, symlinks=True)

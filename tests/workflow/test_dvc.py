@@ -5,6 +5,8 @@ exactly them, record them, and see a change of code)."""
 import shutil
 import subprocess
 
+from tests.helpers import ROOT
+
 
 def run(cmd, cwd, env):
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)

@@ -75,13 +75,15 @@ def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
     record = json.loads(history.read_text())  # a GPU node's history whose settings hold a template and directives
     record["settings"]["train"]["lr"] = hostile(workdir)
     history.write_text(json.dumps(record))
-    packed = [path for glob in run_paths("micro")["outputs"] for path in workdir.glob(glob)]  # the members `run` packs
+    packed = [file for glob in run_paths("micro")["outputs"] for path in workdir.glob(glob)  # the files `run` packs
+              for file in ([path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file()))]
     missing = build / "decode/test/L4/truncate-4.txt"
     for name, members in (("gpu-run.tar.gz", packed), ("partial.tar.gz", [p for p in packed if p != missing])):
         with tarfile.open(workdir / name, "w:gz") as tar:
             for path in members:
                 tar.add(path, arcname=str(path.relative_to(workdir)))
-    missing.unlink()  # made on the GPU node: this machine has only what its archives bring
+    missing.unlink()  # made on the GPU node: this machine has only what its archives bring, and no score of it
+    (workdir / "results/micro/metrics/decode/test/L4/truncate-4.json").unlink()
     metrics = workdir / "results/micro/metrics/decode/test/L4/length-control-4.json"
     metrics.unlink()  # scored again from the imported decoding, and the tables made again from it
 

@@ -69,11 +69,11 @@ def test_every_printed_command_works_in_a_fresh_shell(micro_checkout):
     assert not any(re.search(r"#|-lrb-|<unk>", out) for out in headlines), headlines
 
 
-def test_a_wrong_profile_or_missing_data_is_one_line():
+def test_a_wrong_profile_or_missing_data_is_one_line(repo_copy):
     fresh = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin"}
     for profile, expected in (("gigaword", "the profiles are demo gigaword-sample paper"),
                               ("gigaword-sample", "set config key data.data_dir or the environment variable NAUS_DATA")):
-        result = subprocess.run(["make", "dryrun", f"PROFILE={profile}"], cwd=ROOT, env=fresh, capture_output=True,
-                                text=True)
+        result = subprocess.run(["make", "dryrun", f"PROFILE={profile}"], cwd=repo_copy, env=fresh,
+                                capture_output=True, text=True)
         lines = [line for line in result.stderr.splitlines() + result.stdout.splitlines() if not line.startswith("make")]
         assert result.returncode != 0 and len(lines) <= 1 and expected in result.stdout + result.stderr, lines

@@ -92,8 +92,8 @@ def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
                               text=True, env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro",
                                               "CONFIG": str(config)})
 
-    partial = finish("partial.tar.gz")  # Snakemake would skip the report silently: an error
-    assert partial.returncode == 1 and "the archives lack outputs of the GPU run" in partial.stderr, partial.stderr[-3000:]
+    partial = finish("partial.tar.gz")  # an error naming what is missing, not a report skipped silently
+    assert partial.returncode == 1 and "truncate-4.txt" in partial.stderr, partial.stderr[-3000:]
     result = finish("gpu-run.tar.gz")
     assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
     assert metrics.is_file() and (build / "train/L4/best.pt").is_file()  # an import only adds

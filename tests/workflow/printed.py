@@ -1,0 +1,59 @@
+"""The commands the README and `make demo` print, as a newcomer runs them: in a fresh shell (the system's PATH
+alone, `.venv` activated only after the README's line that activates it), the long ones dry, the README's model
+(the demo's) read as the micro profile's. Shared by the two tests that run them (one over the micro run's build,
+one with none)."""
+
+import os
+import re
+import subprocess
+
+from tests.helpers import ROOT
+
+ACTIVATE = "source .venv/bin/activate"
+# (printed, as run here): what would take hours runs dry; the README's model is the demo's, here the micro one's
+AS_RUN = (
+    (r"^make test$", "make -n test"),  # the suite inside the suite
+    (r"^(.*)make demo PROFILE=(.*)$", r"\1make -n demo PROFILE=\2"),  # a real profile's whole pipeline
+    (r"^(.*snakemake .*config/paper\.yaml)$", r"\1 -n"),  # a cluster's days
+    (r"build/demo/train/L8", "build/micro/train/L4"),
+    (r"results/demo", "results/micro"),
+)
+DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build
+MISSING_PAPER_DATA = "Missing input files for rule data_gigaword"  # the 3.8M-pair release is not here
+FRESH = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def printed() -> list[tuple[str, bool]]:
+    """(command as run here, whether the README activated .venv before it): its shell lines and Python blocks in
+    order, then the commands `make demo`'s closing lines name."""
+    commands = []
+    for language, block in re.findall(r"```(bash|python)\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S):
+        if language == "python":
+            commands.append(f"python - <<'EOF'\n{block}EOF")
+        else:
+            commands += [re.sub(r"\s+#.*$", "", line) for line in block.splitlines() if line.strip()]
+    dry = subprocess.run(["make", "-n", "demo"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    hints = re.findall(r'^echo "[^"]*: (\.venv/bin/[^"]*)"$', dry, flags=re.M)
+    assert hints, dry
+    found, activated = [], False
+    for command in commands + hints:
+        activated = activated or command == ACTIVATE
+        if command != ACTIVATE:
+            found.append((as_run(command), activated and command not in hints))
+    return found
+
+
+def as_run(command: str) -> str:
+    for pattern, replacement in AS_RUN:
+        command = re.sub(pattern, replacement, command)
+    return command.replace("/path/to/data", os.environ.get("NAUS_DATA", "/path/to/data"))
+
+
+def run(command: str, activated: bool, checkout) -> subprocess.CompletedProcess:
+    """One printed command in a fresh shell in `checkout`: it must not fail, print a traceback or miss a tool."""
+    result = subprocess.run(["bash", "-c", f"{ACTIVATE} && {command}" if activated else command], cwd=checkout,
+                            env=FRESH, capture_output=True, text=True, timeout=300)
+    out = result.stdout + result.stderr
+    assert "Traceback" not in out and "command not found" not in out, (command, out[-3000:])
+    assert result.returncode == 0 or MISSING_PAPER_DATA in out, (command, out[-3000:])
+    return result

@@ -16,7 +16,8 @@ def run(cmd, cwd, env):
 def test_dvc_stages_over_the_micro_run_then_clean_status_and_nothing_to_rerun(micro_checkout, env):
     """DVC over the micro run's outputs (DVC removes a stage's outputs before it runs one, so `dvc repro`
     would make the whole run again; the pipeline test checks what it makes): each stage's command is a
-    Snakemake target the run made, `dvc commit` records every stage, and then nothing is left to run."""
+    Snakemake target the run made, `dvc commit` records every stage, and then its status is clean (`dvc repro`
+    after `make demo`, which commits: tests/workflow/test_printed_commands.py)."""
     import yaml
 
     repo_copy = micro_checkout  # the profile DVC versions (config/demo.yaml) is micro's
@@ -29,10 +30,6 @@ def test_dvc_stages_over_the_micro_run_then_clean_status_and_nothing_to_rerun(mi
     assert code == 0 and (repo_copy / "dvc.lock").is_file(), out[-3000:]
     code, out = run(["dvc", "status"], repo_copy, env)
     assert code == 0 and "up to date" in out, out
-    code, out = run(["dvc", "repro"], repo_copy, env)
-    assert code == 0 and "Running stage" not in out, out
-    code, out = run(["dvc", "metrics", "show"], repo_copy, env)
-    assert code == 0 and "L4.teacher" in out and "L4.student" in out, out  # the headline numbers
 
     # A change in code every stage runs (the command line) marks the stages as changed; the search
     # stage once listed only its own modules and stayed "up to date".

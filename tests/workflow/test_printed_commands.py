@@ -12,6 +12,7 @@ def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell(micro_c
                for command, activated in printed() if not DRY.search(command)}
     assert "make demo" in outputs and "dvc repro" in outputs
     assert "Running stage" not in outputs["dvc repro"], outputs["dvc repro"]  # make demo recorded its build
+    assert "L4.teacher" in outputs["dvc metrics show"] and "L4.student" in outputs["dvc metrics show"]
     report = micro_checkout / "results/micro/report.html"  # the hint's; the profile's note is hostile text
     assert report.is_file() and SECRET not in report.read_text() and not (micro_checkout / "X").exists()
     headlines = [out for command, out in outputs.items() if command.startswith("naus summarize")]

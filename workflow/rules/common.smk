@@ -228,6 +228,14 @@ def published_file(w, which: int) -> str:
     return str(data_dir() / config["data"]["published_dir"] / directory / (f"{label}.txt", index)[which])
 
 
+def config_json() -> str:
+    """The resolved configuration as one JSON argument (`naus report --config`). Snakemake's HTML report shows every
+    rule's parameters inside a <script>: `<`, `>` and `&` written as JSON escapes, so that a note's text (or any
+    value's) can never close that script or open another."""
+    text = json.dumps(config, sort_keys=True)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 def reranking_models(wildcards, input) -> str:
     """--onnx, and --estimate with the learned estimate (else --estimator in-context): one parameter, so that the
     shell command (Snakemake reruns a job whose command changed) stays the one the searches made before ran."""

@@ -37,7 +37,7 @@ rule report:
             for f in SPEC.figures
         ],
     params:
-        config=json.dumps(config, sort_keys=True),
+        config=config_json(),
         build=lambda w, input: Path(input.stats).parent.parent,
         results=lambda w, output: os.path.dirname(output.readme),
     log:
@@ -55,7 +55,7 @@ rule restale:
     """Results made elsewhere (students of a GPU lease) compared with the configuration again, their captions' STALE
     sentence rewritten; run by name (`snakemake restale`) when the configuration changed and they cannot be remade."""
     params:
-        config=json.dumps(config, sort_keys=True),
+        config=config_json(),
         results=RESULTS,
     log:
         f"{LOGS}/restale.log",

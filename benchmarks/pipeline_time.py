@@ -66,8 +66,10 @@ def prepare(clone: Path) -> None:
         raise SystemExit(f"{clone}: not at this checkout's HEAD after the pull")
 
 
-def run(clone: Path, profile: str, targets: list[str]) -> dict:
-    """One Snakemake invocation in the clone, its log beside the pipeline's; returns its record."""
+def run(clone: Path, profile: str, targets: list[str], stop_after: float | None = None) -> dict:
+    """One Snakemake invocation in the clone, its log beside the pipeline's; returns its record. With `stop_after`
+    seconds, Snakemake is stopped then (SIGTERM: it ends its jobs) and the invocation recorded as stopped, so that
+    a run cut short by a session's end still counts its time; the same command continues it."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     logs = clone / "logs" / profile
     logs.mkdir(parents=True, exist_ok=True)
@@ -77,12 +79,19 @@ def run(clone: Path, profile: str, targets: list[str]) -> dict:
     shutil.rmtree(clone / ".snakemake" / "locks", ignore_errors=True)  # a stopped run's lock (one run at a time)
     tick = time.perf_counter()
     with open(log, "w") as out:
-        code = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
-                               "--configfile", f"config/{profile}.yaml", "--", *targets],
-                              cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+        snakemake = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
+                                      "--configfile", f"config/{profile}.yaml", "--", *targets],
+                                     cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            code, stopped = snakemake.wait(timeout=stop_after), False
+        except subprocess.TimeoutExpired:
+            snakemake.terminate()
+            code, stopped = snakemake.wait(), True
     record = {"commit": git("rev-parse", "HEAD", cwd=clone), "targets": targets or ["all"],
-              "seconds": round(time.perf_counter() - tick, 1), "exit": code}
+              "seconds": round(time.perf_counter() - tick, 1), "exit": code, **({"stopped": True} if stopped else {})}
     write_json(runs_file, [*runs, record])
+    if stopped:
+        raise SystemExit(f"stopped after {stop_after:.0f} s as asked; the same command continues (its log: {log})")
     if code:
         raise SystemExit(f"snakemake failed ({code}); its log: {log}")
     return record
@@ -95,13 +104,15 @@ def main() -> None:
                                                    "temporary one")
     parser.add_argument("--targets", nargs="*", default=[], help="only these Snakemake targets (default: all); "
                                                                  "nothing is recorded until a run of all")
+    parser.add_argument("--stop-after", type=float, help="stop Snakemake after this many seconds, its time "
+                                                          "recorded (a long profile run across sessions)")
     parser.add_argument("--results", action="store_true", help="replace results/{profile} with the timed run's: the "
                                                                "committed tables are then the ones timed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         clone = (args.clone or Path(tmp) / "naus").resolve()
         prepare(clone)
-        run(clone, args.profile, args.targets)
+        run(clone, args.profile, args.targets, args.stop_after)
         if args.targets:
             print(f"{args.profile}: {', '.join(args.targets)} done; run again without --targets to finish")
             return

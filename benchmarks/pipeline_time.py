@@ -22,6 +22,7 @@ import csv
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,7 +69,8 @@ def prepare(clone: Path) -> None:
 
 def run(clone: Path, profile: str, targets: list[str], stop_after: float | None = None) -> dict:
     """One Snakemake invocation in the clone, its log beside the pipeline's; returns its record. With `stop_after`
-    seconds, Snakemake is stopped then (SIGTERM: it ends its jobs) and the invocation recorded as stopped, so that
+    seconds, Snakemake and its jobs are stopped then (SIGTERM to its process group: Snakemake alone would wait for
+    its running jobs, a search shard's minutes; naus keeps finished work) and the invocation recorded as stopped, so that
     a run cut short by a session's end still counts its time; the same command continues it."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     logs = clone / "logs" / profile
@@ -81,11 +83,11 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
     with open(log, "w") as out:
         snakemake = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
                                       "--configfile", f"config/{profile}.yaml", "--", *targets],
-                                     cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT)
+                                     cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code, stopped = snakemake.wait(timeout=stop_after), False
         except subprocess.TimeoutExpired:
-            snakemake.terminate()
+            os.killpg(snakemake.pid, signal.SIGTERM)
             code, stopped = snakemake.wait(), True
     record = {"commit": git("rev-parse", "HEAD", cwd=clone), "targets": targets or ["all"],
               "seconds": round(time.perf_counter() - tick, 1), "exit": code, **({"stopped": True} if stopped else {})}

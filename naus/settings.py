@@ -100,8 +100,10 @@ def check_learned_estimate(rerank_k: int) -> None:
 
 def check_plain(config: dict) -> None:
     """A configuration as YAML gave it, before anything walks it whole: at most MAX_CONFIG_VALUES values
-    (aliases counted each time they are used, so a bomb stops in bounded time) and every number finite
-    (JSON Schema's bounds let NaN and infinity through)."""
+    (aliases counted each time they are used, so a bomb stops in bounded time), every number finite
+    (JSON Schema's bounds let NaN and infinity through) and no `<` or `>` in a string but the free-text `note`:
+    Snakemake's HTML report shows each rule's parameters inside a <script> as they are, so a path or URL
+    holding `</script>` would end it (the note reaches a rule only through the report's escaped JSON)."""
     stack, count = [("", config)], 0
     while stack:
         key, value = stack.pop()
@@ -111,6 +113,8 @@ def check_plain(config: dict) -> None:
                             "repeating a list?); no profile needs as many")
         if isinstance(value, float) and not math.isfinite(value):
             raise NausError(f"config key {key}: {value} is not a finite number")
+        if isinstance(value, str) and key != "note" and ("<" in value or ">" in value):
+            raise NausError(f"config key {key}: '<' and '>' are not allowed outside the note")
         if isinstance(value, dict):
             stack.extend((f"{key}.{k}" if key else str(k), v) for k, v in value.items())
         elif isinstance(value, list):

@@ -272,6 +272,7 @@ BOMB = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in rang
     ("search: {gamma: .inf}", "config key search.gamma: inf is not a finite number"),
     ("search: [1, 2]", "[1, 2] is not of type 'object'"),
     ("search: {preset: [fast]}", "config key search.preset: ['fast'] is not one of ['fast', 'thorough']"),
+    ("data: {duc_dir: \"d</script><script>alert(1)\"}", "config key data.duc_dir: '<' and '>' are not allowed outside"),
 ])
 def test_a_non_finite_number_and_a_preset_of_the_wrong_type_are_refused_naming_the_key(tmp_path, extra, complaint):
     """Checked before the preset is expanded."""

@@ -34,7 +34,7 @@ def shared_data() -> Path:
 # The modules whose tests share the micro workflow run (tests/workflow/conftest.py: a session fixture, so one run
 # per process); the workflow conftest refuses a test that uses it from another module.
 # The order they run in: those that read the run before the pipeline test's import replaces its students.
-MICRO_RUN_MODULES = ("tests/workflow/test_dvc.py", "tests/workflow/test_printed_commands.py",
+MICRO_RUN_MODULES = ("tests/workflow/test_printed_commands.py",
                      "tests/workflow/test_pipeline.py", "tests/workflow/test_slurm.py")
 
 

@@ -1,13 +1,20 @@
 """The printed commands that read a build (`make demo`, `naus summarize`, the Python API, DVC, the HTML report),
-run as printed (tests/workflow/printed.py) in a copy of the repository whose demo profile is the micro run's."""
+run as printed (tests/workflow/printed.py) in a copy of the repository whose demo profile is the micro run's; then
+DVC over the build they leave (DVC removes a stage's outputs before it runs one, so `dvc repro` would make the
+whole run again; the pipeline test checks what it makes): each stage asks Snakemake for a target the run made, a
+change of code marks the stages, and the default remote gives the artifacts back."""
 
 import re
+import shutil
+import subprocess
+
+import yaml
 
 from tests.workflow.conftest import SECRET
 from tests.workflow.printed import DRY, printed, run
 
 
-def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell(micro_checkout):
+def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell_and_dvc_tracks_the_build(micro_checkout, env):
     outputs = {command: run(command, activated, micro_checkout).stdout
                for command, activated in printed() if not DRY.search(command)}
     assert "make demo" in outputs and "dvc repro" in outputs
@@ -18,3 +25,38 @@ def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell(micro_c
     headlines = [out for command, out in outputs.items() if command.startswith("naus summarize")]
     assert len(headlines) == 2 and all(len(out.splitlines()) == 5 for out in headlines), headlines
     assert not any(re.search(r"#|-lrb-|<unk>", out) for out in headlines), headlines
+    dvc_tracks_the_build(micro_checkout, env)
+
+
+def dvc_tracks_the_build(checkout, env):
+    def call(*cmd):
+        result = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
+        return result.returncode, result.stdout + result.stderr
+
+    stages = yaml.safe_load((checkout / "dvc.yaml").read_text())["stages"]
+    targets = [word for stage in stages.values()
+               for word in stage["cmd"].replace("${SMK}", "").replace("${profile}", "micro").split()]
+    code, out = call("snakemake", "--configfile", "config/demo.yaml", "--cores", "1", "-n", *targets)
+    assert code == 0 and "Nothing to be done" in out, (targets, out[-2000:])
+    assert (checkout / "dvc.lock").is_file() and "up to date" in call("dvc", "status")[1]
+
+    # A change in code every stage runs (the command line) marks the stages as changed; the search
+    # stage once listed only its own modules and stayed "up to date".
+    cli = checkout / "naus/cli.py"
+    original_code = cli.read_text()
+    cli.write_text(original_code + "\n# a change\n")
+    out = call("dvc", "status")[1]
+    assert "search:" in out and "changed deps" in out and "naus" in out, out
+    cli.write_text(original_code)
+    assert "up to date" in call("dvc", "status")[1]
+
+    # The default remote is a directory beside the checkout: push, lose the artifacts, pull them back.
+    code, out = call("dvc", "push")
+    assert code == 0 and (checkout.parent / "naus-dvc-remote").is_dir(), out
+    checkpoint = checkout / "build/micro/train/L4/best.pt"
+    original = checkpoint.read_bytes()
+    shutil.rmtree(checkout / "build")
+    shutil.rmtree(checkout / ".dvc/cache")
+    code, out = call("dvc", "pull")
+    assert code == 0 and checkpoint.read_bytes() == original, out
+    assert "up to date" in call("dvc", "status")[1]

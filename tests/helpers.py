@@ -36,6 +36,12 @@ def write(path: Path, text: str | bytes) -> Path:
     return path
 
 
+def command(cmd: list, cwd: Path, env: dict) -> tuple[int, str]:
+    """A process's exit status and its output (stdout, then stderr)."""
+    result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    return result.returncode, result.stdout + result.stderr
+
+
 def naus_main(argv: list, capsys, stdin: str | None = None) -> subprocess.CompletedProcess:
     """`naus ARGV` run in this process (on `stdin` if given), reported as `subprocess.run` reports a process
     (argparse's refusals exit 2): for a test of what a command does rather than of its process, which would pay

@@ -41,7 +41,7 @@ def main() -> None:
     seeds = list(range(args.seeds))
     whole = summary(best_dev_losses(args.build, args.length, 1.0, seeds))
     part = summary(best_dev_losses(args.build, args.length, args.fraction, seeds))
-    pairs = sum(1 for _ in open(args.build / layout.search_source("pool")))
+    pairs = len((args.build / layout.search_source("pool")).read_text().splitlines())
     write_json(args.out, {
         "build": str(args.build), "note": args.note, "length": args.length, "seeds": seeds, "pool_pairs": pairs,
         "whole_pool": whole, f"first_{args.fraction}": part,

@@ -6,10 +6,10 @@ change of code marks the stages, and the default remote gives the artifacts back
 
 import re
 import shutil
-import subprocess
 
 import yaml
 
+from tests.helpers import command
 from tests.workflow.conftest import SECRET
 from tests.workflow.printed import DRY, printed, run
 
@@ -30,8 +30,7 @@ def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell_and_dvc
 
 def dvc_tracks_the_build(checkout, env):
     def call(*cmd):
-        result = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
-        return result.returncode, result.stdout + result.stderr
+        return command(list(cmd), checkout, env)
 
     stages = yaml.safe_load((checkout / "dvc.yaml").read_text())["stages"]
     targets = [word for stage in stages.values()

@@ -90,35 +90,33 @@ class Encoder:
     def __init__(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        from transformers import AutoModel, AutoTokenizer
+        from transformers import AutoModel
         from transformers.utils import logging as transformers_logging
 
         transformers_logging.disable_progress_bar()  # its bar for loading weights, on every decoding's stderr
 
-        from naus.teacher.similarity import model_dir
+        from naus.teacher.similarity import minilm_tokenizer, model_dir
 
-        path = str(model_dir())
-        self.tokenizer = AutoTokenizer.from_pretrained(path)
-        self.model = AutoModel.from_pretrained(path).eval()
-        self.max_pieces = self.model.config.max_position_embeddings
+        self.model = AutoModel.from_pretrained(str(model_dir())).eval()
+        self.tokenizer = minilm_tokenizer(self.model.config.max_position_embeddings, pad=False)
 
     def encode(self, sentences: list[str], progress: bool = False) -> States:
         import torch
 
         words = [s.split() for s in sentences]
-        encoded = self.tokenizer(words, is_split_into_words=True, truncation=True, max_length=self.max_pieces)
+        encoded = self.tokenizer.encode_batch(words, is_pretokenized=True)
         groups: dict[int, list[int]] = {}
-        for i, ids in enumerate(encoded["input_ids"]):
-            groups.setdefault(len(ids), []).append(i)
+        for i, encoding in enumerate(encoded):
+            groups.setdefault(len(encoding.ids), []).append(i)
         out = [np.zeros((len(w), WIDTH), dtype=np.float16) for w in words]
         batches = [rows[k : k + BATCH] for _, rows in sorted(groups.items()) for k in range(0, len(rows), BATCH)]
         meter = Progress("states", len(sentences), "sentences", log) if progress else None
         with torch.inference_mode():
             for rows in batches:
-                ids = torch.tensor([encoded["input_ids"][i] for i in rows])
+                ids = torch.tensor([encoded[i].ids for i in rows])
                 states = self.model(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state.numpy()
                 for row, i in enumerate(rows):
-                    owner = np.array([-1 if w is None else w for w in encoded.word_ids(i)])
+                    owner = np.array([-1 if w is None else w for w in encoded[i].word_ids])
                     sums = np.zeros((len(words[i]), WIDTH), dtype=np.float64)
                     np.add.at(sums, owner[owner >= 0], states[row][owner >= 0])
                     counts = np.bincount(owner[owner >= 0], minlength=len(words[i]))[:, None]

@@ -12,7 +12,7 @@ from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.teacher.similarity import (
     ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _onnx_session, _portable_softmax,
-    build_static_table, export_onnx, model_dir,
+    build_static_table, export_onnx, minilm_tokenizer, model_dir,
 )
 from tests.helpers import headline_corpus, naus_main, write
 
@@ -48,6 +48,25 @@ def test_contextual_embeddings_rank_paraphrases_above_unrelated_text(contextual)
     assert vectors[1] @ vectors[0] > vectors[2] @ vectors[0] + 0.2
 
 
+def test_the_tokenizer_is_transformers_fast_tokenizer():
+    """`minilm_tokenizer` (the tokenizers library alone) against transformers' AutoTokenizer as it was called:
+    padded sentences cut at 256 pieces, and pre-split words cut at 512 pieces unpadded."""
+    from transformers import AutoTokenizer
+
+    reference = AutoTokenizer.from_pretrained(str(model_dir()))
+    long = " ".join(f"w{i} anti-nuclear" for i in range(300))  # over either limit
+    texts = [SOURCE, "", "Ünïcode café ½ 東京 \u200b tab\there", long, *CANDIDATES[:2]]
+    ours = minilm_tokenizer(256, pad=True).encode_batch(texts)
+    theirs = reference(texts, padding=True, truncation=True, max_length=256)
+    assert [e.ids for e in ours] == theirs["input_ids"] and [e.attention_mask for e in ours] == theirs["attention_mask"]
+    words = [text.split() for text in texts]
+    ours = minilm_tokenizer(512, pad=False).encode_batch(words, is_pretokenized=True)
+    theirs = reference(words, is_split_into_words=True, truncation=True, max_length=512)
+    assert [e.ids for e in ours] == theirs["input_ids"]
+    assert [e.word_ids for e in ours] == [theirs.word_ids(i) for i in range(len(words))]
+    assert len(ours[texts.index(long)].ids) == 512
+
+
 def test_encoding_equals_sentence_transformers(contextual):
     from sentence_transformers import SentenceTransformer
 
@@ -61,8 +80,8 @@ def test_encoding_equals_sentence_transformers(contextual):
 def test_in_context_estimate_is_the_mean_of_the_chosen_words_token_states(contextual):
     words = SOURCE.split()
     context = contextual.source_context(words)
-    states, encoding = contextual._states([words], split=True)
-    word_of_token = encoding.word_ids(0)
+    states, _, encodings = contextual._states([words], split=True)
+    word_of_token = encodings[0].word_ids
     masks = np.random.default_rng(1).random((10, len(words))) < 0.4
     estimate = context.similarity().cosine(masks)
     for mask, value in zip(masks, estimate):
@@ -86,10 +105,9 @@ def test_an_export_of_the_first_layers_gives_those_layers_states(tmp_path, conte
 
     export_onnx(tmp_path / "two.onnx", quantize=False, layers=2)
     two = ContextualEmbedder(onnx=tmp_path / "two.onnx")
-    states, encoding = two._states([SOURCE], split=False)
+    states, mask, encodings = two._states([SOURCE], split=False)
     with torch.inference_mode():
-        hidden = contextual.model(input_ids=torch.from_numpy(encoding["input_ids"]).long(),
-                                  attention_mask=torch.from_numpy(encoding["attention_mask"]).long(),
+        hidden = contextual.model(input_ids=torch.tensor([encodings[0].ids]), attention_mask=torch.from_numpy(mask),
                                   output_hidden_states=True).hidden_states
     np.testing.assert_allclose(states, hidden[2].numpy(), atol=1e-4)
     assert np.abs(states - hidden[-1].numpy()).max() > 0.1

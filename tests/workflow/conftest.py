@@ -131,4 +131,7 @@ def micro_checkout(repo_copy, micro, micro_run):
     (copy / "config/demo.yaml").write_text(config.read_text())
     for folder in ("build/micro", "results/micro", "logs/micro"):
         shutil.copytree(workdir / folder, copy / folder, symlinks=True)
+    for kernel in (ROOT / "naus").rglob("__pycache__/*.nb[ic]"):  # numba's, compiled by the run (a user's
+        (copy / kernel.relative_to(ROOT)).parent.mkdir(exist_ok=True)  # checkout keeps them): `python -` imports
+        shutil.copy2(kernel, copy / kernel.relative_to(ROOT))  # the copy's naus
     return copy

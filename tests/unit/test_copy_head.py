@@ -147,6 +147,25 @@ def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_moves_b
     assert np.array_equal(loaded.flat, together.flat) and np.array_equal(loaded.offsets, together.offsets)
 
 
+def test_the_encoder_is_transformers_bert_model_bit_for_bit():
+    """`MiniLM` against transformers' BertModel (all-MiniLM-L6-v2, as `naus encode-states` once ran it): the same
+    token states to the last bit, for batches of one piece to the model's 512 (the committed students' states)."""
+    import torch
+    from transformers import AutoModel
+
+    from naus.student.frozen import MiniLM
+    from naus.teacher.similarity import model_dir
+
+    reference = AutoModel.from_pretrained(str(model_dir())).eval()
+    ours = MiniLM(model_dir())
+    generator = torch.Generator().manual_seed(0)
+    with torch.inference_mode():
+        for batch, pieces in ((1, 1), (3, 9), (64, 23), (2, 512)):
+            ids = torch.randint(1000, 30522, (batch, pieces), generator=generator)
+            expected = reference(input_ids=ids, attention_mask=torch.ones_like(ids)).last_hidden_state
+            assert torch.equal(ours(ids), expected), (batch, pieces)
+
+
 def test_without_states_it_computes_them_from_the_raw_text(trained):
     """`naus summarize` on new text: MiniLM runs on the normalised sentence, and the summary is its words."""
     summary = Summarizer.from_checkpoint(trained, "cpu").summarize(["Zebras crossed 3 rivers in Kenya on Monday."],

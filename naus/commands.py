@@ -71,6 +71,8 @@ def embed_static_command(args: argparse.Namespace) -> None:
     from naus.teacher.similarity import ContextualEmbedder, build_static_table
 
     vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
+    if not vocabulary:  # before MiniLM loads (seconds)
+        raise NausError(f"{', '.join(map(str, args.inputs))}: no words, so the static embedding table would be empty")
     count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
     _done(args.out, f"static table: {count} words -> {args.out}")
 

@@ -15,6 +15,9 @@ AS_RUN = (
     (r"^make test$", "make -n test"),  # the suite inside the suite
     (r"^(.*)make demo PROFILE=(.*)$", r"\1make -n demo PROFILE=\2"),  # a real profile's whole pipeline
     (r"^(.*snakemake .*config/paper\.yaml)$", r"\1 -n"),  # a cluster's days
+    # SLURM's plan over the demo's jobs: over gigaword-sample's, Snakemake takes 15 s to check the profile's job
+    # groups (`make dryrun PROFILE=gigaword-sample` plans that profile)
+    (r"(workflow/profiles/slurm --configfile config/)gigaword-sample(\.yaml -n)$", r"\1demo\2"),
     (r"build/demo/train/L8", "build/micro/train/L4"),
     (r"results/demo", "results/micro"),
 )

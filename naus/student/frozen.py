@@ -98,37 +98,29 @@ class MiniLM:
         self.layers, self.max_pieces = config["num_hidden_layers"], config["max_position_embeddings"]
         self.w = load_file(path / "model.safetensors")
 
-    def _norm(self, x, name: str):
-        import torch.nn.functional as F
-
-        return F.layer_norm(x, x.shape[-1:], self.w[f"{name}.weight"], self.w[f"{name}.bias"], self.eps)
-
-    def _linear(self, x, name: str):
-        import torch.nn.functional as F
-
-        return F.linear(x, self.w[f"{name}.weight"], self.w[f"{name}.bias"])
-
     def __call__(self, ids):
         """Token states [B, T, WIDTH] of piece ids [B, T] (every piece attended: no padding)."""
         import torch
         import torch.nn.functional as F
 
+        w, eps = self.w, self.eps
+        norm = lambda x, name: F.layer_norm(x, x.shape[-1:], w[f"{name}.weight"], w[f"{name}.bias"], eps)  # noqa: E731
+        linear = lambda x, name: F.linear(x, w[f"{name}.weight"], w[f"{name}.bias"])  # noqa: E731
         batch, time = ids.shape
-        x = F.embedding(ids, self.w["embeddings.word_embeddings.weight"])
-        x = x + F.embedding(torch.zeros_like(ids), self.w["embeddings.token_type_embeddings.weight"])
-        x = x + F.embedding(torch.arange(time)[None], self.w["embeddings.position_embeddings.weight"])
-        x = self._norm(x, "embeddings.LayerNorm")
+        x = F.embedding(ids, w["embeddings.word_embeddings.weight"])
+        x = x + F.embedding(torch.zeros_like(ids), w["embeddings.token_type_embeddings.weight"])
+        x = x + F.embedding(torch.arange(time)[None], w["embeddings.position_embeddings.weight"])
+        x = norm(x, "embeddings.LayerNorm")
         size = x.shape[-1] // self.heads
         for i in range(self.layers):
             layer = f"encoder.layer.{i}"
-            q, k, v = (self._linear(x, f"{layer}.attention.self.{name}").view(batch, time, -1, size).transpose(1, 2)
+            q, k, v = (linear(x, f"{layer}.attention.self.{name}").view(batch, time, -1, size).transpose(1, 2)
                        for name in ("query", "key", "value"))
             attended = F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0.0, scale=size**-0.5)
             attended = attended.transpose(1, 2).contiguous().reshape(batch, time, -1).contiguous()
-            x = self._norm(self._linear(attended, f"{layer}.attention.output.dense") + x,
-                           f"{layer}.attention.output.LayerNorm")
-            inner = F.gelu(self._linear(x, f"{layer}.intermediate.dense"))
-            x = self._norm(self._linear(inner, f"{layer}.output.dense") + x, f"{layer}.output.LayerNorm")
+            x = norm(linear(attended, f"{layer}.attention.output.dense") + x, f"{layer}.attention.output.LayerNorm")
+            x = norm(linear(F.gelu(linear(x, f"{layer}.intermediate.dense")), f"{layer}.output.dense") + x,
+                     f"{layer}.output.LayerNorm")
         return x
 
 

@@ -202,7 +202,7 @@ class ContextualEmbedder:
 
 
 def _onnx_session(path: str | Path):
-    """An ONNX Runtime session on as many threads as PyTorch uses (one per search shard)."""
+    """An ONNX Runtime session on the process's threads (`cpu_threads`: one per search shard)."""
     import onnxruntime
 
     path = Path(path)

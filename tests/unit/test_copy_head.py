@@ -149,7 +149,8 @@ def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_moves_b
 
 def test_the_encoder_is_transformers_bert_model_bit_for_bit():
     """`MiniLM` against transformers' BertModel (all-MiniLM-L6-v2, as `naus encode-states` once ran it): the same
-    token states to the last bit, for batches of one piece to the model's 512 (the committed students' states)."""
+    token states to the last bit, for batches of one piece to the model's 512: the states the committed students
+    learned from are unchanged."""
     import torch
     from transformers import AutoModel
 

@@ -61,7 +61,9 @@ def minilm_tokenizer(max_length: int, pad: bool):
 def cpu_threads() -> int:
     """The threads a process may use: `naus --threads` (OMP_NUM_THREADS), else the CPUs it may run on."""
     value = os.environ.get("OMP_NUM_THREADS", "")
-    return int(value) if value.isdigit() and int(value) > 0 else len(os.sched_getaffinity(0))
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # macOS has none
 
 
 @dataclass

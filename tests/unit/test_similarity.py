@@ -2,6 +2,7 @@
 
 import json
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from naus.teacher.search import HillClimber, Teacher
 from naus.settings import SearchConfig
 from naus.teacher.similarity import (
     ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _onnx_session, _portable_softmax,
-    build_static_table, export_onnx, minilm_tokenizer, model_dir,
+    build_static_table, cpu_threads, export_onnx, minilm_tokenizer, model_dir,
 )
 from tests.helpers import headline_corpus, naus_main, write
 
@@ -65,6 +66,15 @@ def test_the_tokenizer_is_transformers_fast_tokenizer():
     assert [e.ids for e in ours] == theirs["input_ids"]
     assert [e.word_ids for e in ours] == [theirs.word_ids(i) for i in range(len(words))]
     assert len(ours[texts.index(long)].ids) == 512
+
+
+def test_the_onnx_session_takes_the_command_lines_threads(monkeypatch):
+    """`naus --threads N` (OMP_NUM_THREADS) sizes ONNX Runtime's pools; a value that is no count is not taken."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert cpu_threads() == 3
+    for value in ("", "0", "4,2", "-1"):
+        monkeypatch.setenv("OMP_NUM_THREADS", value)
+        assert cpu_threads() == len(os.sched_getaffinity(0))
 
 
 def test_encoding_equals_sentence_transformers(contextual):

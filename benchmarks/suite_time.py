@@ -12,21 +12,16 @@ import os
 import re
 import subprocess
 import time
-from pathlib import Path
 
+from benchmarks.pipeline_time import ROOT, git
 from benchmarks.studies.teacher_cost import cpu_name
 from naus.files import write_json
 
-ROOT = Path(__file__).resolve().parent.parent
 BUDGET_SECONDS = 480
 
 
-def git(*args: str) -> str:
-    return subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT, check=True).stdout.strip()
-
-
 def main() -> None:
-    if git("status", "--porcelain", "--untracked-files=no"):
+    if git("status", "--porcelain", "--untracked-files=no", cwd=ROOT):
         raise SystemExit("commit first: the suite is timed at a commit, and this tree has changes")
     kernels = [path for path in (ROOT / "naus").rglob("__pycache__/*") if path.suffix in (".nbi", ".nbc")]
     for path in kernels:
@@ -38,7 +33,7 @@ def main() -> None:
     if done.returncode:
         raise SystemExit(f"make test failed ({done.returncode}): {summary}\n{done.stderr[-2000:]}")
     write_json(ROOT / "results" / "benchmarks" / "suite_time.json", {
-        "commit": git("rev-parse", "HEAD"), "machine": cpu_name(), "cores": os.cpu_count(),
+        "commit": git("rev-parse", "HEAD", cwd=ROOT), "machine": cpu_name(), "cores": os.cpu_count(),
         "data": "NAUS_DATA set" if os.environ.get("NAUS_DATA") else "NAUS_DATA unset (the real-data tests skipped)",
         "seconds": seconds, "budget_seconds": BUDGET_SECONDS, "pytest": re.sub(r"=+", "", summary).strip(),
         "numba_kernels_removed": len(kernels),

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from naus import NausError
-from naus.teacher.similarity import model_dir
+from naus.teacher.similarity import minilm_tokenizer, model_dir
 from naus.student.vocab import SPECIALS
 
 
@@ -23,16 +23,13 @@ def minilm_shape(max_len: int) -> dict:
 def start_from_minilm(model, words: list[str]) -> None:
     """Copy all-MiniLM-L6-v2 into `model` (a `naus.student.model.MiniLMNAUS` over the vocabulary `words`)."""
     from safetensors.torch import load_file
-    from tokenizers import Tokenizer
 
     shape = minilm_shape(model.config.max_len)
     if any(getattr(model.config, key) != value for key, value in shape.items()):
         raise NausError(f"a {model.config.arch} student has all-MiniLM-L6-v2's shape {shape}: build its ModelConfig "
                         "with naus.student.pretrained.minilm_shape")
     path = model_dir()
-    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-    tokenizer.no_padding()  # the shipped tokenizer pads to 128 pieces, for sentences
-    tokenizer.no_truncation()
+    tokenizer = minilm_tokenizer()
     encoded = tokenizer.encode_batch(words, add_special_tokens=False)
     unk = [tokenizer.token_to_id("[UNK]")]  # our special symbols (and a word of no pieces) start as [UNK]
     pieces = {word: (unk if word in SPECIALS or not e.ids else e.ids) for word, e in zip(words, encoded)}

@@ -43,18 +43,21 @@ def model_dir() -> Path:
     return path
 
 
-def minilm_tokenizer(max_length: int, pad: bool):
+def minilm_tokenizer(max_length: int | None = None, pad: bool = False):
     """MiniLM's WordPiece tokenizer as transformers' fast tokenizer runs it (truncation at `max_length` pieces,
-    special ones included; padding to the longest of a batch), from the `tokenizers` library alone: importing
-    transformers took 5 of a search job's 6 seconds."""
+    special ones included, or none; padding to the longest of a batch, or none), from the `tokenizers` library
+    alone: importing transformers took 5 of a search job's 6 seconds."""
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
-    tokenizer.enable_truncation(max_length)
+    tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))  # it pads and cuts at 128 pieces
+    if max_length is None:
+        tokenizer.no_truncation()
+    else:
+        tokenizer.enable_truncation(max_length)
     if pad:
         tokenizer.enable_padding(pad_id=tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
     else:
-        tokenizer.no_padding()  # the shipped file pads to 128 pieces
+        tokenizer.no_padding()
     return tokenizer
 
 

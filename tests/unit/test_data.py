@@ -8,6 +8,7 @@ import pytest
 from naus import NausError
 from naus.data import DEMO_MEMBER, build_gigaword, download, read_demo_news, read_duc2004, read_rush, split_pairs
 from naus.files import sha256sum
+from naus.settings import ALL_TITLES
 from naus.files import read_lines, write_lines
 from tests.helpers import write
 
@@ -63,12 +64,37 @@ def test_a_select_split_leaves_dev_and_test_as_they_were_and_its_titles_reach_no
     assert selected["dev"] == plain["dev"] and selected["test"] == plain["test"] and "select" not in plain
     assert len(selected["select"]) == 5 and selected["pool"] == [p for p in plain["pool"] if p not in selected["select"]]
     pool = _rush(tmp_path, "pool", [f"article {i}" for i in range(12)], [f"title {i}" for i in range(12)])
-    corpus = build_gigaword(pool, _rush(tmp_path, "test", ["test article"], ["ref"]), dev_size=2, seed=0, select_size=3)
+    corpus = build_gigaword(pool, _rush(tmp_path, "test", ["test article"], ["ref"]), dev_size=2, seed=0, select_size=3,
+                            searched=4)
     held = {title for _, title in corpus.pairs["select"]}
     assert len(held) == 3 and not held & set(corpus.headlines) and not held & {t for _, t in corpus.pairs["pool"]}
     counts = corpus.write(tmp_path / "out")
     assert counts["select_pairs"] == 3 and counts["pool_pairs"] == 7
     assert set(read_lines(tmp_path / "out" / "select" / "title.txt")) == held
+
+
+def test_the_lm_reads_no_title_of_a_searched_article_not_even_a_copy_and_the_paper_protocol_reads_every_one(tmp_path):
+    """Under the default protocol the LM reads the titles of the pool articles after the searched first N and
+    the extra headlines, less any line equal to a searched article's title (pool's first N, dev's, test's);
+    `all` is the paper's: every pool title, then every extra headline."""
+    pool = _rush(tmp_path, "pool", [f"article {i}" for i in range(12)], [f"title {i}" for i in range(12)])
+    test = _rush(tmp_path, "test", ["test article"], ["ref"])
+    plain = build_gigaword(pool, test, dev_size=2, seed=0, lm_titles=ALL_TITLES)
+    searched = [title for _, title in plain.pairs["pool"][:4]]
+    dev = [title for _, title in plain.pairs["dev"]]
+    extra = write(tmp_path / "extra.txt", "".join(f"{line}\n" for line in ["other news", searched[0], dev[0], "ref"]))
+    paper = build_gigaword(pool, test, dev_size=2, seed=0, extra_headlines=[extra], lm_titles=ALL_TITLES)
+    assert paper.headlines == [title for _, title in paper.pairs["pool"]] + ["other news", searched[0], dev[0], "ref"]
+    corpus = build_gigaword(pool, test, dev_size=2, seed=0, extra_headlines=[extra], searched=4)
+    assert corpus.pairs == paper.pairs, "the protocol changes the LM's corpus, never the splits"
+    assert corpus.headlines == [title for _, title in corpus.pairs["pool"][4:]] + ["other news"]
+    read = set(corpus.headlines)
+    assert not read & set(searched) and not read & set(dev) and "ref" not in read
+    assert corpus.stats["lm_searched_titles_left_out"] == 4 and corpus.stats["lm_copies_of_searched_titles_left_out"] == 3
+    whole = build_gigaword(pool, test, dev_size=2, seed=0, extra_headlines=[extra])  # every pool article searched
+    assert whole.headlines == ["other news"] and whole.stats["lm_searched_titles_left_out"] == len(whole.pairs["pool"])
+    with pytest.raises(NausError, match="would read no headline.*data.lm_titles"):
+        build_gigaword(pool, test, dev_size=2, seed=0)
 
 
 def test_read_duc2004(tmp_path):
@@ -146,8 +172,13 @@ def test_gigaword_sample_data_counts(shared_data, tmp_path):
         (shared_data / "gigaword/test/input.txt", shared_data / "gigaword/test/task1_ref0.txt"),
         dev_size=500,
         seed=0,
+        extra_headlines=[shared_data / "headlines/extra_titles.txt"],
+        searched=16842,
     )
     assert len(corpus.pairs["test"]) == 1951
+    lm_lines, searched = set(corpus.headlines), {title for _, title in corpus.pairs["pool"][:16842]}
+    assert not lm_lines & searched and not lm_lines & {title for _, title in corpus.pairs["dev"]}
+    assert corpus.stats["lm_searched_titles_left_out"] == 16842
     assert len(corpus.pairs["pool"]) + len(corpus.pairs["dev"]) <= 36183
     assert all("<unk>" not in a for a, _ in corpus.pairs["pool"])
 

@@ -1,4 +1,5 @@
-# What the data step writes under build/{profile}/data: the LM's headlines, pool, dev and test pairs, and the
+# What the data step writes under build/{profile}/data: the LM's headlines (data.lm_titles: by default no title of
+# an article any search labels, so the data step reads search.pool_limit), pool, dev and test pairs, and the
 # second dev split and DUC2004 where the profile has them.
 SPLITS = ["pool", "dev", "test"] + (["select"] if config["data"]["select_size"] else [])
 DATA_OUTPUTS = {
@@ -16,7 +17,8 @@ if config["data"]["source"] == "demo":
             **DATA_OUTPUTS,
         params:
             flags=flags(
-                {k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed")}
+                {k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed", "lm_titles")}
+                | {"searched": config["search"]["pool_limit"]}
             ),
             cache=os.path.expanduser("~/.cache/naus"),
             out=lambda w, output: os.path.dirname(output.stats),
@@ -65,7 +67,10 @@ else:
         output:
             **DATA_OUTPUTS,
         params:
-            flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "seed")}),
+            flags=flags(
+                {k: config["data"][k] for k in ("dev_size", "select_size", "seed", "lm_titles")}
+                | {"searched": config["search"]["pool_limit"]}  # the searched pool articles' titles stay out of the LM
+            ),
             duc=lambda w: (
                 f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}"
                 if config["data"].get("duc_dir")

@@ -4,9 +4,11 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PROFILE ?= demo
 CONFIG := config/$(PROFILE).yaml
-# A profile is a file of config/ (lease-*.yaml are overlays of one, not profiles).
-ifeq ($(wildcard $(CONFIG)),)
-$(error no profile '$(PROFILE)': the profiles are $(filter-out lease-%,$(basename $(notdir $(wildcard config/*.yaml)))))
+# A profile is the name of a file of config/ (lease-*.yaml are overlays of one, not profiles): one word, so that no
+# target (`clean` least of all) sees a path or a second word.
+PROFILES := $(filter-out lease-%,$(basename $(notdir $(wildcard config/*.yaml))))
+ifneq ($(words $(PROFILE)) $(filter $(PROFILES),$(PROFILE)),1 $(PROFILE))
+$(error no profile '$(PROFILE)': the profiles are $(PROFILES))
 endif
 # The profile dvc.yaml versions (its stages run Snakemake with this config file).
 DVC_TRACKED := $(shell grep -l -- '--configfile $(CONFIG) ' dvc.yaml)

@@ -375,13 +375,13 @@ def _scoring_commands(sub) -> None:
              ("--length", {"type": _non_negative, **IN, "help": "L words (0: the whole line)"}), ("--out", OUT))
 
 def _portable_cpu_kernels() -> None:
-    """The CPU kernels an AVX2 machine runs, on any x86-64 machine: torch's and oneDNN's AVX-512 code sums in
-    another order (a demo student trained with them differs from the AVX2 one by up to 3e-4 in a weight after
-    150 steps), and every x86-64 CPU of the last decade has AVX2 (on an AVX-512 EPYC it cost 1% of a student's
-    training time). Set before torch loads; a setting of the user's own wins."""
+    """The CPU kernels an AVX2 machine runs, on any x86-64 machine, so that a student has the same bytes on each:
+    torch's, oneDNN's and MKL's AVX-512 code sums in another order (a demo student differed by up to 3e-4 in a weight
+    after 150 steps; MKL, torch's matrix products, heeds only its own MKL_CBWR). Every x86-64 CPU of the last decade
+    has AVX2 (the pin cost 1% of a student's training time on an AVX-512 EPYC). Set before torch loads; a user's wins."""
     if platform.machine().lower() in ("x86_64", "amd64"):
-        os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
-        os.environ.setdefault("ONEDNN_MAX_CPU_ISA", "AVX2")
+        for variable, value in (("ATEN_CPU_CAPABILITY", "avx2"), ("ONEDNN_MAX_CPU_ISA", "AVX2"), ("MKL_CBWR", "AVX2")):
+            os.environ.setdefault(variable, value)
 
 
 def limit_threads(threads: int) -> None:

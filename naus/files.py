@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import hashlib
 import itertools
 import json
 import math
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -77,7 +79,10 @@ def _naming(err: OSError, path: Path, tmp: str | None = None) -> OSError:
     """An error that names no file (a write's: a full disk) or only our temporary one, naming `path`."""
     if err.filename is not None and err.filename != tmp:
         return err
-    return type(err)(err.errno, err.strerror or str(err), str(path))
+    try:
+        return type(err)(err.errno, err.strerror or str(err), str(path))
+    except TypeError:  # a subclass built otherwise (urllib's URLError)
+        return OSError(err.errno, err.strerror or str(err), str(path))
 
 
 class OutputLock:
@@ -86,7 +91,8 @@ class OutputLock:
 
     The kernel drops the lock when its holder exits or is killed, so a stale file never blocks
     anyone; the file is removed on `release` while still locked, and a writer that locked a file
-    removed under it (a race with that release) tries again.
+    removed under it (a race with that release) tries again. Only a lock is ever truncated or removed: a
+    link at `<path>.lock`, or a file there that no writer made (its text is not a holder's line), is refused.
     """
 
     def __init__(self, path: str | os.PathLike):
@@ -96,7 +102,7 @@ class OutputLock:
         self.path = Path(f"{path}.lock")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            fd = self._open(path)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -105,14 +111,40 @@ class OutputLock:
                 raise NausError(f"{path}: being written by {holder} (its lock: {self.path}); "
                                 "wait for it to end or stop it, then run again") from None
             try:
-                if os.fstat(fd).st_ino == os.stat(self.path).st_ino:
+                if os.fstat(fd).st_ino == os.stat(self.path, follow_symlinks=False).st_ino:
                     break
             except FileNotFoundError:
                 pass
             os.close(fd)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        text = os.pread(fd, 201, 0).decode("utf-8", "replace")
+        if text and not re.fullmatch(r"process \d+ on [^\n]{0,100}\n", text):
+            os.close(fd)
+            raise NausError(f"{self.path}: a file that is not a lock of naus is where the lock of {path} goes; "
+                            "move it away or write the output elsewhere")
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        except OSError as err:  # a full disk: the lock this writer made goes with it, and the message names it
+            os.unlink(self.path)
+            os.close(fd)
+            raise NausError(f"{self.path}: could not write the lock of {path} ({err.strerror or err})") from None
         self.fd: int | None = fd
+
+    def _open(self, path) -> int:
+        """The lock file, created or opened, never through a link, never a file that has other names."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
+        except OSError as err:
+            if err.errno != errno.ELOOP:
+                raise
+            raise NausError(f"{self.path}: a symbolic link is where the lock of {path} goes; remove the link "
+                            "(naus never writes through it) or write the output elsewhere") from None
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            os.close(fd)
+            raise NausError(f"{self.path}: {'a hard-linked file' if stat.S_ISREG(info.st_mode) else 'not a file'} "
+                            f"is where the lock of {path} goes; move it away or write the output elsewhere")
+        return fd
 
     def release(self) -> None:
         if self.fd is not None:
@@ -126,6 +158,19 @@ class OutputLock:
 
     def __exit__(self, *exc) -> None:
         self.release()
+
+
+def remove_temporaries(directory: str | os.PathLike, names: Iterable[str]) -> int:
+    """Remove the temporary files `atomic_open` left in `directory` for these names when their writer was killed
+    (`kill -9`, a lost node: nothing ran its clean-up); only the holder of the directory's `OutputLock` may call
+    it. Returns how many it removed."""
+    removed = 0
+    for name in names:
+        for path in Path(directory).glob(f".{glob.escape(name)}.*.tmp"):
+            if path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed += 1
+    return removed
 
 
 def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> int:

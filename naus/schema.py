@@ -90,6 +90,9 @@ def validate(config: dict, schema: dict, set_default: bool) -> None:
     import jsonschema
 
     validator = jsonschema.Draft202012Validator
+    # JSON Schema's integer takes 100.0; a rule's `range(...)` or a dataclass's check would then fail in a job
+    validator = jsonschema.validators.extend(validator, type_checker=validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)))
     if set_default:
         check_properties = validator.VALIDATORS["properties"]
 

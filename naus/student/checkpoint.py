@@ -8,6 +8,7 @@ It is read with `torch.load(weights_only=True)`: tensors and plain Python values
 from __future__ import annotations
 
 import dataclasses
+import sys
 from pathlib import Path
 
 import torch
@@ -22,11 +23,25 @@ FORMAT = "naus-ctc-1"
 RESUME = ("optimizer", "scheduler", "state", "rng")  # what last.pt holds beyond the weights
 
 
+def _canonical(value):
+    """`value` with every string interned: pickle writes a string once per object, so a state read back from a
+    checkpoint (its own string objects) beside the code's literals would give other bytes than the same state
+    never saved. Interned, equal strings are one object: a resumed run's checkpoint is an uninterrupted one's."""
+    if isinstance(value, str):
+        return sys.intern(value)
+    if isinstance(value, dict):
+        return {_canonical(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_canonical(v) for v in value)
+    return value
+
+
 def save_checkpoint(path: str | Path, payload: dict) -> None:
-    """Written whole or not at all (a full disk leaves the previous checkpoint in place)."""
+    """Written whole or not at all (a full disk leaves the previous checkpoint in place); the same payload gives
+    the same bytes, however it was made (`_canonical`)."""
     try:
         with atomic_open(path, "wb") as handle:
-            torch.save(payload, handle)
+            torch.save(_canonical(payload), handle)
     except RuntimeError as err:  # torch's zip writer reports a failed write (ENOSPC, EIO) this way
         raise NausError(f"{path}: could not write the checkpoint ({str(err).splitlines()[0]}); the previous one "
                         "is kept") from None

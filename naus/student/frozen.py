@@ -30,12 +30,24 @@ MAX_WORDS = 1 << 24  # the states of 16.8M words (a pool of 500,000 sentences; 1
 HINT = "made by `naus encode-states`"
 
 
+def digests(lines: list[str]) -> np.ndarray:
+    """Each sentence's SHA-256 ([sentences, 32] bytes) as the encoder reads it (its words, single-spaced): what
+    states are checked against, so that states of an edited or reordered file are refused, not learned from."""
+    import hashlib
+
+    return np.array([np.frombuffer(hashlib.sha256(" ".join(line.split()).encode()).digest(), dtype=np.uint8)
+                     for line in lines], dtype=np.uint8).reshape(len(lines), 32)
+
+
 @dataclass
 class States:
-    """Each sentence's word states, [words, WIDTH] fp16, in one flat array with the rows' offsets."""
+    """Each sentence's word states, [words, WIDTH] fp16, in one flat array with the rows' offsets, and the SHA-256
+    of each sentence they encode (`digests`)."""
 
     flat: np.ndarray  # [total words, WIDTH] float16
     offsets: np.ndarray  # [sentences + 1] int64
+    sentences: np.ndarray  # [sentences, 32] uint8: their digests
+    source: str = "the states given"  # the file they were read from, for messages
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -52,35 +64,41 @@ class States:
         rows = list(rows)
         if rows == list(range(rows[0], rows[0] + len(rows))) if rows else False:
             start, stop = self.offsets[rows[0]], self.offsets[rows[-1] + 1]
-            return States(self.flat[start:stop], self.offsets[rows[0] : rows[-1] + 2] - start)
+            return States(self.flat[start:stop], self.offsets[rows[0] : rows[-1] + 2] - start,
+                          self.sentences[rows[0] : rows[-1] + 1], self.source)
         parts = [self[i] for i in rows]
         offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts], dtype=np.int64)]).astype(np.int64)
         flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
-        return States(flat, offsets)
+        return States(flat, offsets, self.sentences[rows].reshape(len(rows), 32), self.source)
 
-    def check_lines(self, lines: list[str], path: str | Path) -> None:
-        """Refuse states that are not these lines' (another file's, or the file changed since)."""
+    def check_lines(self, lines: list[str], path: str | Path, hint: str = "run `naus encode-states` on it") -> None:
+        """Refuse states that are not these lines' (another file's, or the file edited or reordered since), naming
+        the first sentence that differs."""
         if len(lines) != len(self):
             raise NausError(f"{path}: states of {len(self)} sentences, but the text has {len(lines)} lines "
-                            "(states of another file? run `naus encode-states` on it)")
-        counts = self.words()
-        bad = next((i for i, line in enumerate(lines) if len(line.split()) != counts[i]), None)
-        if bad is not None:
-            raise NausError(f"{path}: sentence {bad + 1} has {counts[bad]} word states but "
-                            f"{len(lines[bad].split())} words (states of another file? run `naus encode-states` on it)")
+                            f"(states of another file? {hint})")
+        bad = np.flatnonzero((digests(lines) != self.sentences).any(axis=1))
+        if len(bad):
+            raise NausError(f"{path}: the states of sentence {bad[0] + 1} (and {len(bad) - 1} more) encode another "
+                            f"sentence than line {bad[0] + 1} of the text (states of another file, or of the file "
+                            f"before an edit? {hint})")
 
     def save(self, path: str | Path) -> None:
         with atomic_open(path, "wb") as handle:
-            np.savez(handle, flat=self.flat, offsets=self.offsets)
+            np.savez(handle, flat=self.flat, offsets=self.offsets, sentences=self.sentences)
 
     @classmethod
     def load(cls, path: str | Path) -> "States":
-        arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,))},
-                          MAX_WORDS * WIDTH)
-        flat, offsets = arrays["flat"].astype(np.float16, copy=False), arrays["offsets"].astype(np.int64)
-        if len(offsets) == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != len(flat):
-            raise NausError(f"{path}: its offsets do not index its states ({HINT})")
-        return cls(flat, offsets)
+        arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,)),
+                                                                "sentences": ("u", (None, 32))}, MAX_WORDS * WIDTH)
+        flat, offsets = arrays["flat"], arrays["offsets"].astype(np.int64)
+        if len(offsets) == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != len(flat) \
+                or len(arrays["sentences"]) != len(offsets) - 1:
+            raise NausError(f"{path}: its offsets do not index its states and sentences ({HINT})")
+        if not np.isfinite(flat).all() or (len(flat) and np.abs(flat).max() > np.finfo(np.float16).max):
+            raise NausError(f"{path}: frozen states hold NaN, infinite or numbers beyond float16's range "
+                            f"({np.finfo(np.float16).max:g}); {HINT} are MiniLM's, of order 1")
+        return cls(flat.astype(np.float16, copy=False), offsets, arrays["sentences"].astype(np.uint8), str(path))
 
 
 class MiniLM:
@@ -157,7 +175,8 @@ class Encoder:
                 if meter:
                     meter.update(len(rows))
         offsets = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)]).astype(np.int64)
-        return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets)
+        return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets,
+                      digests(sentences))
 
 
 @functools.lru_cache(maxsize=1)
@@ -166,11 +185,13 @@ def encoder() -> Encoder:
     return Encoder()
 
 
-def encode_file(source: str | Path, out: str | Path) -> None:
-    """`naus encode-states`: the states of every line of `source`."""
+def encode_file(source: str | Path, out: str | Path, raw: bool = False) -> None:
+    """`naus encode-states`: the states of every line of `source` (`raw`: of each line as `naus summarize` reads
+    raw text, normalised, so that its states are the ones it checks against)."""
     from naus.files import read_lines
+    from naus.text import normalize
 
-    lines = read_lines(source)
+    lines = [normalize(line) for line in read_lines(source)] if raw else read_lines(source)
     tick = time.perf_counter()
     states = encoder().encode(lines, progress=True)
     states.save(out)

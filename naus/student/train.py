@@ -28,11 +28,11 @@ import torch
 from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
-from naus.files import OutputLock, iter_parallel, write_json
+from naus.files import OutputLock, iter_parallel, remove_temporaries, write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
-from naus.student.frozen import States
+from naus.student.frozen import States, digests
 from naus.provenance import check_same_provenance, file_record, fingerprint
 from naus.student.vocab import Vocab
 
@@ -139,9 +139,10 @@ def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, m
         nonlocal dropped
         for line, (src, tgt) in enumerate(iter_parallel(source_path, target_path)):
             ids = vocab.encode(src)
-            if states is not None and (line >= len(states) or len(ids) != states.words()[line]):
-                raise NausError(f"{states_path}: no states of {len(ids)} words for line {line + 1} of {source_path} "
-                                "(states of another file? run `naus encode-states` on it)")
+            if states is not None and (line >= len(states) or len(ids) != states.words()[line]
+                                       or (digests([src])[0] != states.sentences[line]).any()):
+                raise NausError(f"{states_path}: no states of line {line + 1} of {source_path} (states of another "
+                                "file, or of the file before an edit? run `naus encode-states` on it)")
             if not ids or len(ids) > max_len:
                 dropped += 1
                 continue
@@ -259,6 +260,8 @@ def train(
     history.json with best.pt's sha256: what a history brought back from another machine is checked
     against (`naus import-run`), and what the report compares with the configuration (`naus.fingerprints`)."""
     with OutputLock(out_dir):
+        if removed := remove_temporaries(out_dir, ("last.pt", "best.pt", "history.json", "vocab.txt")):
+            log.info("%s: removed %d temporary files of a run that was killed", out_dir, removed)
         run = _Run(pairs, dev, vocab, model_config, config, Path(out_dir))
         if resume:
             run.resume()
@@ -294,7 +297,7 @@ class _Run:
         )
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: inverse_sqrt(s + 1, config.warmup))
         self.state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0,
-                      "stale": 0}
+                      "stale": 0, "window": []}  # window: the training losses since the last history entry
         self.provenance_record = provenance(pairs, dev, vocab, model_config, config)
         self.started, self.first_step, self.tokens_seen = time.perf_counter(), 0, 0
 
@@ -340,15 +343,16 @@ class _Run:
     def loop(self) -> None:
         """Epochs of seeded batches until the budget or patience runs out; reports, evaluates and saves on the way."""
         self.model.train()
-        self.started, window = time.perf_counter(), []
+        self.started = time.perf_counter()
         state, config = self.state, self.config
+        state.setdefault("window", [])  # in the checkpoint, so that a resumed run's entries are an uninterrupted one's
         while self.go_on():
             batches = make_batches(self.lengths, config.max_tokens, config.seed, state["epoch"])
             while state["position"] < len(batches) and self.go_on():
-                window.append(self.step(batches[state["position"]]))
+                state["window"].append(self.step(batches[state["position"]]))
                 if state["step"] % config.eval_every == 0 or state["step"] == config.max_steps:
-                    self.evaluate(window)
-                    window = []
+                    self.evaluate(state["window"])
+                    state["window"] = []
                 if state["step"] % config.checkpoint_every == 0 or not self.go_on():
                     if not all(bool(torch.isfinite(p).all()) for p in self.model.parameters()):
                         _diverged("weights that are not finite", state["step"], self.last)

@@ -11,6 +11,7 @@ from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from naus.student.train import Pairs, collate, train
 from naus.student.vocab import Vocab
+from naus.files import sha256sum
 from tests.helpers import write
 
 
@@ -81,11 +82,15 @@ def test_resume_gives_the_same_weights_as_an_uninterrupted_run(tmp_path):
     common = dict(max_tokens=64, lr=1e-3, warmup=5, checkpoint_every=7, eval_every=7, device="cpu", seed=3)
     train(pairs, None, vocab, model_config, TrainConfig(max_steps=20, **common), tmp_path / "whole")
     train(pairs, None, vocab, model_config, TrainConfig(max_steps=7, **common), tmp_path / "split")
+    killed = [write(tmp_path / "split" / f".{name}.k1ll3d.tmp", "half a checkpoint") for name in ("last.pt", "best.pt")]
     train(pairs, None, vocab, model_config, TrainConfig(max_steps=20, **common), tmp_path / "split", resume=True)
+    assert not any(path.exists() for path in killed), "the temporaries of a killed run are removed on resume"
     whole = load_checkpoint(tmp_path / "whole" / "last.pt")["model"]
     split = load_checkpoint(tmp_path / "split" / "last.pt")["model"]
     for name in whole:
         assert torch.equal(whole[name], split[name]), name
+    for name in ("last.pt", "best.pt"):  # the history's training losses too: the same bytes
+        assert sha256sum(tmp_path / "whole" / name) == sha256sum(tmp_path / "split" / name), name
 
 
 def test_corrupt_or_mismatched_checkpoint(tmp_path):
@@ -200,8 +205,11 @@ def test_a_last_checkpoint_without_the_architecture_mark_is_refused_as_a_best_on
     assert "\n" not in str(err.value) and (tmp_path / "old" / "last.pt").read_bytes() == before
 
 
+PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")  # naus.cli._portable_cpu_kernels
+
+
 def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, env):
-    """`naus` pins torch and oneDNN to their AVX2 kernels, so a student is the same on an AVX2 and an AVX-512
+    """`naus` pins torch, oneDNN and MKL to their AVX2 kernels, so a student is the same on an AVX2 and an AVX-512
     machine: a run equals one with AVX2 asked for explicitly, and, where the CPU has AVX-512, differs from one
     with AVX-512 asked for (which is what an unpinned run on that CPU would be)."""
     import platform
@@ -219,12 +227,14 @@ def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, 
                    "--n-heads", "4", "--n-layers", "2", "--d-ff", "128", "--max-len", "32", "--max-steps", "10",
                    "--max-tokens", "128", "--warmup", "5", "--lr", "3e-3", "--out", tmp_path / name]
         done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
-                              env={k: v for k, v in env.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-                              | isa)
+                              env={k: v for k, v in env.items() if k not in PINS} | isa)
         assert done.returncode == 0, done.stderr[-2000:]
+        if "MKL_VERBOSE" in isa:  # MKL in its reproducible mode (CNR), never the CPU's own pick (CNR:OFF)
+            assert "CNR:" in done.stdout and "CNR:OFF" not in done.stdout, done.stdout[-500:]
         return load_checkpoint(tmp_path / name / "best.pt")["model"]
 
-    pinned, avx2 = weights("pinned"), weights("avx2", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2")
+    pinned = weights("pinned", MKL_VERBOSE="1")
+    avx2 = weights("avx2", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2", MKL_CBWR="AVX2")
     assert all(torch.equal(pinned[k], avx2[k]) for k in pinned)
     if "avx512f" in open("/proc/cpuinfo").read():
         wide = weights("avx512", ATEN_CPU_CAPABILITY="avx512", ONEDNN_MAX_CPU_ISA="AVX512_CORE")

@@ -95,21 +95,19 @@ def test_the_api_refuses_a_path_given_as_states(good):
         Summarizer.from_checkpoint(good["checkpoint"]).summarize(["police arrest"], states="x.npz")
 
 
-@pytest.mark.parametrize("kind", ["file", "fifo", "missing", "empty directory"])
-def test_a_data_directory_that_is_none_or_lacks_a_file_is_one_line_before_the_dag(tmp_path, env, kind):
+@pytest.mark.parametrize("kind", ["file", "fifo", "missing"])
+def test_a_data_directory_that_is_none_is_one_line_before_the_dag(tmp_path, env, kind):
     """NAUS_DATA naming a file, a FIFO or nothing gave Snakemake's MissingInputException, many lines long."""
     path = tmp_path / "data"
     if kind == "file":
         write(path, "not a directory\n")
     elif kind == "fifo":
         os.mkfifo(path)
-    elif kind == "empty directory":
-        path.mkdir()
     result = subprocess.run(["snakemake", "-n", "--configfile", "config/gigaword-sample.yaml"], cwd=ROOT,
                             capture_output=True, text=True, env={**env, "NAUS_DATA": str(path)}, timeout=120)
     last = result.stderr.strip().splitlines()[-1]
     assert result.returncode != 0 and last.startswith(f"naus: error: {path}") and "Traceback" not in result.stderr
-    assert ("config key data.pool_article names no file" if kind == "empty directory" else "NAUS_DATA names") in last
+    assert "NAUS_DATA names" in last
 
 
 def test_a_download_is_capped_and_written_with_the_umasks_permissions(tmp_path):

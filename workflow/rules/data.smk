@@ -17,7 +17,10 @@ if config["data"]["source"] == "demo":
             **DATA_OUTPUTS,
         params:
             flags=flags(
-                {k: config["data"][k] for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed", "lm_titles")}
+                {
+                    k: config["data"][k]
+                    for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed", "lm_titles")
+                }
                 | {"searched": config["search"]["pool_limit"]}
             ),
             cache=os.path.expanduser("~/.cache/naus"),

@@ -89,11 +89,11 @@ def export_onnx_command(args: argparse.Namespace) -> None:
 
 def search_command(args: argparse.Namespace) -> None:
     from naus.files import check_file, read_lines, sha256sum, write_json
-    from naus.teacher.lm import LanguageModel
-    from naus.teacher.search import Teacher, fit_estimate, label_shard
     from naus.settings import FIT_SENTENCES, FIT_STATES, LEARNED, SearchConfig, check_learned_estimate
+    from naus.teacher.build import build_teacher
+    from naus.teacher.lm import LanguageModel
+    from naus.teacher.search import label_shard
     from naus.teacher.shards import ResumableOutput
-    from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
@@ -119,35 +119,34 @@ def search_command(args: argparse.Namespace) -> None:
     elif fit:
         parameters.update(estimate=f"fitted on the input's first {FIT_SENTENCES} sentences, {FIT_STATES} states each")
     with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
-        teacher = Teacher(
-            language_model,
-            config,
-            static=StaticEmbedder(args.static) if args.static else None,
-            contextual=ContextualEmbedder(args.device, onnx=args.onnx) if args.rerank_k > 0 else None,
-            estimate=LearnedEstimate.load(args.estimate) if args.estimate else None,
-        )
         if fit:
             log.info("fitting the learned estimate for L = %s on the input's first %d sentences (`naus fit-estimate` "
                      "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
-            teacher.estimate, _ = fit_estimate(teacher, sources[:FIT_SENTENCES], FIT_STATES)
+        teacher = build_teacher(language_model, config.length, ratio=config.ratio, onnx=args.onnx,
+                                estimate=args.estimate, fit_on=sources, static=args.static, device=args.device,
+                                estimator=args.estimator, **_search_settings(config))
         searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
                                         f"{args.shard[0]}/{args.shard[1]}")
     if args.timing:  # its own file: the records stay byte-identical from run to run
         write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
 
 
+def _search_settings(config) -> dict:
+    """A SearchConfig's fields as `build_teacher` takes them: all but the target, which it takes by name."""
+    return {k: v for k, v in dataclasses.asdict(config).items() if k not in ("length", "ratio")}
+
+
 def fit_estimate_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
-    from naus.teacher.lm import LanguageModel
-    from naus.teacher.search import Teacher, fit_estimate
-    from naus.settings import SearchConfig, check_learned_estimate
-    from naus.teacher.similarity import ContextualEmbedder, StaticEmbedder
+    from naus.settings import IN_CONTEXT, SearchConfig, check_learned_estimate
+    from naus.teacher.build import build_teacher
+    from naus.teacher.search import fit_estimate
 
     config = _settings(args, SearchConfig, length=args.length)
     check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
-    teacher = Teacher(LanguageModel(args.lm), config, StaticEmbedder(args.static) if args.static else None,
-                      ContextualEmbedder(args.device, onnx=args.onnx))
+    teacher = build_teacher(args.lm, args.length, onnx=args.onnx, static=args.static, device=args.device,
+                            estimator=IN_CONTEXT, **_search_settings(config))  # the estimate fits the in-context one
     estimate, states = fit_estimate(teacher, sources, args.states)
     estimate.save(args.out)
     _done(args.out, f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")
@@ -188,36 +187,15 @@ def lead_command(args: argparse.Namespace) -> None:
 
 
 def train_command(args: argparse.Namespace) -> None:
-    from naus.architectures import ARCHITECTURES
-    from naus.files import iter_parallel
-    from naus.provenance import file_record
     from naus.settings import ModelConfig, TrainConfig
-    from naus.student.train import load_pairs, train
-    from naus.student.vocab import Vocab
+    from naus.student.build import train_student
 
-    arch = ARCHITECTURES[args.arch]
-    if arch.frozen != bool(args.train_states) or bool(args.dev_states) != (arch.frozen and bool(args.dev_source)):
-        raise NausError("--train-states, and --dev-states with --dev-source, are given for a student on frozen states "
-                        f"(`naus encode-states`; naus-copy) and only for one: not for --arch {args.arch}")
-    sources = [args.train_source] + ([args.dev_source] if arch.frozen and args.dev_source else [])
-    # a student on frozen states copies words, its ids only tell them apart: every word of its sources, no <unk>
-    vocab = Vocab.build((line for path in sources for line, in iter_parallel(path)), 1 if arch.frozen else args.min_count)
-    model_config = _settings(args, ModelConfig, vocab_size=len(vocab), arch=args.arch)
-    asked = model_config.to_dict()  # the settings the report compares with the configuration
-    if arch.pretrained:
-        from naus.student.pretrained import minilm_shape
-        model_config = dataclasses.replace(model_config, **minilm_shape(model_config.max_len))
-        log.info("%s: the shape of all-MiniLM-L6-v2 (%d layers x %d, %d heads), not --d-model and the like",
-                 args.arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
-    config = _settings(args, TrainConfig)
-    pairs = load_pairs(args.train_source, args.train_target, vocab, args.max_len, args.train_states).head(args.fraction)
-    dev = load_pairs(args.dev_source, args.dev_target, vocab, args.max_len, args.dev_states) if args.dev_source else None
-    log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
-    inputs = {name: file_record(getattr(args, name)) for name in ("train_source", "train_target", "dev_source",
-                                                                    "dev_target", "train_states", "dev_states")
-              if getattr(args, name)}
-    train(pairs, dev, vocab, model_config, config, args.out, resume=args.resume, timing=args.timing,
-          made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})
+    model = {spec.name: getattr(args, spec.name) for spec in dataclasses.fields(ModelConfig)
+             if spec.name not in ("vocab_size", "arch") and hasattr(args, spec.name)}
+    train_student(args.train_source, args.train_target, args.out, args.arch, model=model,
+                  config=_settings(args, TrainConfig), dev_source=args.dev_source, dev_target=args.dev_target,
+                  train_states=args.train_states, dev_states=args.dev_states, fraction=args.fraction,
+                  resume=args.resume, timing=args.timing)
 
 
 def encode_states_command(args: argparse.Namespace) -> None:

@@ -1,2 +1,3 @@
 """The students: their vocabulary (`vocab`), networks (`model`), checkpoints (`checkpoint`), CTC training on
-the search output (`train`) and the MiniLM initialisation (`pretrained`)."""
+the search output (`train`; from files in one call, `build.train_student`) and the MiniLM initialisation
+(`pretrained`)."""

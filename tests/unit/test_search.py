@@ -401,3 +401,20 @@ def test_the_command_lines_default_teacher_is_the_profiles_fast_one(lm3_file, tm
     refused = naus_main(["search", *common, "--estimator", "in-context", "--estimate", tmp_path / "estimate.npz",
                          "--out", tmp_path / "both.jsonl"], capsys)
     assert refused.returncode == 2 and "--estimate is a learned estimate" in refused.stderr
+
+
+def test_build_teacher_is_naus_searchs_default_and_refuses_what_the_command_line_refuses(lm3, tmp_path):
+    """One call for the teacher `naus search` runs: the default preset's settings under the caller's, and the same
+    refusals (an estimate with the in-context estimator, a learned one with nothing to read or fit it on)."""
+    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+    from naus.teacher.build import build_teacher
+
+    teacher = build_teacher(lm3, 3, rerank_k=0)
+    assert teacher.config.rerank_exact == TEACHER_PRESETS[DEFAULT_PRESET]["rerank_exact"]
+    assert len(teacher.summarize([(0, "police arrest five protesters in paris")])[0].summary.split()) == 3
+    with pytest.raises(NausError, match="the estimator must be 'learned'"):
+        build_teacher(lm3, 3, estimate=tmp_path / "e.npz", estimator="in-context")
+    with pytest.raises(NausError, match="preset 'quick' is not one of"):
+        build_teacher(lm3, 3, preset="quick")
+    with pytest.raises(NausError, match="give estimate= .* or fit_on="):
+        build_teacher(lm3, 3, rerank_k=5)

@@ -19,6 +19,8 @@ AS_RUN = (
     # groups (`make dryrun PROFILE=gigaword-sample` plans that profile)
     (r"(workflow/profiles/slurm --configfile config/)gigaword-sample(\.yaml -n)$", r"\1demo\2"),
     (r"build/demo/train/L8", "build/micro/train/L4"),
+    (r"(estimate-L|search/pool/L)(10|8)\b", r"\g<1>4"),  # the micro run's one length
+    (r"build/demo/", "build/micro/"),
     (r"results/demo", "results/micro"),
 )
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build

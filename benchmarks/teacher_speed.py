@@ -36,7 +36,7 @@ os.environ["OMP_NUM_THREADS"] = "1"  # one thread, as each search shard of the w
 
 import numpy as np  # noqa: E402
 
-from benchmarks.studies.teacher_cost import cpu_name  # noqa: E402
+from benchmarks.machine import cpu_name, isa  # noqa: E402
 from naus import layout  # noqa: E402
 from naus.files import read_lines, write_json  # noqa: E402
 from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig  # noqa: E402
@@ -49,11 +49,6 @@ OUT = ROOT / "results/benchmarks/teacher_speed.json"
 HIDDEN, FFN, LAYERS = 384, 1536, 6  # all-MiniLM-L6-v2
 MACS_PER_TOKEN = LAYERS * (4 * HIDDEN * HIDDEN + 2 * HIDDEN * FFN)  # the matrix products' weights, once per token
 GEMM_OPS = {"DynamicQuantizeMatMul", "MatMulIntegerToFloat", "MatMulInteger", "MatMul", "FusedMatMul", "Gemm"}
-
-
-def isa() -> list[str]:
-    flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
-    return sorted({f for f in flags.split() if f in ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")})
 
 
 def timed_teacher(build: Path, length: int, onnx: Path, sentences: list[str]) -> tuple[dict, list[list[str]]]:

@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.machine import cpu_name
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.evaluation.evaluate import evaluate_files

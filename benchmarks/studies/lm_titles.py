@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.machine import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import lead, rouge
 from naus.files import read_json, read_lines, write_json

@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.machine import cpu_name
 from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json

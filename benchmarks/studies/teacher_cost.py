@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.machine import cpu_name
 from benchmarks.studies import teacher_quality as quality
 from naus.files import read_lines, write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
@@ -39,15 +40,6 @@ CANDIDATES = [
     {"rerank_k": 3200, "rerank_exact": 5},
     {"rerank_k": 200, "rerank_exact": 15},
 ]
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else the platform's word for it."""
-    try:
-        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor() or "unknown CPU"
 
 
 def profile(lm_path: str, onnx: str, articles: list[str], length: int) -> dict:

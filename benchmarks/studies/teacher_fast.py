@@ -23,7 +23,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.machine import cpu_name
 from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge

@@ -17,7 +17,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from benchmarks.studies.teacher_cost import cpu_name
+from benchmarks.machine import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json

@@ -39,7 +39,7 @@ import numpy as np  # noqa: E402
 from benchmarks.machine import cpu_name, isa  # noqa: E402
 from naus import layout  # noqa: E402
 from naus.files import read_lines, write_json  # noqa: E402
-from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS, SearchConfig  # noqa: E402
+from naus.settings import SearchConfig  # noqa: E402
 from naus.teacher.lm import LanguageModel  # noqa: E402
 from naus.teacher.search import Teacher  # noqa: E402
 from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, export_onnx  # noqa: E402
@@ -53,7 +53,7 @@ GEMM_OPS = {"DynamicQuantizeMatMul", "MatMulIntegerToFloat", "MatMulInteger", "M
 
 def timed_teacher(build: Path, length: int, onnx: Path, sentences: list[str]) -> tuple[dict, list[list[str]]]:
     """Seconds a sentence in each stage of the committed teacher, and the groups it encoded."""
-    config = SearchConfig(length=length, rerank_exact=TEACHER_PRESETS[DEFAULT_PRESET]["rerank_exact"])
+    config = SearchConfig(length=length)  # `naus search`'s teacher
     teacher = Teacher(LanguageModel(build / layout.LM_MODEL), config, contextual=ContextualEmbedder(onnx=onnx),
                       estimate=LearnedEstimate.load(build / layout.estimate(length)))
     seconds, groups = collections.Counter(), []

@@ -211,23 +211,17 @@ def _corpus_commands(sub) -> None:
 
 def _search_commands(sub) -> None:
     """The teacher: searching shards and merging them."""
-    from naus.settings import DEFAULT_PRESET, ESTIMATORS, FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS, SearchConfig
+    from naus.settings import FIT_SENTENCES, FIT_STATES, SearchConfig
 
-    teacher = TEACHER_PRESETS[DEFAULT_PRESET]  # every profile's: the command line's defaults too
-    search = _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
+    _command(sub, "search", commands.search_command, "the search teacher over (a shard of) a file of sentences",
              ("--input", SENTENCES), LM, _target(True, None),
              ("--min-length", {"type": _positive, "default": SearchConfig.min_length,
                                "help": "the shortest summary a --ratio gives (default: %(default)s)"}),
              ("--static", {"help": "static embedding table (needed when --gamma > 0)"}),
              ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"}),
-             ("--estimator", {"choices": ESTIMATORS, "default": teacher["estimator"],
-                              "help": "what chooses the --rerank-exact states encoded on their own: a learned estimate "
-                                      f"(--estimate, else one fitted on the input's first {FIT_SENTENCES} sentences, "
-                                      "about half a minute) or the in-context estimate; the `thorough` teacher: "
-                                      f"--estimator {TEACHER_PRESETS['thorough']['estimator']} --rerank-exact "
-                                      f"{SearchConfig.rerank_exact} (default: %(default)s)"}),
              ("--estimate", {"help": "a learned estimate of this length (`naus fit-estimate`), fitted once for every "
-                                     "shard"}),
+                                     f"shard (without it, one is fitted on the input's first {FIT_SENTENCES} "
+                                     "sentences)"}),
              ("--shard", {"type": _shard, "default": (0, 1), "help": "i/n: the i-th of n contiguous blocks"}),
              ("--limit", {"type": _non_negative, "default": 0, "help": "only the first N sentences (0: all)"}),
              ("--batch", {"type": _positive, "default": 64, "help": "sentences per flush of the output and progress line"}),
@@ -237,7 +231,6 @@ def _search_commands(sub) -> None:
              ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
                                                             "instead of refusing"}),
              settings=(SearchConfig,))
-    search.set_defaults(**{key: value for key, value in teacher.items() if key != "estimator"})
     _command(sub, "fit-estimate", commands.fit_estimate_command, "fit the learned estimate of one length on a file's first "
              "sentences (their states encoded on their own; no titles)", ("--input", SENTENCES), LM,
              ("--length", {"type": _positive, "required": True, "help": "summary length L in words"}),

@@ -97,11 +97,11 @@ def search_command(args: argparse.Namespace) -> None:
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
-    if args.estimate and args.estimator != LEARNED:
+    if args.estimate and config.estimator != LEARNED:
         raise NausError(f"--estimate is a learned estimate: give --estimator {LEARNED} with it, or drop it")
     if args.estimate:
         check_learned_estimate(config.rerank_k)
-    fit = args.estimator == LEARNED and not args.estimate and config.rerank_k > 0  # on the input's first sentences
+    fit = config.estimator == LEARNED and not args.estimate and config.rerank_k > 0  # on the input's first sentences
     sources = read_lines(args.input)
     language_model = LanguageModel(args.lm)
     total = min(len(sources), args.limit) if args.limit else len(sources)
@@ -124,7 +124,7 @@ def search_command(args: argparse.Namespace) -> None:
                      "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
         teacher = build_teacher(language_model, config.length, ratio=config.ratio, onnx=args.onnx,
                                 estimate=args.estimate, fit_on=sources, static=args.static, device=args.device,
-                                estimator=args.estimator, **_search_settings(config))
+                                **_search_settings(config))
         searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
                                         f"{args.shard[0]}/{args.shard[1]}")
     if args.timing:  # its own file: the records stay byte-identical from run to run
@@ -146,7 +146,7 @@ def fit_estimate_command(args: argparse.Namespace) -> None:
     check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
     teacher = build_teacher(args.lm, args.length, onnx=args.onnx, static=args.static, device=args.device,
-                            estimator=IN_CONTEXT, **_search_settings(config))  # the estimate fits the in-context one
+                            **{**_search_settings(config), "estimator": IN_CONTEXT})  # it corrects the in-context one
     estimate, states = fit_estimate(teacher, sources, args.states)
     estimate.save(args.out)
     _done(args.out, f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")

@@ -65,7 +65,6 @@ def definitions() -> dict:
         "table4_arch": {"enum": list(TABLE4_ARCHS)},
         "peer": {"enum": sorted(PEERS)},
         "preset": {"enum": sorted(settings.TEACHER_PRESETS)},
-        "estimator": {"enum": list(settings.ESTIMATORS)},
         "embedder": {"enum": list(settings.EMBEDDERS)},
     }
 

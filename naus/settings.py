@@ -145,11 +145,11 @@ IN_CONTEXT, LEARNED = ESTIMATORS = ("in-context", "learned")
 ONNX_INT8, TORCH = EMBEDDERS = ("onnx-int8", "torch")
 
 # Named teachers a profile can ask for (config key search.preset): the search keys each sets, under the
-# profile's own. `fast`, every profile's unless it names another: a learned estimate (`naus fit-estimate`)
-# chooses the 20 states encoded on their own; `thorough`: the in-context estimate chooses SearchConfig's 180,
-# about six times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json; 20 states, not
-# 30, for 0.045 s a sentence: teacher_fewer_states.json).
-TEACHER_PRESETS = {"fast": {"estimator": LEARNED, "rerank_exact": 20}, "thorough": {"estimator": IN_CONTEXT}}
+# profile's own. `fast`, every profile's unless it names another, is SearchConfig's defaults: a learned estimate
+# (`naus fit-estimate`) chooses the 20 states encoded on their own; `thorough`: the in-context estimate chooses
+# 180, about six times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json; 20 states,
+# not 30, for 0.045 s a sentence: teacher_fewer_states.json).
+TEACHER_PRESETS = {"fast": {}, "thorough": {"estimator": IN_CONTEXT, "rerank_exact": 180}}
 DEFAULT_PRESET = "fast"
 
 
@@ -169,10 +169,9 @@ FIT_SENTENCES, FIT_STATES = 300, 60
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """The search teacher. Defaults chosen on the dev split at L = 10 and 8
-    (results/benchmarks/teacher_quality.json, teacher_cascade.json): the paper's hill-climbing budget,
-    the 1,600 best distinct states re-ranked, the 180 the in-context estimate ranks best (its similarity
-    weighted twice the re-ranking's: it is a flatter guess) encoded on their own."""
+    """The search teacher; its defaults are the teacher `naus search` and every profile run (the `fast` preset),
+    chosen on two dev splits at L = 10 and 8 (results/benchmarks/teacher_default.json): the paper's hill-climbing
+    budget, the 1,600 best distinct states re-ranked, the 20 a learned estimate ranks best encoded on their own."""
 
     length: int | None = 10
     ratio: float | None = None
@@ -181,8 +180,11 @@ class SearchConfig:
     gamma: float = setting(0.0, "static similarity exponent in hill climbing (needs --static)", minimum=0)
     rerank_k: int = setting(1600, "distinct states of stage 1 re-ranked with MiniLM (0: the paper's one-stage "
                                  "search)", minimum=0, maximum=100_000)
-    rerank_exact: int = setting(180, "of those, the states the estimate (learned or in-context) ranks best, "
-                                     "encoded on their own for the choice (0: all)", minimum=0, maximum=100_000)
+    rerank_exact: int = setting(20, "of those, the states the estimate (learned or in-context) ranks best, "
+                                    "encoded on their own for the choice (0: all)", minimum=0, maximum=100_000)
+    estimator: str = setting(LEARNED, "what ranks the states to encode: a linear correction of the in-context "
+                                      "estimate fitted per length (`naus fit-estimate`), or the in-context estimate "
+                                      "itself (the `thorough` teacher's, with 180 states)", choices=ESTIMATORS)
     rerank_gamma: float = setting(48.0, "weight of ln similarity in the re-ranking", minimum=0)
     estimate_gamma: float = setting(96.0, "weight of ln similarity when the in-context estimate ranks the states "
                                           "to encode", minimum=0)

@@ -31,7 +31,7 @@ from benchmarks.machine import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import lead, rouge
 from naus.files import read_json, read_lines, write_json
-from naus.settings import ALL_TITLES, DEFAULT_PRESET, TEACHER_PRESETS, UNSEARCHED
+from naus.settings import ALL_TITLES, UNSEARCHED, SearchConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PROFILE = ROOT / "config/gigaword-sample.yaml"
@@ -71,7 +71,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "results/benchmarks/lm_titles.json")
     args = parser.parse_args()
     profile = yaml.safe_load(PROFILE.read_text())
-    preset = TEACHER_PRESETS[DEFAULT_PRESET]
     for name, lm_titles in PROTOCOLS.items():  # the corpora and LMs, one after the other (each a few seconds)
         work = args.work / name
         work.mkdir(parents=True, exist_ok=True)
@@ -89,7 +88,7 @@ def main() -> None:
         work = args.work / name
         if not (work / layout.estimate(length)).is_file():
             naus("fit-estimate", "--input", str(work / layout.search_source("pool")), "--lm", str(work / layout.LM_MODEL),
-                 "--length", str(length), "--onnx", str(args.onnx), "--rerank-exact", str(preset["rerank_exact"]),
+                 "--length", str(length), "--onnx", str(args.onnx), "--rerank-exact", str(SearchConfig.rerank_exact),
                  "--out", str(work / layout.estimate(length)), log=work / f"estimate-L{length}.log")
 
     def search(name: str, length: int, split: str) -> None:
@@ -98,7 +97,7 @@ def main() -> None:
             return
         naus("search", "--input", str(work / layout.search_source(split)), "--lm", str(work / layout.LM_MODEL),
              "--length", str(length), "--onnx", str(args.onnx), "--estimate", str(work / layout.estimate(length)),
-             "--rerank-exact", str(preset["rerank_exact"]), "--out", f"{work / layout.search(split, length)}.jsonl",
+             "--rerank-exact", str(SearchConfig.rerank_exact), "--out", f"{work / layout.search(split, length)}.jsonl",
              log=work / f"search-{split}-L{length}.log")
 
     with ThreadPoolExecutor(2) as pool:  # two one-thread jobs on two cores, as the workflow runs them
@@ -106,7 +105,7 @@ def main() -> None:
         list(pool.map(lambda job: search(*job), [(n, length, split) for n in PROTOCOLS for length in LENGTHS
                                                  for split in ("pool", "dev")]))
     result = {"profile": "gigaword-sample", "machine": cpu_name(), "pool_sentences": args.pool_sentences,
-              "teacher": f"naus search's default ({DEFAULT_PRESET}: the learned estimate, {preset['rerank_exact']} "
+              "teacher": f"naus search's default (the learned estimate, {SearchConfig.rerank_exact} "
                          "states encoded), the estimate fitted on each protocol's LM", "protocols": {}}
     for name, lm_titles in PROTOCOLS.items():
         work = args.work / name

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, IN_CONTEXT, LEARNED, TEACHER_PRESETS, SearchConfig
+from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, LEARNED, TEACHER_PRESETS, SearchConfig
 from naus.teacher.lm import LanguageModel
 from naus.teacher.search import Teacher, fit_estimate
 from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
@@ -17,18 +17,16 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
                   preset: str = DEFAULT_PRESET, onnx: str | Path | None = None, estimate: str | Path | None = None,
                   fit_on: Iterable[str] = (), static: str | Path | None = None, device: str | None = None,
                   **settings) -> Teacher:
-    """The teacher `naus search` runs for `length` words (or `ratio` of each source's): the named teacher's keys
-    (`preset`, naus.settings.TEACHER_PRESETS) under `settings` (fields of SearchConfig, and `estimator`). A learned
-    estimate is read from `estimate` (`naus fit-estimate`'s file) or fitted here on the first FIT_SENTENCES of
+    """The teacher `naus search` runs for `length` words (or `ratio` of each source's): SearchConfig's defaults,
+    the named teacher's keys over them (`preset`, naus.settings.TEACHER_PRESETS), `settings` (its fields) over
+    those. A learned estimate is read from `estimate` (`naus fit-estimate`'s file) or fitted here on the first FIT_SENTENCES of
     `fit_on` (half a minute a length on one core); `onnx` runs MiniLM from `naus export-onnx`'s file, else in PyTorch.
     Its `summarize([(index, sentence), ...])` gives each sentence's `Summary` (`.summary`, `.score`, ...)."""
     if preset not in TEACHER_PRESETS:
         raise NausError(f"preset {preset!r} is not one of {sorted(TEACHER_PRESETS)}")
-    options = {**TEACHER_PRESETS[preset], **settings}
-    estimator = options.pop("estimator", IN_CONTEXT)
-    if estimator not in (IN_CONTEXT, LEARNED):
-        raise NausError(f"estimator must be {IN_CONTEXT!r} or {LEARNED!r}, got {estimator!r}")
-    config = SearchConfig(length=None if ratio is not None else length, ratio=ratio, **options)
+    config = SearchConfig(length=None if ratio is not None else length, ratio=ratio,
+                          **{**TEACHER_PRESETS[preset], **settings})
+    estimator = config.estimator
     if estimate is not None and estimator != LEARNED:
         raise NausError(f"a learned estimate is given: the estimator must be {LEARNED!r}, not {estimator!r}")
     fit = estimator == LEARNED and estimate is None and config.rerank_k > 0

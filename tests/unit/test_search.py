@@ -383,7 +383,7 @@ def test_the_command_lines_default_teacher_is_the_profiles_fast_one(lm3_file, tm
     """`naus search` without --estimate fits the learned estimate on its input's first sentences, as `naus
     fit-estimate` does: the same summaries as with that file passed; a file and the in-context estimate refused."""
     from naus.cli import build_parser
-    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+    from naus.settings import SearchConfig, with_preset
 
     caplog.set_level(logging.INFO, logger="naus")
     source = write(tmp_path / "source.txt", "\n".join(SOURCES[:3]) + "\n")
@@ -397,7 +397,10 @@ def test_the_command_lines_default_teacher_is_the_profiles_fast_one(lm3_file, tm
     assert given.returncode == 0 and "fitting" not in caplog.text
     assert (tmp_path / "fitted.jsonl").read_text() == (tmp_path / "given.jsonl").read_text()
     defaults = build_parser().parse_args(["search", "--input", "in", "--lm", "lm", "--length", "4", "--out", "out"])
-    assert (defaults.estimator, defaults.rerank_exact) == tuple(TEACHER_PRESETS[DEFAULT_PRESET].values())
+    assert (defaults.estimator, defaults.rerank_exact) == (SearchConfig.estimator, SearchConfig.rerank_exact)
+    profiles = with_preset({})  # every profile's teacher: the same, with no overlay of the command line's
+    assert all(profiles.get(key, getattr(SearchConfig, key)) == getattr(defaults, key) for key in ("estimator",
+                                                                                                  "rerank_exact"))
     refused = naus_main(["search", *common, "--estimator", "in-context", "--estimate", tmp_path / "estimate.npz",
                          "--out", tmp_path / "both.jsonl"], capsys)
     assert refused.returncode == 2 and "--estimate is a learned estimate" in refused.stderr
@@ -406,11 +409,11 @@ def test_the_command_lines_default_teacher_is_the_profiles_fast_one(lm3_file, tm
 def test_build_teacher_is_naus_searchs_default_and_refuses_what_the_command_line_refuses(lm3, tmp_path):
     """One call for the teacher `naus search` runs: the default preset's settings under the caller's, and the same
     refusals (an estimate with the in-context estimator, a learned one with nothing to read or fit it on)."""
-    from naus.settings import DEFAULT_PRESET, TEACHER_PRESETS
+    from naus.settings import SearchConfig
     from naus.teacher.build import build_teacher
 
     teacher = build_teacher(lm3, 3, rerank_k=0)
-    assert teacher.config.rerank_exact == TEACHER_PRESETS[DEFAULT_PRESET]["rerank_exact"]
+    assert teacher.config == SearchConfig(length=3, rerank_k=0)
     assert len(teacher.summarize([(0, "police arrest five protesters in paris")])[0].summary.split()) == 3
     with pytest.raises(NausError, match="the estimator must be 'learned'"):
         build_teacher(lm3, 3, estimate=tmp_path / "e.npz", estimator="in-context")

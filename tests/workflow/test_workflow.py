@@ -225,7 +225,7 @@ def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_a
     fast = write(tmp_path / "fast.yaml", text)
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(fast)], env)
     assert code == 0, out[-2000:]
-    exact = TEACHER_PRESETS["fast"]["rerank_exact"]
+    exact = SearchConfig.rerank_exact  # the fast teacher's: SearchConfig's defaults
     assert "fit-estimate" in out and f"--rerank-exact {exact} " in out and "--sentences" not in out
     assert "--estimate build/other/similarity/estimate-L8.npz" in out
     text = text.replace("search:\n", "search:\n  preset: fast\n")
@@ -234,7 +234,7 @@ def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_a
     assert code == 0 and "--rerank-exact 7 " in out and "--estimate " in out and "--sentences 9 " in out, out[-2000:]
     thorough = write(tmp_path / "thorough.yaml", text.replace("preset: fast", "preset: thorough"))
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(thorough)], env)
-    assert code == 0 and f"--rerank-exact {SearchConfig.rerank_exact} " in out, out[-2000:]
+    assert code == 0 and f"--rerank-exact {TEACHER_PRESETS['thorough']['rerank_exact']} " in out, out[-2000:]
     assert "fit-estimate" not in out and "--estimate " not in out
     torch = write(tmp_path / "torch.yaml", text.replace("preset: fast", "preset: fast\n  embedder: torch"))
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/search/pool/L8.jsonl", "--configfile", str(torch)], env)

@@ -88,65 +88,30 @@ def export_onnx_command(args: argparse.Namespace) -> None:
 
 
 def search_command(args: argparse.Namespace) -> None:
-    from naus.files import check_file, read_lines, sha256sum, write_json
-    from naus.settings import FIT_SENTENCES, FIT_STATES, LEARNED, SearchConfig, check_learned_estimate
-    from naus.teacher.build import build_teacher
-    from naus.teacher.lm import LanguageModel
-    from naus.teacher.search import label_shard
-    from naus.teacher.shards import ResumableOutput
+    from naus.files import write_json
+    from naus.settings import SearchConfig
+    from naus.teacher.build import search_file
 
     config = _settings(args, SearchConfig, length=None if args.ratio else args.length, ratio=args.ratio,
                        min_length=args.min_length)
-    if args.estimate and config.estimator != LEARNED:
-        raise NausError(f"--estimate is a learned estimate: give --estimator {LEARNED} with it, or drop it")
-    if args.estimate:
-        check_learned_estimate(config.rerank_k)
-    fit = config.estimator == LEARNED and not args.estimate and config.rerank_k > 0  # on the input's first sentences
-    sources = read_lines(args.input)
-    language_model = LanguageModel(args.lm)
-    total = min(len(sources), args.limit) if args.limit else len(sources)
-    parameters = {  # files by content: a model rebuilt in place at the same size is another teacher
-        "input": str(args.input), "input_sha256": sha256sum(args.input), "limit": args.limit, "lm": str(args.lm),
-        "lm_sha256": language_model.sha256, "embedder": str(args.onnx or "torch"),
-        "embedder_sha256": sha256sum(check_file(args.onnx, "ONNX model", "run `naus export-onnx` first"))
-        if args.onnx and args.rerank_k > 0 else None, "static": str(args.static),
-        "static_sha256": sha256sum(check_file(args.static, "static embedding table", "run the embed step first"))
-        if args.static else None, "search": dataclasses.asdict(config),
-    }
-    if args.estimate:  # only then: the in-context estimate's outputs keep the parameters they were made with
-        parameters.update(estimate=str(args.estimate), estimate_sha256=sha256sum(
-            check_file(args.estimate, "learned estimate", "run `naus fit-estimate` first")))
-    elif fit:
-        parameters.update(estimate=f"fitted on the input's first {FIT_SENTENCES} sentences, {FIT_STATES} states each")
-    with ResumableOutput(args.out, total, args.shard, parameters, restart=args.restart) as output:
-        if fit:
-            log.info("fitting the learned estimate for L = %s on the input's first %d sentences (`naus fit-estimate` "
-                     "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
-        teacher = build_teacher(language_model, config.length, ratio=config.ratio, onnx=args.onnx,
-                                estimate=args.estimate, fit_on=sources, static=args.static, device=args.device,
-                                **_search_settings(config))
-        searched, seconds = label_shard(teacher, sources, output, args.batch, f"search {args.input} shard "
-                                        f"{args.shard[0]}/{args.shard[1]}")
+    searched, seconds = search_file(args.input, args.lm, args.out, config, shard=args.shard, limit=args.limit,
+                                    batch=args.batch, onnx=args.onnx, estimate=args.estimate, static=args.static,
+                                    device=args.device, restart=args.restart)
     if args.timing:  # its own file: the records stay byte-identical from run to run
         write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
-
-
-def _search_settings(config) -> dict:
-    """A SearchConfig's fields as `build_teacher` takes them: all but the target, which it takes by name."""
-    return {k: v for k, v in dataclasses.asdict(config).items() if k not in ("length", "ratio")}
 
 
 def fit_estimate_command(args: argparse.Namespace) -> None:
     from naus.files import read_lines
     from naus.settings import IN_CONTEXT, SearchConfig, check_learned_estimate
-    from naus.teacher.build import build_teacher
+    from naus.teacher.build import build_teacher, settings_of
     from naus.teacher.search import fit_estimate
 
     config = _settings(args, SearchConfig, length=args.length)
     check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
     teacher = build_teacher(args.lm, args.length, onnx=args.onnx, static=args.static, device=args.device,
-                            **{**_search_settings(config), "estimator": IN_CONTEXT})  # it corrects the in-context one
+                            **{**settings_of(config), "estimator": IN_CONTEXT})  # it corrects the in-context one
     estimate, states = fit_estimate(teacher, sources, args.states)
     estimate.save(args.out)
     _done(args.out, f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences -> {args.out}")

@@ -1,16 +1,24 @@
-"""A ready teacher in one call, as `naus search` builds it: the KenLM model, MiniLM for the re-ranking (PyTorch, or
-an ONNX file), the static table where γ > 0, and the estimate that chooses the states MiniLM encodes on their own."""
+"""A ready teacher in one call, as `naus search` builds it (`build_teacher`): the KenLM model, MiniLM for the
+re-ranking (PyTorch, or an ONNX file), the static table where γ > 0, and the estimate that chooses the states MiniLM
+encodes on their own; and a file's shard searched with it into a resumable output (`search_file`)."""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, LEARNED, TEACHER_PRESETS, SearchConfig
+from naus.files import check_file, read_lines, sha256sum
+from naus.settings import (DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, LEARNED, TEACHER_PRESETS, SearchConfig,
+                           check_learned_estimate)
 from naus.teacher.lm import LanguageModel
-from naus.teacher.search import Teacher, fit_estimate
+from naus.teacher.search import Teacher, fit_estimate, label_shard
+from naus.teacher.shards import ResumableOutput
 from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, StaticEmbedder
+
+log = logging.getLogger(__name__)
 
 
 def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, ratio: float | None = None,
@@ -41,3 +49,46 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
     if fit:
         teacher.estimate, _ = fit_estimate(teacher, sentences, FIT_STATES)
     return teacher
+
+
+def settings_of(config: SearchConfig) -> dict:
+    """A SearchConfig as `build_teacher`'s settings: every field but the target, which it takes by name."""
+    return {k: v for k, v in dataclasses.asdict(config).items() if k not in ("length", "ratio")}
+
+
+def search_file(source: str | Path, lm: str | Path, out: str | Path, config: SearchConfig, *,
+                shard: tuple[int, int] = (0, 1), limit: int = 0, batch: int = 64, onnx: str | Path | None = None,
+                estimate: str | Path | None = None, static: str | Path | None = None, device: str | None = None,
+                restart: bool = False) -> tuple[int, float]:
+    """`naus search`: the `shard` (i, n) of `source`'s first `limit` lines (0: all) searched by the teacher of
+    `config` into `out` (JSON lines, appended `batch` at a time), resuming what an interrupted run left and refusing
+    one made with other parameters (`restart` discards it). Returns how many sentences this run searched, and the
+    seconds they took."""
+    if estimate and config.estimator != LEARNED:
+        raise NausError(f"--estimate is a learned estimate: give --estimator {LEARNED} with it, or drop it")
+    if estimate:
+        check_learned_estimate(config.rerank_k)
+    fit = config.estimator == LEARNED and not estimate and config.rerank_k > 0  # on the input's first sentences
+    sources = read_lines(source)
+    language_model = LanguageModel(lm)
+    total = min(len(sources), limit) if limit else len(sources)
+    parameters = {  # files by content: a model rebuilt in place at the same size is another teacher
+        "input": str(source), "input_sha256": sha256sum(source), "limit": limit, "lm": str(lm),
+        "lm_sha256": language_model.sha256, "embedder": str(onnx or "torch"),
+        "embedder_sha256": sha256sum(check_file(onnx, "ONNX model", "run `naus export-onnx` first"))
+        if onnx and config.rerank_k > 0 else None, "static": str(static),
+        "static_sha256": sha256sum(check_file(static, "static embedding table", "run the embed step first"))
+        if static else None, "search": dataclasses.asdict(config),
+    }
+    if estimate:  # only then: the in-context estimate's outputs keep the parameters they were made with
+        parameters.update(estimate=str(estimate), estimate_sha256=sha256sum(
+            check_file(estimate, "learned estimate", "run `naus fit-estimate` first")))
+    elif fit:
+        parameters.update(estimate=f"fitted on the input's first {FIT_SENTENCES} sentences, {FIT_STATES} states each")
+    with ResumableOutput(out, total, shard, parameters, restart=restart) as output:
+        if fit:
+            log.info("fitting the learned estimate for L = %s on the input's first %d sentences (`naus fit-estimate` "
+                     "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
+        teacher = build_teacher(language_model, config.length, ratio=config.ratio, onnx=onnx, estimate=estimate,
+                                fit_on=sources, static=static, device=device, **settings_of(config))
+        return label_shard(teacher, sources, output, batch, f"search {source} shard {shard[0]}/{shard[1]}")

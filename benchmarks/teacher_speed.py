@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import json
 import os
 import subprocess
@@ -80,7 +81,7 @@ def timed_teacher(build: Path, length: int, onnx: Path, sentences: list[str]) ->
     split["rest (estimate, scoring)"] = round((total - sum(seconds.values())) / len(sentences), 5)
     split["whole teacher"] = round(total / len(sentences), 5)
     split["re-ranking share"] = round(1 - seconds["climb"] / total, 3)
-    split["records_sha256"] = __import__("hashlib").sha256(json.dumps(records).encode()).hexdigest()
+    split["records_sha256"] = hashlib.sha256(json.dumps(records).encode()).hexdigest()
     return split, groups
 
 

@@ -91,14 +91,13 @@ class Summarizer:
         texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
             " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # the model's markers, no words
         encoded = self._encode(texts)
-        tick, computed = time.perf_counter(), arch.frozen and states is None
+        started, forward = time.perf_counter(), 0.0  # MiniLM's states, where computed here, are decoding time
         if arch.frozen:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
             raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
         results: list[Result | None] = [None] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
-        started, forward = tick if computed else time.perf_counter(), 0.0  # states computed here are decoding time
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             sources = [texts[i].split()[: len(encoded[i])] for i in rows]

@@ -12,6 +12,7 @@ own); `naus summarize` computes new text's the same way.
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import time
 from dataclasses import dataclass
@@ -30,13 +31,15 @@ MAX_WORDS = 1 << 24  # the states of 16.8M words (a pool of 500,000 sentences; 1
 HINT = "made by `naus encode-states`"
 
 
-def digests(lines: list[str]) -> np.ndarray:
-    """Each sentence's SHA-256 ([sentences, 32] bytes) as the encoder reads it (its words, single-spaced): what
-    states are checked against, so that states of an edited or reordered file are refused, not learned from."""
-    import hashlib
+def digest(line: str) -> bytes:
+    """A sentence's SHA-256 as the encoder reads it (its words, single-spaced): what states are checked against,
+    so that states of an edited or reordered file are refused, not learned from."""
+    return hashlib.sha256(" ".join(line.split()).encode()).digest()
 
-    return np.array([np.frombuffer(hashlib.sha256(" ".join(line.split()).encode()).digest(), dtype=np.uint8)
-                     for line in lines], dtype=np.uint8).reshape(len(lines), 32)
+
+def digests(lines: list[str]) -> np.ndarray:
+    """Each sentence's `digest`, [sentences, 32] bytes."""
+    return np.frombuffer(b"".join(map(digest, lines)), dtype=np.uint8).reshape(len(lines), 32)
 
 
 @dataclass

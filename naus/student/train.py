@@ -32,7 +32,7 @@ from naus.files import OutputLock, iter_parallel, remove_temporaries, write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
-from naus.student.frozen import States, digests
+from naus.student.frozen import States, digest
 from naus.provenance import check_same_provenance, file_record, fingerprint
 from naus.student.vocab import Vocab
 
@@ -140,7 +140,7 @@ def load_pairs(source_path: str | Path, target_path: str | Path, vocab: Vocab, m
         for line, (src, tgt) in enumerate(iter_parallel(source_path, target_path)):
             ids = vocab.encode(src)
             if states is not None and (line >= len(states) or len(ids) != states.words()[line]
-                                       or (digests([src])[0] != states.sentences[line]).any()):
+                                       or digest(src) != states.sentences[line].tobytes()):
                 raise NausError(f"{states_path}: no states of line {line + 1} of {source_path} (states of another "
                                 "file, or of the file before an edit? run `naus encode-states` on it)")
             if not ids or len(ids) > max_len:

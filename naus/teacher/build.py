@@ -34,10 +34,8 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
         raise NausError(f"preset {preset!r} is not one of {sorted(TEACHER_PRESETS)}")
     config = SearchConfig(length=None if ratio is not None else length, ratio=ratio,
                           **{**TEACHER_PRESETS[preset], **settings})
-    estimator = config.estimator
-    if estimate is not None and estimator != LEARNED:
-        raise NausError(f"a learned estimate is given: the estimator must be {LEARNED!r}, not {estimator!r}")
-    fit = estimator == LEARNED and estimate is None and config.rerank_k > 0
+    check_estimate(config, estimate)
+    fit = config.estimator == LEARNED and estimate is None and config.rerank_k > 0
     sentences = [sentence for sentence, _ in zip(fit_on, range(FIT_SENTENCES))] if fit else []
     if fit and not sentences:
         raise NausError("a learned estimate chooses the states to encode: give estimate= (a file of `naus "
@@ -49,6 +47,15 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
     if fit:
         teacher.estimate, _ = fit_estimate(teacher, sentences, FIT_STATES)
     return teacher
+
+
+def check_estimate(config: SearchConfig, estimate) -> None:
+    """A learned estimate file goes with the learned estimator and a re-ranking it can choose states for."""
+    if estimate is not None and config.estimator != LEARNED:
+        raise NausError(f"--estimate is a learned estimate: the estimator must be {LEARNED!r} (--estimator "
+                        f"{LEARNED}), not {config.estimator!r}; or drop it")
+    if estimate is not None:
+        check_learned_estimate(config.rerank_k)
 
 
 def settings_of(config: SearchConfig) -> dict:
@@ -64,10 +71,7 @@ def search_file(source: str | Path, lm: str | Path, out: str | Path, config: Sea
     `config` into `out` (JSON lines, appended `batch` at a time), resuming what an interrupted run left and refusing
     one made with other parameters (`restart` discards it). Returns how many sentences this run searched, and the
     seconds they took."""
-    if estimate and config.estimator != LEARNED:
-        raise NausError(f"--estimate is a learned estimate: give --estimator {LEARNED} with it, or drop it")
-    if estimate:
-        check_learned_estimate(config.rerank_k)
+    check_estimate(config, estimate)  # before any file is written
     fit = config.estimator == LEARNED and not estimate and config.rerank_k > 0  # on the input's first sentences
     sources = read_lines(source)
     language_model = LanguageModel(lm)

@@ -8,6 +8,7 @@ DATA_OUTPUTS = {
 DATA_OUTPUTS.update(stats=f"{BUILD}/{layout.DATA_STATS}", lm=f"{BUILD}/{layout.LM_CORPUS}")
 DUC_FILES = ("input", "ref0", "ref1", "ref2", "ref3") if config["data"].get("duc_dir") else ()
 DATA_OUTPUTS.update({f"duc_{name}": f"{BUILD}/{layout.duc_file(name)}" for name in DUC_FILES})
+SEARCHED = {"searched": config["search"]["pool_limit"]}  # the searched pool articles, whose titles the LM never reads
 
 
 if config["data"]["source"] == "demo":
@@ -21,7 +22,7 @@ if config["data"]["source"] == "demo":
                     k: config["data"][k]
                     for k in ("dev_size", "select_size", "test_size", "max_article_words", "seed", "lm_titles")
                 }
-                | {"searched": config["search"]["pool_limit"]}
+                | SEARCHED
             ),
             cache=os.path.expanduser("~/.cache/naus"),
             out=lambda w, output: os.path.dirname(output.stats),
@@ -72,7 +73,7 @@ else:
         params:
             flags=flags(
                 {k: config["data"][k] for k in ("dev_size", "select_size", "seed", "lm_titles")}
-                | {"searched": config["search"]["pool_limit"]}  # the searched pool articles' titles stay out of the LM
+                | SEARCHED
             ),
             duc=lambda w: (
                 f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}"

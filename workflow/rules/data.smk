@@ -71,10 +71,7 @@ else:
         output:
             **DATA_OUTPUTS,
         params:
-            flags=flags(
-                {k: config["data"][k] for k in ("dev_size", "select_size", "seed", "lm_titles")}
-                | SEARCHED
-            ),
+            flags=flags({k: config["data"][k] for k in ("dev_size", "select_size", "seed", "lm_titles")} | SEARCHED),
             duc=lambda w: (
                 f"--duc-dir {shlex.quote(str(data_dir() / config['data']['duc_dir']))}"
                 if config["data"].get("duc_dir")

@@ -15,7 +15,7 @@ from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
-from naus.settings import DecodeConfig
+from naus.settings import ALL_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
@@ -93,6 +93,9 @@ class Group:
     key: int | None  # the L column (Tables 2 and 4)
     teacher: Row | None  # ΔR's reference (None: no teacher for that target)
     rows: tuple[Row, ...]  # shown in this order (the teacher among them where the table shows it)
+    archive: str | None = None  # an earlier run's folder (report.other_protocol) its rows' metrics are read from:
+    # nothing of it is built, timed or paired with this run's outputs
+    lm_titles: str | None = None  # that run's data.lm_titles, which its provenance.json must name
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,7 @@ class Spec:
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
-        found = [s for t in self.tables if t.protocol.collection == split for g in t.groups
+        found = [s for t in self.tables if t.protocol.collection == split for g in t.groups if not g.archive
                  for row in ((g.teacher,) if g.teacher else ()) + g.rows for s in row.stems]
         if split == "test":
             found += [s for f in self.figures for series in f.series for _, stems in series.points for s in stems]
@@ -150,7 +153,8 @@ class Spec:
     def timed(self) -> list[str]:
         """The decodings whose time a table or figure shows (a student row's first seed, a timed figure's points'
         first seeds), once each: the only decodings the workflow times."""
-        rows = [row.stems[0] for t in self.tables for g in t.groups for row in g.rows if row.timed and row.method]
+        rows = [row.stems[0] for t in self.tables for g in t.groups if not g.archive for row in g.rows
+                if row.timed and row.method]
         points = [stems[0] for f in self.figures if f.timed for series in f.series for _, stems in series.points]
         return list(dict.fromkeys(rows + points))
 
@@ -229,8 +233,30 @@ def _peers(s: Spec, collection: str, length: int) -> list[Row]:
     return rows
 
 
+# What each protocol of data.lm_titles lets the LM read, as Table 2's rows of another protocol are labelled.
+LM_LABELS = {UNSEARCHED: "LM without the searched titles", ALL_TITLES: "LM with every pool title, the paper's protocol"}
+LM_READS = {UNSEARCHED: "no title of an article any search labels, nor a copy of one (data.lm_titles: unsearched)",
+            ALL_TITLES: "every pool title, the searched articles' too (data.lm_titles: all, the paper's protocol)"}
+
+
+def other_protocol(config: dict) -> tuple[str, str] | None:
+    """The folder of an earlier run under the other data.lm_titles (config key report.other_protocol) and that
+    protocol, or None."""
+    folder = (config.get("report") or {}).get("other_protocol")
+    ours = config["data"].get("lm_titles", DataConfig.lm_titles)
+    return (folder, next(p for p in LM_LABELS if p != ours)) if folder else None
+
+
+def _archived(s: Spec, length: int, folder: str, protocol: str) -> Group:
+    """Another protocol's teacher and length-control students at `length`, from an earlier run's metrics."""
+    teacher = Row(f"Search teacher, {LM_LABELS[protocol]}", (layout.search("test", length),))
+    students_ = Row(f"{LENGTH_CONTROL.label}, {LM_LABELS[protocol]}",
+                    students(s.seeds, length, LENGTH_CONTROL.name, length), LENGTH_CONTROL.name)
+    return Group(length, teacher, (teacher, students_), archive=folder, lm_titles=protocol)
+
+
 def _table2(s: Spec) -> Table:
-    groups = []
+    groups, other = [], other_protocol(s.config)
     published = s.config["data"].get("published_dir")
     for length in s.lengths:
         teacher = _teacher("test", length)
@@ -240,6 +266,8 @@ def _table2(s: Spec) -> Table:
             rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
         rows += _peers(s, GIGAWORD, length)
         groups.append(Group(length, teacher, tuple(rows)))
+        if other:
+            groups.append(_archived(s, length, *other))
     quoted = {length: PAPER_GIGAWORD.get(length, ()) + (PAPER_CHARS.get(length, ()) if s.chars else ())
               for length in s.lengths}
     return Table("table2", PROTOCOLS["test"], tuple(groups), quoted, p_values=True)
@@ -321,7 +349,7 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
     gigaword = s.config["data"].get("source") == "gigaword"
-    for group in table2.groups:
+    for group in (g for g in table2.groups if not g.archive):
         figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows,
                               quoted=PAPER_GIGAWORD.get(group.key, ()) if gigaword else ()))  # one data set a figure
     return figures

@@ -1,9 +1,13 @@
 """Is one system better than another on the same test sentences, beyond chance? A paired
 approximate randomization test (Noreen 1989; the usual test for ROUGE differences): under the
 null hypothesis each sentence's pair of scores is as likely swapped, so the observed mean
-difference is compared with those of random sign flips of the per-sentence differences."""
+difference is compared with those of random sign flips of the per-sentence differences. Students trained on
+different search output share no run to pair: their seeds are compared by a permutation test."""
 
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 
@@ -42,3 +46,33 @@ def seed_mean(runs: list[list[float]]) -> np.ndarray:
         raise NausError(f"seeds scored on different numbers of sentences ({', '.join(str(len(r)) for r in runs)}): "
                         "each seed's output has one line per test sentence")
     return np.asarray(runs, dtype=np.float64).mean(axis=0)
+
+
+EXACT_SPLITS = 200_000  # up to this many splits of the pooled seeds every one is counted (10 against 10: 184,756)
+
+
+def unpaired_p_value(a: list[float] | np.ndarray, b: list[float] | np.ndarray, resamples: int = RESAMPLES,
+                     seed: int = SEED) -> float:
+    """Two-sided p-value of mean(a) ≠ mean(b) for two independent samples, such as the seeds' total ROUGE of
+    students trained on different search output (nothing pairs their runs): a permutation test over the ways of
+    splitting the pooled values into groups of their sizes, every split counted where there are at most
+    EXACT_SPLITS (the share whose |difference of means| reaches the observed one), else (1 + reached) / (1 +
+    resamples) of seeded random splits."""
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if a.ndim != 1 or b.ndim != 1 or not len(a) or not len(b):
+        raise NausError(f"unpaired scores must be two non-empty lists of numbers, got shapes {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise NausError("unpaired scores hold NaN or infinite numbers")
+    pooled, size = np.concatenate([a, b]), len(a)
+    observed = abs(a.mean() - b.mean())
+    tolerance = 1e-12 * max(float(np.abs(pooled).max()), 1.0)
+    if math.comb(len(pooled), size) <= EXACT_SPLITS:
+        firsts = np.array(list(itertools.combinations(range(len(pooled)), size)), dtype=np.int64)
+        sums = pooled[firsts].sum(axis=1)
+        differences = np.abs(sums / size - (pooled.sum() - sums) / len(b))
+        return float((differences >= observed - tolerance).mean())
+    rng = np.random.default_rng(seed)
+    orders = np.argsort(rng.random((resamples, len(pooled))), axis=1)
+    sums = pooled[orders[:, :size]].sum(axis=1)
+    reached = int((np.abs(sums / size - (pooled.sum() - sums) / len(b)) >= observed - tolerance).sum())
+    return (1 + reached) / (1 + resamples)

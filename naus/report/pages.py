@@ -16,9 +16,10 @@ from naus.evaluation.peers import PEERS
 from naus.provenance import DECODE_TIMING, TRAIN_TIMING, read_history
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.report.sentences import CASES
-from naus.evaluation.significance import RESAMPLES
+from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
-from naus.tables import PROTOCOLS, Spec, table4_archs
+from naus.settings import DataConfig
+from naus.tables import LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, table4_archs
 
 
 def search_section(build: Path) -> str | None:
@@ -222,6 +223,15 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     duc = PROTOCOLS["duc"]
     duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at {duc.max_bytes} bytes "
                         "as every row is." for peer in peers if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))
+    lm_titles = spec.config["data"].get("lm_titles", DataConfig.lm_titles)
+    protocol = f"The LM of the rows marked (ours) reads {LM_READS[lm_titles]}."
+    if other := other_protocol(spec.config):
+        folder, theirs = other
+        protocol += (f" Rows labelled \"{LM_LABELS[theirs]}\": the teacher and length-control students (the same seeds) of "
+                     f"an earlier run of this profile whose LM read {LM_READS[theirs]}, as {folder}/provenance.json "
+                     "records, not timed here, ΔR over their own teacher; p vs other LM: two-sided permutation test of "
+                     "their seeds' total ROUGE against this run's length control (every split of the pooled seeds "
+                     f"counted, up to {EXACT_SPLITS:,}), since no sentence pairs two runs' seeds.")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
@@ -229,8 +239,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         f"the search teacher and the NAUS student decoded by {_listed([METHODS[m].short for m in spec.methods])}"
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Zhang & Mou 2022, quoted †)" if spec.chars else "")
-        + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {runs} {significance} "
-        f"{timing} {quoted} {rescored}".rstrip(),
+        + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {protocol} {runs} "
+        f"{significance} {timing} {quoted} {rescored}".rstrip(),
         "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE {duc.measure} of "
         f"the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first {duc.max_bytes} bytes), "
         f"the L={duc_length} teacher and student"

@@ -18,6 +18,7 @@ import pandas as pd
 from naus import NausError, layout
 from naus.files import read_json
 from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
 from naus.tables import Group, Row, Table
@@ -35,6 +36,9 @@ SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the M
 # length control against truncation (and against each rescored peer: a `p vs {peer}` column of its own).
 P_VALUE = "p vs "
 P_VALUES = ["p vs teacher", "p vs truncate"]
+# Another protocol's length control (an earlier run's seeds, naus.tables.other_protocol) against this run's: nothing
+# pairs the two runs' sentences, so their seeds' total ROUGE are compared (a permutation test).
+P_PROTOCOL = "p vs other LM"
 COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
            *P_VALUES, *SCORE_SD]
 BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
@@ -121,27 +125,47 @@ def _quoted(rows: list[tuple]) -> list[dict]:
     return finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
 
 
-def _group_rows(group: Group, metrics: Path, build: Path, outputs: Path, scorer: SentenceTotals | None) -> list[dict]:
-    """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students."""
-    rows = [read_row(row, metrics, build) for row in group.rows]
+def archived_metrics(group: Group, folder: str) -> Path:
+    """An earlier run's metrics (under `folder` of its protocol's layout), once its provenance.json names the
+    protocol the group shows."""
+    provenance = Path(group.archive) / "provenance.json"
+    made = read_json(provenance, ("lm_titles", "made_by"))
+    if made["lm_titles"] != group.lm_titles:
+        raise NausError(f"{provenance}: lm_titles is {made['lm_titles']!r}, but report.other_protocol must be a run "
+                        f"under the other protocol, {group.lm_titles!r}")
+    return Path(group.archive) / layout.METRICS / folder
+
+
+def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: SentenceTotals | None,
+                length_control: dict) -> list[dict]:
+    """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students; an archived
+    group's from its own metrics, its length control's seeds against this run's (`length_control`: a group's key
+    -> this run's length-control seeds' totals, filled by the groups before it)."""
+    source = archived_metrics(group, folder) if group.archive else metrics / folder
+    rows = [read_row(row, source, build) for row in group.rows]
     shown = next((read for row, read in zip(group.rows, rows) if row == group.teacher), None)
-    teacher = shown or (read_row(group.teacher, metrics, build) if group.teacher else None)
-    if scorer is not None and group.teacher:
-        add_p_values(rows, outputs, scorer, outputs / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
+    teacher = shown or (read_row(group.teacher, source, build) if group.teacher else None)
+    if scorer is not None and group.teacher and not group.archive:
+        add_p_values(rows, build / folder, scorer, build / folder / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
                      LENGTH_CONTROL.name)
+    for row in rows:
+        if row["_method"] == LENGTH_CONTROL.name and group.archive and group.key in length_control:
+            row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])
+        elif row["_method"] == LENGTH_CONTROL.name:
+            length_control[group.key] = row["_totals"]
     return finish(rows, teacher)
 
 
 def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, SentenceTotals]) -> pd.DataFrame:
     """A declared table as a frame: its groups in order (with the L column where they have one), the
     papers' rows it quotes after each group."""
-    folder = table.protocol.folder
-    frames = []
-    for group in table.groups:
-        rows = _group_rows(group, metrics / folder, build, build / folder,
-                           scorers[table.protocol.collection] if table.p_values else None)
-        rows += _quoted(table.quoted.get(group.key, ()))
-        peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer]
+    frames, length_control = [], {}
+    for index, group in enumerate(table.groups):
+        rows = _group_rows(group, metrics, table.protocol.folder, build,
+                           scorers[table.protocol.collection] if table.p_values else None, length_control)
+        if all(later.key != group.key for later in table.groups[index + 1:]):  # the papers' rows end their length
+            rows += _quoted(table.quoted.get(group.key, ()))
+        peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer] + ([P_PROTOCOL] if group.archive else [])
         columns = (COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers if table.times else COLUMNS[:6] + SPREAD) + SCORE_SD
         frame = pd.DataFrame(rows, columns=columns)
         if group.key is not None:

@@ -32,7 +32,7 @@ def profile(lengths=(10,), **sections) -> dict:
                          "chars": [], "char_sweep": []},
               "analysis": {"lengths": [], "archs": ["ar", "nar", "nar-ctc"]}, "duc": {}}
     for section, values in sections.items():
-        config[section] = {**config[section], **values}
+        config[section] = {**config.get(section, {}), **values}
     return config
 
 
@@ -370,3 +370,37 @@ def test_a_stray_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp
     with pytest.raises(NausError, match="stray/x.json"):
         build_report(m, b, tmp_path / "out", declared)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.*"))
+
+
+def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(tmp_path, monkeypatch):
+    """report.other_protocol: an earlier run's teacher and length control, read from its own metrics (nothing of it
+    built or timed), ΔR over its own teacher, its seeds against this run's by the permutation test; a run whose
+    provenance names this run's protocol is refused."""
+    monkeypatch.chdir(tmp_path)
+    config = profile(train={"seeds": [0, 1, 2]}, report={"other_protocol": "archive"})
+    m, b, declared = complete(tmp_path, config)
+    assert not any(stem.startswith("archive") for stem in declared.stems()) and len(declared.stems()) == len(
+        spec(profile(train={"seeds": [0, 1, 2]})).stems())
+    for name, r1 in (("L10", 26.0), ("L10-s1", 27.0), ("L10-s2", 28.0)):
+        write(m / f"decode/test/{name}/length-control-10.json", metrics(r1, 8.0, 22.0))
+    write(tmp_path / "archive/metrics/search/test/L10.json", metrics(27.0, 9.0, 23.0))
+    for name, r1 in (("L10", 30.0), ("L10-s1", 31.0), ("L10-s2", 32.0)):
+        write(tmp_path / f"archive/metrics/decode/test/{name}/length-control-10.json", metrics(r1, 9.0, 23.0))
+    write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "all", "made_by": "a fixture"}))
+    build_report(m, b, tmp_path / "out", declared)
+
+    table = pd.read_csv(tmp_path / "out/tables/table2.csv")
+    rows = table.set_index("System")
+    theirs = rows.loc["NAUS length control, LM with every pool title, the paper's protocol"]
+    assert theirs["R-1"] == 31.0 and theirs["ΔR"] == 4.0 and theirs["Seeds"] == 3  # over their own teacher's 59
+    assert theirs["p vs other LM"] == pytest.approx(0.1)  # 3 against 3 seeds wholly apart: 2 of the 20 splits
+    assert pd.isna(rows.loc["NAUS length control (ours)", "p vs other LM"])
+    assert pd.isna(theirs["Time (s/sample)"]) and rows.loc["Search teacher, LM with every pool title, the paper's "
+                                                          "protocol", "ΔR"] == 0.0
+    assert list(table["System"]).index("NAUS length control †") > list(table["System"]).index(theirs.name)
+    caption = (tmp_path / "out/tables/table2.md").read_text()
+    assert "reads no title of an article any search labels" in caption and "archive/provenance.json" in caption
+
+    write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "unsearched", "made_by": "a fixture"}))
+    with pytest.raises(NausError, match="archive/provenance.json: lm_titles is 'unsearched'"):
+        build_report(m, b, tmp_path / "out2", declared)

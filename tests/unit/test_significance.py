@@ -1,4 +1,4 @@
-"""The paired randomization test on constructed cases whose answer is known."""
+"""The paired randomization test and the seeds' permutation test on constructed cases whose answer is known."""
 
 import itertools
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.evaluation.significance import paired_p_value, seed_mean
+from naus.evaluation.significance import paired_p_value, seed_mean, unpaired_p_value
 
 
 def exact_p(diff):
@@ -42,3 +42,30 @@ def test_the_test_is_two_sided_seeded_and_checks_its_input():
 
 def test_seeds_are_averaged_per_sentence():
     assert seed_mean([[1.0, 2.0], [3.0, 4.0]]).tolist() == [2.0, 3.0]
+
+
+def split_p(a, b):
+    """Every assignment of the pooled values to groups of a's and b's sizes, by brute force over the labellings."""
+    pooled, observed = list(a) + list(b), abs(np.mean(a) - np.mean(b))
+    splits = [(np.mean([pooled[i] for i in first]), np.mean([pooled[i] for i in range(len(pooled)) if i not in first]))
+              for first in itertools.combinations(range(len(pooled)), len(a))]
+    return sum(abs(x - y) >= observed - 1e-12 for x, y in splits) / len(splits)
+
+
+@pytest.mark.parametrize("a, b", [([1.0, 2.0], [3.0, 4.0]), ([0.3, 0.9, 0.1], [0.5, 0.7]),
+                                  ([2.0, 2.5, 1.0, 3.0], [1.5, 0.5, 1.0, 0.2, 2.2])])
+def test_the_seeds_permutation_test_counts_every_split(a, b):
+    assert unpaired_p_value(a, b) == pytest.approx(split_p(a, b))
+    assert unpaired_p_value([1.0, 2.0], [3.0, 4.0]) == pytest.approx(2 / 6)  # only the two extreme splits reach it
+
+
+def test_ten_seeds_apart_reach_the_smallest_p_and_many_seeds_are_sampled():
+    low, high = np.arange(10.0), np.arange(10.0) + 100
+    assert unpaired_p_value(low, high) == pytest.approx(2 / 184_756)  # C(20, 10) splits, the two extreme ones
+    assert unpaired_p_value(low, low) == 1.0
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(0, 1, 30), rng.normal(0, 1, 30)   # C(60, 30) splits: sampled, seeded
+    assert unpaired_p_value(a, b) == pytest.approx(unpaired_p_value(b, a), abs=0.02) and unpaired_p_value(a, b) > 0.05
+    assert unpaired_p_value(a + 10, b) == pytest.approx(1 / 10_001)
+    with pytest.raises(NausError, match="non-empty"):
+        unpaired_p_value([], [1.0])

@@ -161,6 +161,14 @@ def metric_files() -> list[str]:
     ]
 
 
+def other_protocol_files() -> list[str]:
+    """An earlier run's files that Table 2 shows beside this run's (report.other_protocol): its provenance, its metrics."""
+    groups = [g for t in SPEC.tables for g in t.groups if g.archive]
+    return [f"{g.archive}/provenance.json" for g in groups[:1]] + [
+        f"{g.archive}/{layout.metrics_file(s)}" for g in groups for row in g.rows for s in row.stems
+    ]
+
+
 def timing_files() -> list[str]:
     """The times the report shows: the timed decodings', each student's training, each search shard's."""
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]

@@ -9,6 +9,7 @@ rule report:
         stats=f"{BUILD}/{layout.DATA_STATS}",
         histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in students()],
         timings=timing_files(),
+        other_protocol=other_protocol_files(),
     output:
         readme=f"{RESULTS}/{layout.README}",
         landing=f"{RESULTS}/{layout.LANDING_PAGE}",

@@ -195,7 +195,7 @@ def test_a_truncated_or_missing_archive_changes_nothing(project, tmp_path):
 
 def test_another_profiles_split_or_student_is_refused(project, tmp_path):
     root, outside = project
-    refused(root, outside, [gpu_run(tmp_path, profile="other")], f"member 'build/other/train/L4/history.json'")
+    refused(root, outside, [gpu_run(tmp_path, profile="other")], "member 'build/other/train/L4/history.json'")
     refused(root, outside, [gpu_run(tmp_path, split="duc")], "made from another input than this machine's")
     refused(root, outside, [gpu_run(tmp_path, student="L4-other")], "not by student L4")
 

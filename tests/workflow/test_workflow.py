@@ -212,6 +212,13 @@ def test_snakefmt_finds_nothing_to_change(env):
     assert result.returncode == 0, result.stderr[-3000:]
 
 
+def test_ruff_finds_nothing(env):
+    """Pyflakes' checks (pyproject's [tool.ruff]) over the package, its tests, benchmarks and scripts."""
+    result = subprocess.run(["ruff", "check", "naus", "tests", "benchmarks", "scripts"], capture_output=True, text=True,
+                            env=env, cwd=ROOT)
+    assert result.returncode == 0, result.stdout[-3000:]
+
+
 def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_and_the_profile_overrides_it(tmp_path, env):
     """With no preset, the fast one fills the keys the profile leaves out: the shards then read the learned estimate
     of their length; a key the profile gives wins; `thorough` encodes SearchConfig's states with no estimate;

@@ -33,3 +33,17 @@ def test_the_flat_metrics_and_headline_are_of_the_committed_metrics(profile):
     assert set(flat) == {str(path.relative_to(folder).with_suffix("")) for path in folder.rglob("*.json")}
     spec = tables.spec(resolved_config(ROOT / f"config/{profile}.yaml"))
     assert set(json.loads((results / layout.HEADLINE).read_text())) == {f"L{n}" for n in spec.lengths}
+
+
+def test_another_protocols_committed_run_holds_what_table2_reads_of_it():
+    """gigaword-sample's report.other_protocol: the metrics of exactly the rows Table 2 shows of it, and a
+    provenance naming the protocol that is not the profile's."""
+    import json
+
+    spec = tables.spec(resolved_config(ROOT / "config/gigaword-sample.yaml"))
+    groups = [g for g in spec.table("table2").groups if g.archive]
+    assert groups and {g.lm_titles for g in groups} == {"all"}
+    folder = ROOT / groups[0].archive
+    found = {str(path.relative_to(folder)) for path in (folder / layout.METRICS).rglob("*.json")}
+    assert found == {layout.metrics_file(s) for g in groups for row in g.rows for s in row.stems}
+    assert json.loads((folder / "provenance.json").read_text())["lm_titles"] == "all"

@@ -1,0 +1,62 @@
+"""The same commit, the same bytes on another CPU: a profile's fingerprints (every search output's, student's and
+decoding's SHA-256) from a build made on this machine against those committed from another, with both machines'
+instruction sets, so that a difference reads as a kernel's and not as a change of code or settings.
+
+Build the profile on this machine in a clone of the commit (`make demo` there), then compare its fingerprints with
+the committed ones, naming the machine that made them (their file does not record it):
+
+    python -m benchmarks.portable_fingerprints --profile demo --built ../clone/results/demo/fingerprints.json --built-commit 7c99808 \
+        --reference-machine "AMD EPYC (Zen 3), avx2 only" --results
+
+Writes results/benchmarks/portable_fingerprints.json (one entry per profile and pair of machines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchmarks.machine import cpu_name, isa
+from naus.files import read_json, write_json
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "results/benchmarks/portable_fingerprints.json"
+SECTIONS = ("search", "students", "decodings")  # what the bytes of a build are; settings and times are not
+
+
+def compare(built: dict, committed: dict) -> dict:
+    """Per section, how many outputs each side has, how many agree, and the names of those that differ."""
+    out = {}
+    for section in SECTIONS:
+        ours, theirs = built.get(section, {}), committed.get(section, {})
+        names = sorted(set(ours) | set(theirs))
+        differ = [n for n in names if json.dumps(ours.get(n), sort_keys=True) != json.dumps(theirs.get(n), sort_keys=True)]
+        out[section] = {"built": len(ours), "committed": len(theirs), "equal": len(names) - len(differ),
+                        "differ": differ}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profile", default="demo")
+    parser.add_argument("--built", type=Path, required=True, help="fingerprints.json of a build made on this machine")
+    parser.add_argument("--built-commit", required=True, help="the commit the build on this machine was made from")
+    parser.add_argument("--reference-machine", required=True, help="the machine that made the committed fingerprints")
+    parser.add_argument("--results", action="store_true", help=f"write {RESULTS.relative_to(ROOT)}")
+    args = parser.parse_args()
+    built = read_json(args.built, ("search", "students", "decodings"))
+    committed = read_json(ROOT / f"results/{args.profile}/fingerprints.json", ("search", "students", "decodings"))
+    entry = {"profile": args.profile, "built_on": {"cpu": cpu_name(), "isa": isa(), "commit": args.built_commit},
+             "committed_from": args.reference_machine, **compare(built, committed)}
+    entry["identical"] = not any(entry[s]["differ"] for s in SECTIONS)
+    print(json.dumps(entry, indent=1))
+    if args.results:
+        previous = read_json(RESULTS) if RESULTS.is_file() else {"runs": []}
+        runs = [r for r in previous["runs"] if (r["profile"], r["built_on"], r["committed_from"]) !=
+                (entry["profile"], entry["built_on"], entry["committed_from"])]
+        write_json(RESULTS, {"runs": runs + [entry]})
+
+
+if __name__ == "__main__":
+    main()

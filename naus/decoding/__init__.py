@@ -10,7 +10,3 @@ from naus.decoding.common import BEAM, NEG_INF, Batch, Hypothesis, reduce_path, 
 from naus.decoding.greedy import greedy, greedy_batch, truncate
 from naus.decoding.length_control import length_control, length_control_batch
 from naus.decoding.topk import top_k_slots
-
-__all__ = ["BEAM", "NEG_INF", "Batch", "Hypothesis", "char_control_batch", "ctc_beam_search", "ctc_beam_search_batch",
-           "forced_alignment", "greedy", "greedy_batch", "length_control", "length_control_batch", "reduce_path",
-           "slot_log_norm", "top_k_slots", "truncate", "word_slots"]

@@ -103,12 +103,13 @@ def micro_run(micro):
 
 @pytest.fixture
 def repo_copy(tmp_path):
-    """A copy of the repository: its tracked files but results/, a git repository of its own, `.venv` linked and
+    """A copy of the repository: its tracked files but results/ (except the earlier runs a report shows beside its
+    own, results/protocols/), a git repository of its own, `.venv` linked and
     its set-up older than it (`make`'s targets find it done)."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     copy = tmp_path / "repo"
     for name in filter(None, tracked.decode().split("\0")):
-        if name.startswith("results/") or not (ROOT / name).exists():
+        if name.startswith("results/") and not name.startswith("results/protocols/") or not (ROOT / name).exists():
             continue
         (copy / name).parent.mkdir(parents=True, exist_ok=True)
         if (ROOT / name).is_symlink():  # profiles -> workflow/profiles: Snakemake's default profile

@@ -15,7 +15,7 @@ from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
-from naus.settings import ALL_TITLES, UNSEARCHED, DecodeConfig, DataConfig
+from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
@@ -244,15 +244,15 @@ def other_protocol(config: dict) -> tuple[str, str] | None:
     protocol, or None."""
     folder = (config.get("report") or {}).get("other_protocol")
     ours = config["data"].get("lm_titles", DataConfig.lm_titles)
-    return (folder, next(p for p in LM_LABELS if p != ours)) if folder else None
+    return (folder, next(p for p in LM_TITLES if p != ours)) if folder else None
 
 
 def _archived(s: Spec, length: int, folder: str, protocol: str) -> Group:
     """Another protocol's teacher and length-control students at `length`, from an earlier run's metrics."""
     teacher = Row(f"Search teacher, {LM_LABELS[protocol]}", (layout.search("test", length),))
-    students_ = Row(f"{LENGTH_CONTROL.label}, {LM_LABELS[protocol]}",
-                    students(s.seeds, length, LENGTH_CONTROL.name, length), LENGTH_CONTROL.name)
-    return Group(length, teacher, (teacher, students_), archive=folder, lm_titles=protocol)
+    length_control = Row(f"{LENGTH_CONTROL.label}, {LM_LABELS[protocol]}",
+                         students(s.seeds, length, LENGTH_CONTROL.name, length), LENGTH_CONTROL.name)
+    return Group(length, teacher, (teacher, length_control), archive=folder, lm_titles=protocol)
 
 
 def _table2(s: Spec) -> Table:

@@ -64,15 +64,14 @@ def unpaired_p_value(a: list[float] | np.ndarray, b: list[float] | np.ndarray, r
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise NausError("unpaired scores hold NaN or infinite numbers")
     pooled, size = np.concatenate([a, b]), len(a)
-    observed = abs(a.mean() - b.mean())
     tolerance = 1e-12 * max(float(np.abs(pooled).max()), 1.0)
-    if math.comb(len(pooled), size) <= EXACT_SPLITS:
-        firsts = np.array(list(itertools.combinations(range(len(pooled)), size)), dtype=np.int64)
+
+    def reaching(firsts: np.ndarray) -> np.ndarray:
+        """Whether each split (the indices of its first group) differs as much as the observed one."""
         sums = pooled[firsts].sum(axis=1)
-        differences = np.abs(sums / size - (pooled.sum() - sums) / len(b))
-        return float((differences >= observed - tolerance).mean())
-    rng = np.random.default_rng(seed)
-    orders = np.argsort(rng.random((resamples, len(pooled))), axis=1)
-    sums = pooled[orders[:, :size]].sum(axis=1)
-    reached = int((np.abs(sums / size - (pooled.sum() - sums) / len(b)) >= observed - tolerance).sum())
-    return (1 + reached) / (1 + resamples)
+        return np.abs(sums / size - (pooled.sum() - sums) / len(b)) >= abs(a.mean() - b.mean()) - tolerance
+
+    if math.comb(len(pooled), size) <= EXACT_SPLITS:
+        return float(reaching(np.array(list(itertools.combinations(range(len(pooled)), size)))).mean())
+    orders = np.argsort(np.random.default_rng(seed).random((resamples, len(pooled))), axis=1)
+    return (1 + int(reaching(orders[:, :size]).sum())) / (1 + resamples)

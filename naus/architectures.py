@@ -35,8 +35,8 @@ class Architecture:
 
 ARCHITECTURES = registry((
     Architecture("naus", "Encoder-only NAUS (CTC)", "encoder-only NAUS (CTC) from scratch", True),
-    Architecture("ar", "AR encoder-decoder", "an autoregressive encoder-decoder (greedy or beam search, stopping at end "
-                 "of sequence or L words)", False),
+    Architecture("ar", "AR encoder-decoder", "an autoregressive encoder-decoder (greedy or beam search, stopping at "
+                 "end of sequence or L words)", False),
     Architecture("nar", "NAR encoder-decoder", "a vanilla non-autoregressive encoder-decoder that fills exactly L "
                  "slots", False),
     Architecture("nar-ctc", "NAR encoder-decoder + CTC", "a non-autoregressive encoder-decoder trained with CTC", True),

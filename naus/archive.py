@@ -144,8 +144,9 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
             record = _read(staging, name, ("inputs", "best"), HISTORY)
             student = re.fullmatch(history_pattern(profile), name)["model"]
             length = layout.parse_model(student).length
-            frozen = isinstance(record["inputs"], dict) and set(record["inputs"]) == set(layout.train_inputs(length, True))
-            expected = layout.train_inputs(length, frozen)  # a student on frozen states: those states are this machine's
+            on_states = set(layout.train_inputs(length, True))
+            frozen = isinstance(record["inputs"], dict) and set(record["inputs"]) == on_states
+            expected = layout.train_inputs(length, frozen)  # a student on frozen states: those are this machine's
             if not isinstance(record["inputs"], dict) or set(record["inputs"]) != set(expected):
                 raise NausError(f"{name}: its inputs are not recorded as {sorted(expected)}; nothing was changed")
             for role, path in expected.items():
@@ -195,7 +196,7 @@ def _read(staging: Path, name: str, required: tuple[str, ...], shape: object) ->
 
 
 def _path(name: str, role: str, record: object) -> str:
-    if not isinstance(record, dict) or not isinstance(record.get("path"), str) or not isinstance(record.get("sha256"), str):
+    if not isinstance(record, dict) or not all(isinstance(record.get(key), str) for key in ("path", "sha256")):
         raise NausError(f"{name}: its {role} is not recorded as a path and a sha256; nothing was changed")
     return record["path"]
 

@@ -3,7 +3,8 @@
 A student's name says what it is: `L10` (the profile's student for 10 words: NAUS, or the
 architecture of config key `model.arch`), `L10-f0.25` (trained on the first
 quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder), `L10-s3` (seed 3; seed 0
-has no suffix). Paths are relative to
+has no suffix), `L10-ens` (the profile's seeds of `L10` as one model, `naus ensemble`), `L10-g2` (the second
+generation: it learns from the length-control summaries of `L10-ens`, not from the search's). Paths are relative to
 `build/{profile}/` (outputs) or `results/{profile}/metrics/` (their scores, the same stems with
 `.json`). Every function takes strings as well as numbers, so the rules pass their wildcards
 (`"{length}"`) and get Snakemake's patterns from the same definitions. Plain Python: the rules,
@@ -18,11 +19,15 @@ from pathlib import Path
 
 from naus import NausError
 from naus.architectures import TABLE4_ARCHS
-from naus.methods import METHODS
+from naus.methods import LENGTH_CONTROL, METHODS
 
 Part = int | float | str
 
-MODEL_PATTERN = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-s\d+)?"
+ENSEMBLE = "ens"  # a student's name ending `-ens`: the profile's seeds of that student as one model
+_STUDENT = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-g\d+)?"
+TRAINED_PATTERN = rf"{_STUDENT}(-s\d+)?"  # the students `naus train` makes
+ENSEMBLE_PATTERN = rf"{_STUDENT}-{ENSEMBLE}"  # those `naus ensemble` makes
+MODEL_PATTERN = f"{TRAINED_PATTERN}|{ENSEMBLE_PATTERN}"
 METHOD_PATTERN = "|".join(METHODS)
 TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
 # A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.
@@ -62,7 +67,8 @@ def estimate(length: Part) -> str:
 
 # The sentences each split decodes: the Gigaword test set, DUC2004 with digits masked as in training, or the
 # dev split (a training recipe is chosen by its dev ROUGE).
-DECODE_SOURCES = {"test": split_file("test", "article"), "duc": search_source("duc"), "dev": split_file("dev", "article")}
+DECODE_SOURCES = {"test": split_file("test", "article"), "duc": search_source("duc"),
+                  "dev": split_file("dev", "article"), "pool": search_source("pool")}
 # What a collection's outputs are scored against, and the folder of build/ and of results/{profile}/metrics/
 # its scored outputs and their metrics sit in (DUC2004's: digits restored).
 REFERENCES = {"test": (split_file("test", "title"),), "duc": tuple(duc_file(f"ref{i}") for i in range(4))}
@@ -92,22 +98,43 @@ class StudentName:
     length: int  # the search output's length it learns from
     fraction: float  # of the pool's pairs it trains on
     seed: int = 0  # of its initialisation, dropout and batch order
+    generation: int = 1  # 1: it learns from the search; n: from the length-control summaries of generation n - 1
+    ensemble: bool = False  # the profile's seeds as one model (then `seed` is 0)
 
 
-def model(length: Part, arch: str = "naus", fraction: Part | None = None, seed: Part = 0) -> str:
-    """A student's name (its directory under train/): the length it learns, its architecture, its
-    share of the pool, its seed (seed 0 unnamed, so a one-seed profile keeps its names)."""
+def model(length: Part, arch: str = "naus", fraction: Part | None = None, seed: Part = 0,
+          generation: Part = 1) -> str:
+    """A student's name (its directory under train/): the length it learns, its architecture, its share of the
+    pool, its generation (the first unnamed), its seed (seed 0 unnamed, so a one-seed profile keeps its names;
+    `ENSEMBLE`: every seed as one model)."""
     name = f"L{length}" if arch == "naus" else f"{arch}-L{length}"
     name = name if fraction in (None, 1, 1.0) else f"{name}-f{fraction}"
-    return name if str(seed) == "0" else f"{name}-s{seed}"
+    name = name if str(generation) == "1" else f"{name}-g{generation}"
+    return name if str(seed) == "0" else f"{name}-{ENSEMBLE}" if seed == ENSEMBLE else f"{name}-s{seed}"
 
 
 def parse_model(name: str) -> StudentName:
     match = re.fullmatch(rf"(?:(?P<arch>{'|'.join(TABLE4_ARCHS)})-)?L(?P<length>\d+)(?:-f(?P<fraction>0\.\d+))?"
-                         r"(?:-s(?P<seed>\d+))?", name)
+                         rf"(?:-g(?P<generation>[2-9]|[1-9]\d+))?(?:-s(?P<seed>\d+)|-(?P<ensemble>{ENSEMBLE}))?", name)
     if match is None:
-        raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, L10-s3, ...)")
-    return StudentName(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0), int(match["seed"] or 0))
+        raise ValueError(f"{name!r} is not a student's name (L10, L10-f0.25, ar-L10, L10-s3, L10-ens, L10-g2, ...)")
+    return StudentName(match["arch"] or "naus", int(match["length"]), float(match["fraction"] or 1.0),
+                       int(match["seed"] or 0), int(match["generation"] or 1), bool(match["ensemble"]))
+
+
+def members(name: str, seeds: list[int]) -> list[str]:
+    """The students an ensemble's name (`L10-ens`) stands for: that student at each of the profile's `seeds`."""
+    student = parse_model(name)
+    return [model(student.length, student.arch, student.fraction, seed, student.generation) for seed in seeds]
+
+
+def teacher_model(name: str) -> str | None:
+    """The model whose length-control summaries a later generation's student learns from (the previous
+    generation's ensemble); None for the first generation, which learns from the search."""
+    student = parse_model(name)
+    if student.generation == 1:
+        return None
+    return model(student.length, student.arch, student.fraction, ENSEMBLE, student.generation - 1)
 
 
 def chars_target(budget: Part) -> str:
@@ -165,12 +192,15 @@ def searches(build: Path) -> list[tuple[str, int, Path]]:
     return sorted(found, key=lambda item: item[:2])
 
 
-def train_inputs(length: Part, frozen: bool = False) -> dict[str, str]:
-    """What a student for `length` learns from, by its `naus train` option: the pool's search output,
-    and the dev split's for model selection (and, `frozen`, their sources' frozen MiniLM states)."""
+def train_inputs(length: Part, frozen: bool = False, teacher: str | None = None) -> dict[str, str]:
+    """What a student for `length` learns from, by its `naus train` option: the pool's search output, and the dev
+    split's for model selection (a later generation: model `teacher`'s length-control summaries of both, so no
+    title ever chooses its checkpoint), and, `frozen`, their sources' frozen MiniLM states."""
     states = {"train_states": frozen_states("pool"), "dev_states": frozen_states("dev")} if frozen else {}
-    return {"train_source": search_source("pool"), "train_target": f"{search('pool', length)}.txt",
-            "dev_source": search_source("dev"), "dev_target": f"{search('dev', length)}.txt", **states}
+    targets = {split: f"{decoded(split, teacher, LENGTH_CONTROL.name, length)}.txt" if teacher
+               else f"{search(split, length)}.txt" for split in ("pool", "dev")}
+    return {"train_source": search_source("pool"), "train_target": targets["pool"],
+            "dev_source": search_source("dev"), "dev_target": targets["dev"], **states}
 
 
 def search_part(split: str, length: Part, shard: Part) -> str:

@@ -16,7 +16,8 @@ HISTORY = {"history": [{"step": int, "train_loss": float, "dev_loss?": float, "l
 # The range of each number a history's entries may hold where the report prints or draws them.
 HISTORY_BOUNDS = {"step": (0, 10**9), "train_loss": (0, 10**6), "dev_loss": (0, 10**6), "lr": (0, 10)}
 TRAIN_TIMING = {"seconds": float, "steps?": int, "device?": str, "threads?": int}  # naus.student.train
-DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}  # decode --provenance
+# what `naus decode --provenance` writes
+DECODING = {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": FILE_RECORD, "lines": int}
 DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "input?": FILE_RECORD,
                  "checkpoint?": FILE_RECORD}  # decode --timing
 BUNDLE = {"decodings": {"*": {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": [str]}}}  # decode-all

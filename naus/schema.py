@@ -45,7 +45,8 @@ def section_properties(section: str) -> dict:
     properties = {}
     for spec in dataclasses.fields(kind):
         if "help" in spec.metadata and spec.name not in COMMAND_LINE_ONLY.get(section, ()):
-            python_type = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],) if t is not type(None))
+            python_type = next(t for t in typing.get_args(hints[spec.name]) or (hints[spec.name],)
+                               if t is not type(None))
             properties[spec.name] = field_schema(spec, python_type)
     return properties
 
@@ -58,8 +59,8 @@ def definitions() -> dict:
         "beam_size": {"type": "integer", "minimum": 1, "maximum": settings.MAX_BEAM},
         "chars": {"type": "integer", **settings.CHARS},
         "chars_or_none": {"type": "integer", **settings.CHARS, "minimum": 0},
-        "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": settings.MAX_SEED}, "minItems": 1,
-                  "maxItems": settings.MAX_SEEDS, "uniqueItems": True},
+        "seeds": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": settings.MAX_SEED},
+                  "minItems": 1, "maxItems": settings.MAX_SEEDS, "uniqueItems": True},
         "method": {"enum": word_methods()},
         "arch": {"enum": [name for name, arch in ARCHITECTURES.items() if arch.ctc]},
         "table4_arch": {"enum": list(TABLE4_ARCHS)},

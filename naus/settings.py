@@ -125,7 +125,8 @@ def check_plain(config: dict) -> None:
 def options(settings: type, section: dict) -> dict:
     """The settings of a configuration section that a dataclass's command-line options take (the fields
     with help), in the dataclass's order: what a rule passes on, with no list of names of its own."""
-    return {spec.name: section[spec.name] for spec in fields(settings) if "help" in spec.metadata and spec.name in section}
+    return {spec.name: section[spec.name] for spec in fields(settings)
+            if "help" in spec.metadata and spec.name in section}
 
 
 def target_length(source_length: int, length: int | None, ratio: float | None, min_length: int = 1) -> int:

@@ -173,10 +173,21 @@ class Spec:
 
 
 def students(seeds, length, method: str, target, arch: str = "naus", split: str = "test", fraction=None,
-             beam=None) -> tuple[str, ...]:
-    """One decoding per seed of a student."""
-    return tuple(layout.decoded(split, layout.model(length, arch, fraction, seed), method, target, beam)
+             beam=None, generation: int = 1) -> tuple[str, ...]:
+    """One decoding per seed of a student (`layout.ENSEMBLE` among the seeds: its seeds as one model)."""
+    return tuple(layout.decoded(split, layout.model(length, arch, fraction, seed, generation), method, target, beam)
                  for seed in seeds)
+
+
+def generations(s: "Spec") -> list[tuple[int, list, str]]:
+    """The students Tables 2 and 3 show, as (generation, seeds, the label's addition): each generation's seeds
+    (config key train.generations), and with decode.ensemble the last one's seeds as one model."""
+    last = s.config["train"].get("generations", 1)
+    shown = [(g, s.seeds, "" if g == 1 else f", generation {g}") for g in range(1, last + 1)]
+    if s.config["decode"].get("ensemble"):
+        shown.append((last, [layout.ENSEMBLE], f"{'' if last == 1 else f', generation {last}'}, "
+                                               f"{len(s.seeds)} seeds as one model"))
+    return shown
 
 
 # The most outputs a profile may ask for (ten times gigaword-sample's 398): every list of the schema at its maximum
@@ -187,8 +198,8 @@ MAX_OUTPUTS = 5_000
 def spec(config: dict) -> Spec:
     """The tables and figures a resolved configuration asks for."""
     try:
-        base = Spec(layout.check_profile(config["profile"]), list(config["search"]["lengths"]), list(config["train"]["seeds"]),
-                    list(config["train"]["analysis_seeds"]),
+        base = Spec(layout.check_profile(config["profile"]), list(config["search"]["lengths"]),
+                    list(config["train"]["seeds"]), list(config["train"]["analysis_seeds"]),
                     [name for name in METHODS if name in config["decode"]["methods"]],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
@@ -208,12 +219,16 @@ def _teacher(split: str, length: int, label: str = "Search teacher (ours)") -> R
 
 
 def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) -> list[Row]:
-    """A student's rows: one per decoding method, then one per character budget."""
-    rows = [Row(f"{METHODS[m].label} (ours)", students(s.seeds, length, m, length, split=split), m, True)
-            for m in s.methods]
-    rows += [Row(f"{CHAR_CONTROL.label}, {budget} {budget_unit} (ours)",
-                 students(s.seeds, length, CHAR_CONTROL.name, layout.chars_target(budget), split=split),
-                 CHAR_CONTROL.name, True) for budget in chars]
+    """The students' rows, each generation's (and an ensemble's): one per decoding method, then one per character
+    budget."""
+    rows = []
+    for generation, seeds, which in generations(s):
+        rows += [Row(f"{METHODS[m].label}{which} (ours)",
+                     students(seeds, length, m, length, split=split, generation=generation), m, True)
+                 for m in s.methods]
+        rows += [Row(f"{CHAR_CONTROL.label}, {budget} {budget_unit}{which} (ours)",
+                     students(seeds, length, CHAR_CONTROL.name, layout.chars_target(budget), split=split,
+                              generation=generation), CHAR_CONTROL.name, True) for budget in chars]
     return rows
 
 
@@ -295,7 +310,8 @@ def table4_archs(config: dict) -> list:
 
 def _table4(s: Spec) -> Table:
     """Per length, the profile's own students (Table 2's, and seeds) under their architecture's name, and each other
-    configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained twice."""
+    configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained
+    twice."""
     own = s.config.get("model", {}).get("arch", "naus")
     groups = []
     for length in s.config.get("analysis", {}).get("lengths", []):
@@ -310,7 +326,8 @@ def _table4(s: Spec) -> Table:
 
 
 def _table6(s: Spec) -> Table:
-    """A student trained for i words decoded for j words or a ratio; ΔR over the j-word teacher where one is searched."""
+    """A student trained for i words decoded for j words or a ratio; ΔR over the j-word teacher where one is
+    searched."""
     groups = []
     for model, target in s.config["decode"].get("transfer", []):
         teacher = _teacher("test", target) if str(target) in map(str, s.lengths) else None

@@ -1,6 +1,7 @@
 """Normalise raw English text to the Gigaword convention of Rush et al. (2015).
 
-Lower case, Penn-Treebank tokens (NLTK's Treebank tokenizer, which needs no data files), brackets as -lrb-/-rrb-, every digit as `#`.
+Lower case, Penn-Treebank tokens (NLTK's Treebank tokenizer, which needs no data files), brackets as -lrb-/-rrb-,
+every digit as `#`.
 Training data, search input and `naus summarize` all pass through `normalize`, so a model
 never sees text tokenised differently from what it was trained on.
 """

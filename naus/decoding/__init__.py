@@ -1,7 +1,7 @@
 """Decoding a student's outputs, a module per decoder: for CTC, greedy (+ truncation), prefix beam search,
 length control in words and in characters; for the encoder-decoders, `encoder_decoder`; what they share
-is in `common`, each slot's best words in `topk`. The decoding methods a user picks are declared in `naus.methods`. The names below are the
-package's API."""
+is in `common`, each slot's best words in `topk`. The decoding methods a user picks are declared in `naus.methods`.
+The names below are the package's API."""
 
 from naus.decoding.align import forced_alignment
 from naus.decoding.beam import ctc_beam_search, ctc_beam_search_batch

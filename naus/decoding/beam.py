@@ -83,7 +83,8 @@ def _beam_batch_kernel(tables, valid, beam_size, blank, stop):
             continue
         best = _beam_kernel(table[i], where[i], norm[i], top_words[i, : valid[i]], beam_size, blank, stop)
         labels = np.full(2 * len(best) + 1, blank, dtype=np.int64)
-        label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)  # each label's candidate (ε: last)
+        # each label's candidate (ε: last)
+        label_column = np.full(2 * len(best) + 1, where.shape[1] - 1, dtype=np.int64)
         flat = top_words[i].ravel()
         for j in range(len(best)):
             labels[2 * j + 1] = best[j]
@@ -166,7 +167,8 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
         for j in range(beams.shape[0]):
             prefix, p_b, p_nb = beams[j], beam_blank[j], beam_word[j]
             total = _logaddexp_kernel(p_b, p_nb)
-            count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count, position)
+            count = _add_mass(prefix, total + (row[where[eps]] - shift), -np.inf, nodes, blank_mass, word_mass, count,
+                              position)
             if size[prefix] > 0:
                 repeat = row[where[token_column[prefix]]] - shift
                 count = _add_mass(prefix, -np.inf, p_nb + repeat, nodes, blank_mass, word_mass, count, position)
@@ -183,8 +185,8 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
                     child[key] = extended
                     nodes_used += 1
                 before = p_b if size[prefix] > 0 and w == token[prefix] else total  # a repeat needs an ε between
-                count = _add_mass(extended, -np.inf, before + (row[where[column]] - shift), nodes, blank_mass, word_mass,
-                                  count, position)
+                count = _add_mass(extended, -np.inf, before + (row[where[column]] - shift), nodes, blank_mass,
+                                  word_mass, count, position)
         totals = np.empty(count)
         for i in range(count):
             totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])

@@ -17,7 +17,8 @@ from naus.signals import stoppable, stopped
 
 def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: list[int], word_chars: np.ndarray,
                        beam_size: int = BEAM, blank: int = 0, unk: int = -1,
-                       unk_chars: list[list[int]] | None = None, log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
+                       unk_chars: list[list[int]] | None = None,
+                       log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
     """The most probable CTC path (within the beam) whose summary, its words joined by single spaces,
     has at most `budgets[i]` characters: length control in characters (NACC, Liu et al. 2022).
 
@@ -51,8 +52,8 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     # gives the same path, and would only widen the table (a cell per character)
     longest = max(int(chars.max(initial=0)), int(slot_unk.max(initial=0)))
     cells = np.minimum(np.asarray(budgets, dtype=np.int64), valid * (longest + 1)) + 1
-    word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, int(cells.max(initial=1)) - 1, blank, unk,
-                                                          beam_size + 1)
+    word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, int(cells.max(initial=1)) - 1, blank,
+                                                          unk, beam_size + 1)
     tables = slot_tables(lp, norm, blank, word_lp, word_id, word_len)
     share_threads(len(valid))
     with stoppable() as stop, failures_raised():

@@ -177,7 +177,8 @@ def _length_control_kernel(tables, valid, cells, rule, stop):
                 new_score[cell, b] = c_score[best]
                 new_last[cell, b] = c_last[best] if finite else blank
                 new_column[cell, b] = c_column[best] if finite else -1
-                sources[s, cell, b], parents[s, cell, b], tokens[s, cell, b] = c_source[best], c_parent[best], c_last[best]
+                sources[s, cell, b], parents[s, cell, b] = c_source[best], c_parent[best]
+                tokens[s, cell, b] = c_last[best]
                 picked[s, cell, b] = c_column[best]
             out[:] = False
         score, new_score = new_score, score

@@ -89,7 +89,7 @@ class Summarizer:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
         written = [source_tokens(s) for s in sentences] if raw else None
         texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
-            " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # the model's markers, no words
+            " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # markers: no words
         encoded = self._encode(texts)
         started, forward = time.perf_counter(), 0.0  # MiniLM's states, where computed here, are decoding time
         if arch.frozen:

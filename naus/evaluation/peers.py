@@ -34,9 +34,12 @@ class Peer:
 PEERS = {
     "msrp": Peer(
         "MSRP", "Hyun et al., Findings of EMNLP 2022 (repository dmhyun/MSRP, commit fd71def)",
-        {(GIGAWORD, 8): ("msrp_length_Giga_Len8.txt", "662da5fa81c5332656f3e05fb8b08033fee4aa714f65d800e43d5ea159d9d3d0"),
-         (GIGAWORD, 10): ("msrp_length_Giga_Len10.txt", "4986e4483bb3a493dbad907159ba0c2938fc00ab7da0d057841938735b787859"),
-         (DUC, 13): ("msrp_length_DUC2004_Len13.txt", "87aac0a33193bf6bae61beee32a280111853b3f941b1770cdaceafe368383429")},
+        {(GIGAWORD, 8): ("msrp_length_Giga_Len8.txt",
+                         "662da5fa81c5332656f3e05fb8b08033fee4aa714f65d800e43d5ea159d9d3d0"),
+         (GIGAWORD, 10): ("msrp_length_Giga_Len10.txt",
+                          "4986e4483bb3a493dbad907159ba0c2938fc00ab7da0d057841938735b787859"),
+         (DUC, 13): ("msrp_length_DUC2004_Len13.txt",
+                     "87aac0a33193bf6bae61beee32a280111853b3f941b1770cdaceafe368383429")},
         {(GIGAWORD, 8): (29.09, 11.46, 26.80), (GIGAWORD, 10): (29.94, 11.86, 27.12), (DUC, 13): (27.88, 9.35, 24.49)},
         "75 characters"),
     "nacc": Peer(
@@ -58,7 +61,8 @@ PEERS = {
     "bottlesum-self": Peer(
         "BottleSum Self", "West et al., EMNLP 2019 (repository peterwestuw/BottleSum, commit c6021df): the "
         "self-supervised BottleSum^Self, cased and detokenised as released, shown with the L = 13 rows",
-        {(DUC, 13): ("bottlesum_self.txt", "29f52fa1ffd8913a5949fb86196310b28c608060328dd87ee35dcfe9c385fbf5")}, {}, ""),
+        {(DUC, 13): ("bottlesum_self.txt", "29f52fa1ffd8913a5949fb86196310b28c608060328dd87ee35dcfe9c385fbf5")},
+        {}, ""),
     "seq3": Peer(
         "SEQ³", "Baziotis et al., NAACL 2019 (repository cbaziotis/seq3, commit 2c480f3): no length budget, 14.9 "
         "words on average on Gigaword (shown with the L = 10 rows) and 17.2 on DUC2004 (with the L = 13 rows)",
@@ -82,7 +86,8 @@ def check_output(name: str, collection: str, length: int, path: str | Path, sour
     in the collection's order by `index` where the peer declares one."""
     declared = peer(name).files.get((collection, length))
     if declared is None:
-        raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} (naus.evaluation.peers)")
+        raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} "
+                        "(naus.evaluation.peers)")
     found = sha256sum(path)
     if found != declared[1]:
         raise NausError(f"{path}: sha256 {found[:16]}… is not {peer(name).label}'s released {declared[0]} "

@@ -15,7 +15,8 @@ PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
 <style>
 body {{ font: 14px sans-serif; margin: 1em; }} table {{ border-collapse: collapse; }}
-td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }} th {{ background: #eee; position: sticky; top: 0; }}
+td, th {{ border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }}
+th {{ background: #eee; position: sticky; top: 0; }}
 .score {{ color: #666; font-size: 12px; }} .picked {{ background: #f4f8ff; }} #controls > * {{ margin-right: 1em; }}
 </style></head><body>
 <h1>{title}</h1>
@@ -43,13 +44,18 @@ function render() {{
   const s = state();
   $("a").value = s.a; $("b").value = s.b; $("q").value = s.q;
   const word = s.q.trim().toLowerCase();
-  let rows = data.rows.filter((r) => !word || [r[1], r[2], ...r[3]].some((t) => t.toLowerCase().split(/\\s+/).includes(word)));
-  if (s.sort === "diff") rows = rows.slice().sort((x, y) => (y[4][s.a] - y[4][s.b]) - (x[4][s.a] - x[4][s.b]) || x[0] - y[0]);
+  let rows = data.rows.filter((r) => !word
+    || [r[1], r[2], ...r[3]].some((t) => t.toLowerCase().split(/\\s+/).includes(word)));
+  if (s.sort === "diff") rows = rows.slice().sort((x, y) =>
+    (y[4][s.a] - y[4][s.b]) - (x[4][s.a] - x[4][s.b]) || x[0] - y[0]);
   $("head").innerHTML = "<tr><th>#</th><th>source</th><th>reference</th>" + data.systems.map((name, i) =>
-    `<th class="${{i === s.a || i === s.b ? "picked" : ""}}">${{esc(name)}}</th>`).join("") + "<th>A &minus; B</th></tr>";
-  $("rows").innerHTML = rows.map((r) => `<tr class="row" data-index="${{r[0]}}"><td>${{r[0]}}</td><td>${{esc(r[1])}}</td>` +
-    `<td>${{esc(r[2])}}</td>` + r[3].map((t, i) => `<td class="${{i === s.a || i === s.b ? "picked" : ""}}">${{esc(t)}} ` +
-    `<span class="score">${{r[4][i].toFixed(1)}}</span></td>`).join("") + `<td>${{(r[4][s.a] - r[4][s.b]).toFixed(1)}}</td></tr>`).join("");
+    `<th class="${{i === s.a || i === s.b ? "picked" : ""}}">${{esc(name)}}</th>`).join("") +
+    "<th>A &minus; B</th></tr>";
+  $("rows").innerHTML = rows.map((r) => `<tr class="row" data-index="${{r[0]}}"><td>${{r[0]}}</td>` +
+    `<td>${{esc(r[1])}}</td><td>${{esc(r[2])}}</td>` +
+    r[3].map((t, i) => `<td class="${{i === s.a || i === s.b ? "picked" : ""}}">${{esc(t)}} ` +
+    `<span class="score">${{r[4][i].toFixed(1)}}</span></td>`).join("") +
+    `<td>${{(r[4][s.a] - r[4][s.b]).toFixed(1)}}</td></tr>`).join("");
   $("count").textContent = `${{rows.length}} of ${{data.rows.length}} sentences`;
 }}
 function go(change) {{
@@ -80,5 +86,6 @@ def write_browser(out: Path, title: str, note: str, sources: list[str], referenc
              [round(float(scores[i]), 1) for _, scores in systems.values()]]
             for i, (source, reference) in enumerate(zip(sources, references))]
     data = json.dumps({"systems": list(systems), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
-    with atomic_open(out) as handle:  # no `<` in the script element: `</script>` and `<!--` in a text end or hide nothing
+    # no `<` in the script element: `</script>` and `<!--` in a text end or hide nothing
+    with atomic_open(out) as handle:
         handle.write(PAGE.format(title=html.escape(title), note=html.escape(note), data=data.replace("<", "\\u003c")))

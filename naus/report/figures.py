@@ -31,10 +31,12 @@ def caption(figure: Figure, spec: Spec) -> str:
         "source-length": f"Total ROUGE F1 by the source's length in words (test sentences per bucket in brackets) for "
                          f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
                          f"averaged over {seeds} seed{'s' if seeds > 1 else ''}).",
-        "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence (log scale) "
-                         "for the search teacher (one CPU core) and the student by each decoding method (Table 2's times); "
-                         + ("hollow, grey: the paper's rows at the times it reports (†, their GPU, Gigaword's test set); "
-                            if figure.quoted else "") + "dotted: rows with no time (Lead, rescored released outputs).",
+        "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence "
+                         "(log scale) for the search teacher (one CPU core) and the student by each decoding method "
+                         "(Table 2's times); "
+                         + ("hollow, grey: the paper's rows at the times it reports (†, their GPU, Gigaword's test "
+                            "set); " if figure.quoted else "")
+                         + "dotted: rows with no time (Lead, rescored released outputs).",
     }[figure.kind]
 
 
@@ -112,7 +114,8 @@ def source_length_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
 def _deltas(metrics: Path, stems: tuple[str, ...], teacher: dict) -> list[float]:
     """Each seed's ΔR over the teacher."""
     base = teacher["rouge1"] + teacher["rouge2"] + teacher["rougeL"]
-    return [m["rouge1"] + m["rouge2"] + m["rougeL"] - base for m in (read_metrics(metrics / f"{s}.json") for s in stems)]
+    runs = (read_metrics(metrics / f"{s}.json") for s in stems)
+    return [m["rouge1"] + m["rouge2"] + m["rougeL"] - base for m in runs]
 
 
 def _teacher(metrics: Path, figure: Figure) -> dict:
@@ -134,7 +137,8 @@ def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, score
 
 
 def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
-    """Figure 4: beam size vs ΔR (mean ± sd over seeds) and vs time per sample, for length control and CTC beam search."""
+    """Figure 4: beam size vs ΔR (mean ± sd over seeds) and vs time per sample, for length control and CTC beam
+    search."""
     teacher = _teacher(metrics, figure)
     fig, (left, right) = _axes(2)
     for series in figure.series:
@@ -171,8 +175,8 @@ def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: 
         line, = ax.plot([b for b, _ in points], [m[key] for _, m in points], marker="o", label=f"{label}, char control")
         ax.plot([mean_chars], [scores[key]], marker="*", markersize=12, color=line.get_color(), linestyle="none",
                 label=f"{label}, {figure.length} words (mean {mean_chars:.0f} chars)" if key == "rouge1" else None)
-    _finish(fig, ax, out, "budget (characters, whole words)", "ROUGE F1", f"Character budgets, L={figure.length} student",
-            fontsize=7)
+    _finish(fig, ax, out, "budget (characters, whole words)", "ROUGE F1",
+            f"Character budgets, L={figure.length} student", fontsize=7)
 
 
 def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
@@ -191,7 +195,8 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     for label, _, r1, r2, rl, seconds in figure.quoted:
         if seconds:
             ax.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
-            ax.annotate(label, (seconds, r1 + r2 + rl), fontsize=6, color="grey", xytext=(3, -8), textcoords="offset points")
+            ax.annotate(label, (seconds, r1 + r2 + rl), fontsize=6, color="grey", xytext=(3, -8),
+                        textcoords="offset points")
     for k, (label, total) in enumerate(untimed):
         ax.axhline(total, linestyle=":", color=f"C{(k + 5) % 10}", label=f"{label} (no time)")
     ax.set_xscale("log")

@@ -33,7 +33,8 @@ def search_section(build: Path) -> str | None:
         sentences, seconds = search_timing(build, split, length) or (0, None)
         per_sentence = seconds / sentences if sentences else None
         lines.append(f"| {split} | {length} | {len(records):,} | {empty} | "
-                     f"{sum(words) / max(len(words), 1):.2f} | {'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
+                     f"{sum(words) / max(len(words), 1):.2f} | "
+                     f"{'–' if per_sentence is None else f'{per_sentence:.4f}'} | "
                      f"{'–' if seconds is None else f'{seconds / 3600:.2f}'} |")
     if len(lines) == 2:
         return None
@@ -99,7 +100,8 @@ def _listed(words: list[str]) -> str:
 
 
 def _seed_list(seeds: list[int]) -> str:
-    return f"{seeds[0]}–{seeds[-1]}" if list(seeds) == list(range(seeds[0], seeds[-1] + 1)) else ", ".join(map(str, seeds))
+    consecutive = list(seeds) == list(range(seeds[0], seeds[-1] + 1))
+    return f"{seeds[0]}–{seeds[-1]}" if consecutive else ", ".join(map(str, seeds))
 
 
 def training_section(build: Path) -> str | None:
@@ -142,8 +144,9 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              "This profile reproduces Liu, Huang & Mou (ACL 2022), *Learning Non-Autoregressive Models from Search "
              "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
-             "length-control dynamic program." + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
-                                                f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
+             "length-control dynamic program."
+             + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
+                f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
              *([rst_paragraph(note), ""] if note else []),
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]
@@ -154,13 +157,15 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     widths = [max(len(row[k]) for row in grid) for k in range(len(grid[0]))]
     rule = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
     for k, row in enumerate(grid):
-        lines += [rule.replace("-", "=") if k == 1 else rule, "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"]
+        cells = " | ".join(c.ljust(w) for c, w in zip(row, widths))
+        lines += [rule.replace("-", "=") if k == 1 else rule, f"| {cells} |"]
     lines += [rule, "", "Tables: " + ", ".join(f"`{name}.md`_" for name in tables) + "."]
     if figures:
-        lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures) + ".")
+        lines.append("Figures: " + ", ".join(f"`{name}.png`_ ({caption.rstrip('.')})" for name, caption in figures)
+                     + ".")
     if browsable:
-        lines.append("Every test output, side by side with its ROUGE (sort by the difference of two systems, filter by a "
-                     "word): `browse.html`_.")
+        lines.append("Every test output, side by side with its ROUGE (sort by the difference of two systems, filter "
+                     "by a word): `browse.html`_.")
     results = layout.profile_dir("results", profile)
     lines += ["", f"Every number comes from the pipeline's own run (``{results}/{layout.README}`` says how it was "
               f"run and timed); ``{results}/{layout.FINGERPRINTS}`` holds the SHA-256 of every search output, "
@@ -191,9 +196,11 @@ def fingerprint_section(prints: dict) -> str | None:
 
 def decode_device(build: Path, lengths: list[int]) -> str:
     for length in lengths:
-        for path in sorted((build / layout.decoded("test", layout.model(length), "*", "*")).parent.glob("*.timing.json")):
+        folder = (build / layout.decoded("test", layout.model(length), "*", "*")).parent
+        for path in sorted(folder.glob("*.timing.json")):
             timing = read_json(path, shape=DECODE_TIMING)
-            threads = f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing else ""
+            threads = (f", {timing['threads']} thread{'s' if timing['threads'] > 1 else ''}" if "threads" in timing
+                       else "")
             return timing.get("device", "cpu") + threads
     return "cpu"
 
@@ -202,8 +209,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
     batch = spec.batch_size
-    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone (nothing "
-              "else running); the teacher on one CPU core per sentence.")
+    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone "
+              "(nothing else running); the teacher on one CPU core per sentence.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
     student = spec.config.get("model", {}).get("arch", "naus")
@@ -211,38 +218,48 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
              f"those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, {BOOTSTRAP:,} resamples)."
              if len(spec.seeds) > 1 else "One student per row (one seed).")
-    significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over the "
-                    f"sentences ({RESAMPLES:,} seeded sign flips of the per-sentence differences) of the total ROUGE (R-1 + R-2 + "
-                    "R-L), each NAUS row's per-sentence scores averaged over its seeds, against the teacher and (length "
-                    "control) against truncation.")
+    last = spec.config["train"].get("generations", 1)
+    runs += (f" Rows of generation n (2 to {last}): students that learn from the length-control summaries of the pool "
+             "and of dev by generation n - 1's students as one model (the mean of their probabilities), not from the "
+             "search's; everything else as the first's." if last > 1 else "")
+    runs += (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean of "
+             "theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")
+    significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over "
+                    f"the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence differences) of the total "
+                    "ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged over its seeds, against the "
+                    "teacher and (length control) against truncation.")
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
     rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator"
                         + (" (a release on part of a collection on that part, with no paired test)" if peer.subset
                            else "") + f"; p vs {peer.label}: length control against them, the same test."
                         for peer in peers)
     duc = PROTOCOLS["duc"]
-    duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at {duc.max_bytes} bytes "
-                        "as every row is." for peer in peers if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))
+    duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at "
+                        f"{duc.max_bytes} bytes as every row is." for peer in peers
+                        if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))
     lm_titles = spec.config["data"].get("lm_titles", DataConfig.lm_titles)
     protocol = f"The LM of the rows marked (ours) reads {LM_READS[lm_titles]}."
     if other := other_protocol(spec.config):
         folder, theirs = other
-        protocol += (f" Rows labelled \"{LM_LABELS[theirs]}\": the teacher and length-control students (the same seeds) of "
-                     f"an earlier run of this profile whose LM read {LM_READS[theirs]}, as {folder}/provenance.json "
-                     "records, not timed here, ΔR over their own teacher; p vs other LM: two-sided permutation test of "
-                     "their seeds' total ROUGE against this run's length control (every split of the pooled seeds "
+        protocol += (f" Rows labelled \"{LM_LABELS[theirs]}\": the teacher and length-control students (the same "
+                     f"seeds) of an earlier run of this profile whose LM read {LM_READS[theirs]}, as "
+                     f"{folder}/provenance.json records, not timed here, ΔR over their own teacher; p vs other LM: "
+                     "two-sided permutation test of their seeds' total ROUGE against this run's length control "
+                     "(every split of the pooled seeds "
                      f"counted, up to {EXACT_SPLITS:,}), since no sentence pairs two runs' seeds.")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
-        "table2": f"Table 2 ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score with stemming) of Lead-L, "
-        f"the search teacher and the NAUS student decoded by {_listed([METHODS[m].short for m in spec.methods])}"
+        "table2": f"Table 2 ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score with stemming) of "
+        "Lead-L, the search teacher and the NAUS student decoded by "
+        f"{_listed([METHODS[m].short for m in spec.methods])}"
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Zhang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {protocol} {runs} "
         f"{significance} {timing} {quoted} {rescored}".rstrip(),
-        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE {duc.measure} of "
-        f"the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first {duc.max_bytes} bytes), "
+        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE "
+        f"{duc.measure} of the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first "
+        f"{duc.max_bytes} bytes), "
         f"the L={duc_length} teacher and student"
         + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
            if duc_chars else "")
@@ -251,11 +268,12 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output and "
         f"training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the teacher, time "
         f"per sample. {runs} {other_runs} {timing}",
-        "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of each "
-        f"source, by truncation and by length control; ΔR over the teacher searched for j words where there is one. "
+        "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of "
+        "each source, by truncation and by length control; ΔR over the teacher searched for j words where there is "
+        "one. "
         + (f"Each row: the mean ± sd of the students of seeds {_seed_list(spec.analysis_seeds)}."
            if len(spec.analysis_seeds) > 1 else f"Each row: the student of seed {spec.analysis_seeds[0]}."),
-        "case-study": f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth of the "
-        f"test set by source length (Sentence: its line in the test set), with the reference, the L={spec.lengths[0]} "
-        "teacher's summary and the seed-0 student's by each decoding method (Words: its length).",
+        "case-study": f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth "
+        "of the test set by source length (Sentence: its line in the test set), with the reference, the "
+        f"L={spec.lengths[0]} teacher's summary and the seed-0 student's by each decoding method (Words: its length).",
     }

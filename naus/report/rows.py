@@ -151,8 +151,8 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
     for row in rows:
         if row["_method"] == LENGTH_CONTROL.name and group.archive and group.key in length_control:
             row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])
-        elif row["_method"] == LENGTH_CONTROL.name:
-            length_control[group.key] = row["_totals"]
+        elif row["_method"] == LENGTH_CONTROL.name:  # the first generation's, the protocols' comparison
+            length_control.setdefault(group.key, row["_totals"])
     return finish(rows, teacher)
 
 
@@ -166,7 +166,8 @@ def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, Sen
         if all(later.key != group.key for later in table.groups[index + 1:]):  # the papers' rows end their length
             rows += _quoted(table.quoted.get(group.key, ()))
         peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer] + ([P_PROTOCOL] if group.archive else [])
-        columns = (COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers if table.times else COLUMNS[:6] + SPREAD) + SCORE_SD
+        shown = COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers if table.times else COLUMNS[:6] + SPREAD
+        columns = shown + SCORE_SD
         frame = pd.DataFrame(rows, columns=columns)
         if group.key is not None:
             frame.insert(0, "L", group.key)

@@ -54,12 +54,16 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
         runs = [scorer(outputs / f"{stem}.txt") for stem in row["_stems"]]
         return seed_mean(runs) if runs and all(run is not None for run in runs) else None
 
+    def models(row: dict) -> list[str]:
+        return [layout.decoded_model(stem) for stem in row["_stems"]]
+
     students = [(row, scores(row)) for row in rows if row.get("_method") is not None]
-    truncated = next((ours for row, ours in students if row["_method"] == truncate), None)
     reference = scorer(teacher)
     for row, ours in students:
         if ours is not None and reference is not None:
             row["p vs teacher"] = paired_p_value(ours, reference)
+        truncated = next((theirs for other, theirs in students if other["_method"] == truncate
+                          and models(other) == models(row)), None)  # the same students truncated
         if row["_method"] == length_control and ours is not None and truncated is not None:
             row["p vs truncate"] = paired_p_value(ours, truncated)
         if row["_method"] == length_control and ours is not None:
@@ -83,7 +87,8 @@ def case_study(build: Path, length: int, chars: list[tuple[int, int]], systems: 
                 for model, budget in chars if model == length]
     outputs.update({name: build / f"{layout.decoded('test', layout.model(length), method, target)}.txt"
                     for name, method, target in methods})
-    files = {"Source": build / layout.DECODE_SOURCES["test"], "Reference": build / layout.REFERENCES["test"][0], **outputs}
+    files = {"Source": build / layout.DECODE_SOURCES["test"], "Reference": build / layout.REFERENCES["test"][0],
+             **outputs}
     if not all(path.is_file() for path in files.values()):
         return pd.DataFrame()
     lines = {name: read_lines(path) for name, path in files.items()}
@@ -112,8 +117,8 @@ def browser(build: Path, profile: str, lengths: list[int], chars: list[tuple[int
             paths[f"{name} L={length}"] = build / f"{layout.decoded('test', layout.model(length), method, length)}.txt"
         for model, budget in chars:
             if model == length:
-                paths[f"{CHAR_CONTROL.label} {budget} chars L={length}"] = build / (
-                    f"{layout.decoded('test', layout.model(length), CHAR_CONTROL.name, layout.chars_target(budget))}.txt")
+                stem = layout.decoded("test", layout.model(length), CHAR_CONTROL.name, layout.chars_target(budget))
+                paths[f"{CHAR_CONTROL.label} {budget} chars L={length}"] = build / f"{stem}.txt"
     files = [build / layout.DECODE_SOURCES["test"], build / layout.REFERENCES["test"][0], *paths.values()]
     if not all(path.is_file() for path in files):
         return False

@@ -21,8 +21,9 @@ PathLike = str | Path
 
 def train_student(train_source: PathLike, train_target: PathLike, out: PathLike, arch: str = "naus", *,
                   model: dict | None = None, config: TrainConfig | None = None, dev_source: PathLike | None = None,
-                  dev_target: PathLike | None = None, train_states: PathLike | None = None, dev_states: PathLike | None = None,
-                  fraction: float = 1.0, resume: bool = False, timing: PathLike | None = None) -> dict:
+                  dev_target: PathLike | None = None, train_states: PathLike | None = None,
+                  dev_states: PathLike | None = None, fraction: float = 1.0, resume: bool = False,
+                  timing: PathLike | None = None) -> dict:
     """Train a student of `arch` (naus.architectures) on a search output (`train_source` → `train_target`, one
     sentence a line) into `out` (`best.pt`, `last.pt`, `history.json`), choosing by dev loss when `dev_source`
     and `dev_target` are given; `model` holds ModelConfig fields other than the vocabulary's size, `config` the

@@ -14,6 +14,7 @@ from pathlib import Path
 import torch
 
 from naus import NausError
+from naus.architectures import ARCHITECTURES
 from naus.files import atomic_open, check_file
 from naus.student.model import ARCH_MARK, build_model, marked_arch
 from naus.settings import ModelConfig
@@ -95,24 +96,37 @@ def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tup
         raise NausError(f"{path}: model_config: {err}") from None
     if config.vocab_size != len(vocab):
         raise NausError(f"{path}: model has {config.vocab_size} output words but the vocabulary has {len(vocab)}")
+    weights = payload["model"]
+    if isinstance(weights, list):  # a seed ensemble (naus.student.ensemble): its members' weights, one vocabulary
+        if not weights or not getattr(ARCHITECTURES.get(config.arch), "ctc", False):
+            raise NausError(f"{path}: an ensemble holds one or more CTC students' weights")
+        from naus.student.ensemble import Ensemble
+
+        return Ensemble([_student(config, member, f"{path} (member {i})") for i, member in enumerate(weights)]), vocab
+    return _student(config, weights, path), vocab
+
+
+def _student(config: ModelConfig, weights, path: str | Path) -> torch.nn.Module:
+    """The student of `config` with `weights`, refused in one line when they are not of its architecture."""
     try:  # shapes only: a model_config the weights do not match allocates nothing
         with torch.device("meta"), _ShapesOnly():
             shapes = {name: tuple(t.shape) for name, t in build_model(config).state_dict().items()}
     except ValueError as err:
         raise NausError(f"{path}: {err}") from None
-    mark = payload["model"].get(ARCH_MARK) if isinstance(payload["model"], dict) else None
+    mark = weights.get(ARCH_MARK) if isinstance(weights, dict) else None
     if not isinstance(mark, torch.Tensor) or mark.dtype != torch.uint8 or mark.dim() != 1:
         raise NausError(f"{path}: its weights name no architecture (made by an older naus?): train it again")
     if marked_arch(mark) != config.arch:
-        raise NausError(f"{path}: weights of a {marked_arch(mark)!r} student, but its model_config says {config.arch!r}")
-    weights = {name: tuple(t.shape) for name, t in payload["model"].items() if isinstance(t, torch.Tensor)}
-    differ = next((name for name in sorted(set(shapes) | set(weights)) if shapes.get(name) != weights.get(name)), None)
+        raise NausError(f"{path}: weights of a {marked_arch(mark)!r} student, but its model_config says "
+                        f"{config.arch!r}")
+    found = {name: tuple(t.shape) for name, t in weights.items() if isinstance(t, torch.Tensor)}
+    differ = next((name for name in sorted(set(shapes) | set(found)) if shapes.get(name) != found.get(name)), None)
     if differ:
         raise NausError(f"{path}: weights do not match the model configuration ({differ}: the configuration's "
-                        f"{shapes.get(differ)}, the weights' {weights.get(differ)})")
+                        f"{shapes.get(differ)}, the weights' {found.get(differ)})")
     model = build_model(config)
     try:
-        model.load_state_dict(payload["model"])
+        model.load_state_dict(weights)
     except RuntimeError as err:
         raise NausError(f"{path}: weights do not match the model configuration ({str(err).splitlines()[0]})") from None
-    return model, vocab
+    return model

@@ -246,7 +246,8 @@ class ARStudent(EncoderDecoder):
         for i, layer in enumerate(self.decoder.layers):  # post-LN, as nn.TransformerDecoderLayer in eval mode
             caches[i] = torch.cat([caches[i], x], dim=1)
             x = layer.norm1(x + layer.self_attn(x, caches[i], caches[i], need_weights=False)[0])
-            x = layer.norm2(x + layer.multihead_attn(x, memory, memory, key_padding_mask=padding, need_weights=False)[0])
+            attended = layer.multihead_attn(x, memory, memory, key_padding_mask=padding, need_weights=False)[0]
+            x = layer.norm2(x + attended)
             x = layer.norm3(x + layer.linear2(layer.activation(layer.linear1(x))))
         return F.log_softmax(F.linear(x[:, 0], self.embed.weight).float(), dim=-1)
 
@@ -379,7 +380,8 @@ class CopyNAUS(nn.Module):
         dtype = torch.promote_types(copy.dtype, torch.float32)  # fp32 at least, under bf16 autocast too
         return torch.cat([self.blank(x).to(dtype), copy.to(dtype).masked_fill(padding[:, None, :], -math.inf)], dim=-1)
 
-    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int, normalize: bool = True) -> Tensor:
+    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int,
+                normalize: bool = True) -> Tensor:
         """Scores [B, T, vocab_size] of source words `words` [B, T] (vocabulary ids; id 0 is ε): log-probabilities,
         or logits with `normalize=False` (for decoders that normalise what they read)."""
         logits = self.scores(states, lengths)

@@ -111,7 +111,8 @@ class Pairs:
     def head(self, fraction: float) -> "Pairs":
         """The first `fraction` of the pairs, at least one (the training-size sweep of Figure 3)."""
         keep = max(1, int(len(self) * fraction))
-        return Pairs(self.sources[:keep], self.targets[:keep], None if self.states is None else self.states.take(range(keep)))
+        states = None if self.states is None else self.states.take(range(keep))
+        return Pairs(self.sources[:keep], self.targets[:keep], states)
 
     def fingerprint(self) -> str:
         digest = hashlib.sha256()
@@ -329,8 +330,8 @@ class _Run:
         if not (self.out_dir / "vocab.txt").is_file():
             self.vocab.save(self.out_dir / "vocab.txt")
         out = {"format": FORMAT, "vocab": self.vocab.tokens, "model_config": self.model_config.to_dict(),
-               "train_config": asdict(self.config), "provenance": self.provenance_record, "model": self.model.state_dict(),
-               "state": self.state}
+               "train_config": asdict(self.config), "provenance": self.provenance_record,
+               "model": self.model.state_dict(), "state": self.state}
         if not weights_only:
             out.update(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(), rng=_rng_state())
         save_checkpoint(path, out)

@@ -20,7 +20,8 @@ class Vocab:
     def __init__(self, tokens: list[str]):
         if tuple(tokens[: len(SPECIALS)]) != SPECIALS:
             raise NausError(f"a vocabulary must start with {SPECIALS}")
-        bad = next((t for t in tokens if not isinstance(t, str) or not t or len(t.split()) != 1 or t != t.strip()), None)
+        bad = next((t for t in tokens if not isinstance(t, str) or not t or len(t.split()) != 1 or t != t.strip()),
+                   None)
         if bad is not None:
             raise NausError(f"a vocabulary entry must be one word without spaces, got {bad!r}")
         self.tokens = tokens
@@ -33,7 +34,8 @@ class Vocab:
     @classmethod
     def build(cls, lines: Iterable[str], min_count: int = 1, max_size: int | None = None) -> "Vocab":
         counts = Counter(w for line in lines for w in line.split())
-        words = sorted((w for w, c in counts.items() if c >= min_count and w not in SPECIALS), key=lambda w: (-counts[w], w))
+        words = sorted((w for w, c in counts.items() if c >= min_count and w not in SPECIALS),
+                       key=lambda w: (-counts[w], w))
         if max_size:
             words = words[: max_size - len(SPECIALS)]
         return cls(list(SPECIALS) + words)

@@ -27,8 +27,9 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
                   **settings) -> Teacher:
     """The teacher `naus search` runs for `length` words (or `ratio` of each source's): SearchConfig's defaults,
     the named teacher's keys over them (`preset`, naus.settings.TEACHER_PRESETS), `settings` (its fields) over
-    those. A learned estimate is read from `estimate` (`naus fit-estimate`'s file) or fitted here on the first FIT_SENTENCES of
-    `fit_on` (half a minute a length on one core); `onnx` runs MiniLM from `naus export-onnx`'s file, else in PyTorch.
+    those. A learned estimate is read from `estimate` (`naus fit-estimate`'s file) or fitted here on the first
+    FIT_SENTENCES of `fit_on` (half a minute a length on one core); `onnx` runs MiniLM from `naus export-onnx`'s
+    file, else in PyTorch.
     Its `summarize([(index, sentence), ...])` gives each sentence's `Summary` (`.summary`, `.score`, ...)."""
     if preset not in TEACHER_PRESETS:
         raise NausError(f"preset {preset!r} is not one of {sorted(TEACHER_PRESETS)}")

@@ -426,7 +426,8 @@ def fit_estimate(teacher: Teacher, sources: list[str], states: int = FIT_STATES,
     return LearnedEstimate.fit(sums, vectors), len(sums)
 
 
-def label_shard(teacher: Teacher, sources: list[str], output: ResumableOutput, batch: int, what: str) -> tuple[int, float]:
+def label_shard(teacher: Teacher, sources: list[str], output: ResumableOutput, batch: int,
+                what: str) -> tuple[int, float]:
     """Search the sentences `output`'s shard still lacks, appending each batch as it finishes (an
     interrupted run keeps them); returns how many were searched by this run and in how many seconds."""
     todo = output.remaining

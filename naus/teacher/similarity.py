@@ -171,7 +171,8 @@ class ContextualEmbedder:
 
             with torch.inference_mode():
                 states = self.model(
-                    input_ids=torch.from_numpy(ids).to(self.device), attention_mask=torch.from_numpy(mask).to(self.device)
+                    input_ids=torch.from_numpy(ids).to(self.device),
+                    attention_mask=torch.from_numpy(mask).to(self.device),
                 ).last_hidden_state.float().cpu().numpy()
         return states.astype(np.float64), mask, encodings
 

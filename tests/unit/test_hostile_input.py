@@ -273,12 +273,12 @@ def test_paired_p_value_refuses_nan_scores():
 
 def test_after_a_stop_further_stops_are_ignored_while_the_process_exits(good, tmp_path, monkeypatch, capsys):
     """The exit handlers (torch's) run after `main` returns: a second Ctrl-C there would print their traceback."""
-    import naus.commands
+    import naus.commands.scoring
 
     def stopped(args):
         raise KeyboardInterrupt("SIGINT")
 
-    monkeypatch.setattr(naus.commands, "head_command", stopped)
+    monkeypatch.setattr(naus.commands.scoring, "head", stopped)
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         code, err = run_cli(["head", "--input", good["text"], "--lines", "1", "--out", tmp_path / "y"], capsys)
@@ -434,7 +434,7 @@ def test_a_history_whose_numbers_the_report_would_print_out_of_range_is_refused(
         training_section(tmp_path)
 
 
-def test_restale_on_fingerprints_naming_no_student_is_one_line(tmp_path):
+def test_mark_stale_on_fingerprints_naming_no_student_is_one_line(tmp_path):
     from naus.fingerprints import refresh
 
     write(tmp_path / "fingerprints.json", json.dumps({"settings": {}, "search": {}, "decodings": {}, "stale": ["x"],
@@ -461,12 +461,12 @@ def test_the_models_markers_written_in_a_tokenised_input_are_not_summary_words(g
                                      MemoryError()])
 def test_running_out_of_memory_is_one_line_naming_the_remedy(good, tmp_path, monkeypatch, capsys, failure):
     """`--batch-size 4096` (the maximum) on long lines asks the allocator for more than the machine has."""
-    import naus.commands
+    import naus.commands.decode
 
     def allocate(args):
         raise failure
 
-    monkeypatch.setattr(naus.commands, "decode_command", allocate)
+    monkeypatch.setattr(naus.commands.decode, "decode", allocate)
     code, err = run_cli(["decode", "--checkpoint", good["checkpoint"], "--input", good["text"], "--length", "3",
                          "--batch-size", "4096", "--out", tmp_path / "o.txt"], capsys)
     assert code == 2 and "out of memory" in err and "smaller --batch-size" in err and "Traceback" not in err
@@ -480,7 +480,7 @@ def test_a_stop_raised_inside_a_weakref_callback_still_stops_the_command(good, t
     import weakref
 
     import naus.cli
-    import naus.commands
+    import naus.commands.scoring
 
     def collected_when_stopped(args):
         class Held:
@@ -490,7 +490,7 @@ def test_a_stop_raised_inside_a_weakref_callback_still_stops_the_command(good, t
         ref = weakref.ref(held, lambda _: naus.cli._interrupt(signal.SIGTERM, None))  # noqa: F841 (kept alive)
         del held  # the callback runs here; its KeyboardInterrupt is printed and dropped
 
-    monkeypatch.setattr(naus.commands, "head_command", collected_when_stopped)
+    monkeypatch.setattr(naus.commands.scoring, "head", collected_when_stopped)
     before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         code, err = run_cli(["head", "--input", good["text"], "--lines", "1", "--out", tmp_path / "y"], capsys)

@@ -426,9 +426,9 @@ def test_build_teacher_is_naus_searchs_default_and_refuses_what_the_command_line
 def test_searchconfig_defaults_are_the_settings_naus_search_runs():
     """`SearchConfig(length=10)` is `naus search --length 10`'s teacher, field for field: no overlay on either side."""
     from naus.cli import build_parser
-    from naus.commands import _settings
+    from naus.commands import settings_from
     from naus.settings import SearchConfig
 
     args = build_parser().parse_args(["search", "--input", "in", "--lm", "lm", "--length", "10", "--out", "out"])
-    assert _settings(args, SearchConfig, length=args.length, ratio=args.ratio, min_length=args.min_length) \
+    assert settings_from(args, SearchConfig, length=args.length, ratio=args.ratio, min_length=args.min_length) \
         == SearchConfig(length=10)

@@ -213,7 +213,8 @@ def test_snakefmt_finds_nothing_to_change(env):
 
 
 def test_ruff_finds_nothing(env):
-    """Pyflakes' checks (pyproject's [tool.ruff]) over the package, its tests, benchmarks and scripts."""
+    """Pyflakes' checks and the package's line length (pyproject's [tool.ruff]: 120) over the package, its tests,
+    benchmarks and scripts."""
     result = subprocess.run(["ruff", "check", "naus", "tests", "benchmarks", "scripts"], capture_output=True, text=True,
                             env=env, cwd=ROOT)
     assert result.returncode == 0, result.stdout[-3000:]

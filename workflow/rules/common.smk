@@ -175,7 +175,7 @@ def timing_files() -> list[str]:
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
     return (
         [f"{BUILD}/{s}.timing.json" for s in SPEC.timed()]
-        + [f"{BUILD}/{layout.train_timing(model)}" for model in students()]
+        + [f"{BUILD}/{layout.train_timing(model)}" for model in students() if not layout.parse_model(model).ensemble]
         + [
             f"{BUILD}/{layout.search_timing(split, n, i)}"
             for split, n in dict.fromkeys(searched)

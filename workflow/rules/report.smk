@@ -7,7 +7,11 @@ rule report:
     input:
         metrics=metric_files(),
         stats=f"{BUILD}/{layout.DATA_STATS}",
-        histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in students()],
+        histories=[
+            f"{BUILD}/{layout.student_dir(model)}/history.json"
+            for model in students()
+            if not layout.parse_model(model).ensemble
+        ],
         timings=timing_files(),
         other_protocol=other_protocol_files(),
     output:
@@ -52,15 +56,15 @@ rule report:
         "--out {params.results} > {log} 2>&1"
 
 
-rule restale:
+rule mark_stale:
     """Results made elsewhere (students of a GPU lease) compared with the configuration again, their captions' STALE
-    sentence rewritten; run by name (`snakemake restale`) when the configuration changed and they cannot be remade."""
+    sentence rewritten; run by name (`snakemake mark_stale`) when the configuration changed and they cannot be remade."""
     params:
         config=config_json(),
         results=RESULTS,
     log:
-        f"{LOGS}/restale.log",
+        f"{LOGS}/mark-stale.log",
     conda:
         "../../envs/naus-cpu.yaml"
     shell:
-        "python -m naus restale --config {params.config:q} --results {params.results} > {log} 2>&1"
+        "python -m naus mark-stale --config {params.config:q} --results {params.results} > {log} 2>&1"

@@ -5,7 +5,7 @@ TRAIN_CFG = config["train"]
 TRAIN_FLAGS = flags(
     {
         **{k: v for k, v in config["model"].items() if k != "arch"},
-        **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds")},
+        **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds", "generations")},
     }
 )
 
@@ -30,13 +30,18 @@ rule encode_states:
 
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
-    the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one)."""
+    the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one); a later generation on
+    the previous one's length-control summaries (`layout.teacher_model`)."""
+    wildcard_constraints:
+        model=layout.TRAINED_PATTERN,
     input:
         unpack(
             lambda w: {
                 role: f"{BUILD}/{path}"
                 for role, path in layout.train_inputs(
-                    layout.parse_model(w.model).length, ARCHITECTURES[student_arch(w.model)].frozen
+                    layout.parse_model(w.model).length,
+                    ARCHITECTURES[student_arch(w.model)].frozen,
+                    layout.teacher_model(w.model),
                 ).items()
             }
         ),
@@ -69,6 +74,23 @@ rule train:
         "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
         "{params.states} {params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
+
+
+rule ensemble:
+    """The profile's seeds of a student as one model (`naus ensemble`: each slot's distribution the mean of theirs),
+    whose length-control summaries of the pool and of dev the next generation learns from."""
+    wildcard_constraints:
+        model=layout.ENSEMBLE_PATTERN,
+    input:
+        lambda w: [f"{BUILD}/{layout.student_checkpoint(m)}" for m in layout.members(w.model, SEEDS)],
+    output:
+        f"{BUILD}/{layout.student_checkpoint('{model}')}",
+    log:
+        f"{LOGS}/train/{{model}}.log",
+    conda:
+        "../../envs/naus-cpu.yaml"
+    shell:
+        "python -m naus ensemble --members {input} --out {output} > {log} 2>&1"
 
 
 rule stage_states:

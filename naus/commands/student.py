@@ -1,0 +1,61 @@
+"""The students: training one, making one model of several seeds, the frozen MiniLM states they read."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+from naus.commands import IN, OUT, command, count, done, output_file, ranged, settings_from
+
+
+def register(sub) -> None:
+    from naus.architectures import ARCHITECTURES
+    from naus.settings import ModelConfig, TrainConfig
+
+    command(sub, "train", train, "train a NAUS student with CTC (or a Table 4 student) on search output",
+            ("--train-source", {**IN, "help": "the training sources, one tokenised sentence per line"}),
+            ("--train-target", {**IN, "help": "search output, one summary per line"}),
+            ("--arch", {"choices": list(ARCHITECTURES), "default": "naus",
+                        "help": "naus (encoder-only, CTC) or a Table 4 encoder-decoder: ar, nar (L slots), nar-ctc"}),
+            ("--dev-source", {"help": "the dev split's sources, one per line"}),
+            ("--dev-target", {"help": "search output on the dev split (model selection stays unsupervised)"}),
+            ("--train-states", {"help": "the training sources' frozen MiniLM states (`naus encode-states`; for "
+                                        "a student on frozen states, naus-copy)"}),
+            ("--dev-states", {"help": "the dev sources' frozen states, likewise"}),
+            ("--fraction", {"type": ranged(float, above=0, maximum=1), "default": 1.0,
+                            "help": "train on the first fraction of the pairs, 0 < fraction <= 1"}),
+            ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
+            ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
+            ("--timing", {"type": output_file, "help": "write the training time and device to this JSON file"}),
+            settings=(ModelConfig, TrainConfig))
+    command(sub, "ensemble", ensemble, "one checkpoint of several seeds' students, decoded as the mean of their "
+            "probabilities", ("--members", {**IN, "nargs": "+", "help": "the students' best.pt"}),
+            ("--out", {**IN, "help": "the checkpoint to write"}))
+    command(sub, "encode-states", encode_states, "frozen MiniLM states of every word (naus-copy)",
+            ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
+            ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}))
+
+
+def train(args: argparse.Namespace) -> None:
+    from naus.settings import ModelConfig, TrainConfig
+    from naus.student.build import train_student
+
+    model = {spec.name: getattr(args, spec.name) for spec in dataclasses.fields(ModelConfig)
+             if spec.name not in ("vocab_size", "arch") and hasattr(args, spec.name)}
+    train_student(args.train_source, args.train_target, args.out, args.arch, model=model,
+                  config=settings_from(args, TrainConfig), dev_source=args.dev_source, dev_target=args.dev_target,
+                  train_states=args.train_states, dev_states=args.dev_states, fraction=args.fraction,
+                  resume=args.resume, timing=args.timing)
+
+
+def ensemble(args: argparse.Namespace) -> None:
+    from naus.student.ensemble import save_ensemble
+
+    save_ensemble(args.members, args.out)
+    done(args.out, f"{args.out}: an ensemble of {count(len(args.members), 'student')}")
+
+
+def encode_states(args: argparse.Namespace) -> None:
+    from naus.student.frozen import encode_file
+
+    encode_file(args.input, args.out, raw=args.raw)

@@ -185,8 +185,8 @@ def generations(s: "Spec") -> list[tuple[int, list, str]]:
     last = s.config["train"].get("generations", 1)
     shown = [(g, s.seeds, "" if g == 1 else f", generation {g}") for g in range(1, last + 1)]
     if s.config["decode"].get("ensemble"):
-        shown.append((last, [layout.ENSEMBLE], f"{'' if last == 1 else f', generation {last}'}, "
-                                               f"{len(s.seeds)} seeds as one model"))
+        seeds = f"{len(s.seeds)} seed{'s' if len(s.seeds) > 1 else ''}"
+        shown.append((last, [layout.ENSEMBLE], f"{'' if last == 1 else f', generation {last}'}, {seeds} as one model"))
     return shown
 
 

@@ -91,3 +91,14 @@ def test_a_checkpoint_whose_members_are_damaged_is_refused_in_one_line(members, 
     save_checkpoint(tmp_path / "none.pt", {**payload, "model": []})
     with pytest.raises(NausError, match="one or more CTC students"):
         model_from_checkpoint(load_checkpoint(tmp_path / "none.pt"), tmp_path / "none.pt")
+
+
+def test_the_command_writes_one_checkpoint_and_refuses_foreign_members_in_one_line(members, tmp_path, capsys):
+    from tests.helpers import naus_main
+
+    done = naus_main(["ensemble", "--members", members[0], members[1], "--out", tmp_path / "e.pt"], capsys)
+    assert done.returncode == 0 and isinstance(model_from_checkpoint(load_checkpoint(tmp_path / "e.pt"))[0], Ensemble)
+    refused = naus_main(["ensemble", "--members", members[0], tmp_path / "e.pt", "--out", tmp_path / "f.pt"], capsys)
+    code, err = refused.returncode, refused.stderr
+    assert code == 2 and "is an ensemble itself" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "f.pt").exists()

@@ -132,8 +132,8 @@ def study(build: Path, work: Path, profile: Path, lengths: list[int], seeds: lis
         outs = [work / "dev" / f"L{length}" / f"{name}-{i}.txt" for name, i, _ in plan]
         timings = run_all(pool, [(decode, path, *split["dev"], length, out) for (_, _, path), out in zip(plan, outs)])
         for (name, _, _), out, timing in zip(plan, outs, timings):
-            entry = recipes.setdefault(name, {}).setdefault(str(length), {"runs": []})
-            entry["runs"].append({**total(out, titles), "ms_per_sentence": round(1000 * timing["seconds"] /
+            entry = recipes.setdefault(name, {}).setdefault(str(length), {})
+            entry.setdefault("runs", []).append({**total(out, titles), "ms_per_sentence": round(1000 * timing["seconds"] /
                                                                                    timing["sentences"], 2)})
 
     labelling: dict[tuple[int, str], float] = {}

@@ -211,7 +211,6 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_rounds"))
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_rounds.json"))
     args = parser.parse_args()
-    tick = time.perf_counter()
     context = multiprocessing.get_context("spawn")  # each worker sets its threads before torch loads
     with ProcessPoolExecutor(args.jobs, mp_context=context, initializer=one_thread) as pool:
         recipes = study(args.build, args.work, args.profile, args.lengths, args.seeds, pool)
@@ -222,7 +221,9 @@ def main() -> None:
     table = {name: {n: summary(entry, args.jobs) for n, entry in by_length.items()} for name, by_length in recipes.items()}
     for n, minutes in first_minutes.items():
         table["first-generation"][n]["minutes_per_student"] = minutes
-    chosen = max(table, key=lambda name: statistics.mean(v["dev_total"] for v in table[name].values()))
+    means = {name: round(statistics.mean(v["dev_total"] for v in by_length.values()), 2)
+             for name, by_length in table.items()}
+    chosen = max(means, key=means.get)
     write_json(args.out, {
         "profile": args.profile.stem, "cpu": cpu_name(), "cores": args.jobs, "split": "dev (500 pool pairs held out)",
         "method": "length control at the student's length",
@@ -233,7 +234,7 @@ def main() -> None:
                            "recipe's alike, apart)",
         "teacher_dev_total": teacher, "recipes": table, "chosen": chosen,
         "chosen_by": "the highest mean dev total over the lengths", "seeds": args.seeds,
-        "study_minutes": round((time.perf_counter() - tick) / 60, 1), "runs": recipes})
+        "mean_dev_total": means, "runs": recipes})
     for name, by_length in table.items():
         print(f"{name:28s}", "  ".join(f"L{n} {v['dev_total']:.2f} ± {v['dev_sd'] or 0:.2f}" for n, v in by_length.items()))
     print("teacher", teacher, "chosen:", chosen)

@@ -1,2 +1,3 @@
 """Speed benchmarks (`python -m benchmarks.NAME` from the repository root; results in results/benchmarks/),
-each against a reference in the same run; the one-off studies whose results are final are in `studies/`."""
+each against a reference in the same run; what they share is `common`. The one-off studies whose decisions are
+made are kept in `archive/` (its README: study, JSON, decision), and nothing outside it imports them."""

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus.files import write_json
 
 ROOT = Path(__file__).resolve().parent.parent

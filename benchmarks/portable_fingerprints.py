@@ -17,7 +17,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.machine import cpu_name, isa
+from benchmarks.common import cpu_name, isa
 from naus.files import read_json, write_json
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,3 +31,18 @@ def test_no_build_or_results_path_is_written_outside_layout():
                     and any(folder in node.value for folder in ("build/", "results/")):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:60]!r}")
     assert not found, found
+
+
+def test_nothing_outside_the_benchmarks_archive_imports_a_study_in_it():
+    """The archived studies' decisions are made: the live code, benchmarks and tests import none of them."""
+    archive = ROOT / "benchmarks" / "archive"
+    found = []
+    for folder in ("naus", "benchmarks", "tests", "scripts"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if archive in path.parents:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+                found += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.startswith("benchmarks.archive")]
+    assert not found, found

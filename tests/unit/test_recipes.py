@@ -1,8 +1,8 @@
-"""benchmarks/studies/recipes.py: the recipe with the highest mean dev ROUGE over the lengths is chosen."""
+"""benchmarks.common.choose (the archived recipes study's rule): the recipe with the highest mean dev ROUGE over the lengths is chosen."""
 
 import pytest
 
-from benchmarks.studies.recipes import choose
+from benchmarks.common import choose
 from naus import NausError
 
 

@@ -13,7 +13,7 @@ L = 10, the profile's settings with a longer budget):
         --d-model 256 --n-heads 4 --d-ff 1024 --max-len 128 --max-tokens 2048 --lr 1e-3 \\
         --warmup 100 --max-steps 2000 --eval-every 100 --checkpoint-every 100 --resume \\
         --out build/gigaword-sample/study/L10-s2000
-    python benchmarks/studies/student_budget.py --train-dir build/gigaword-sample/study/L10-s2000
+    python benchmarks/archive/student_budget.py --train-dir build/gigaword-sample/study/L10-s2000
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 of a build's pool beside those that learned from its first half (Figure 3's 0.5 point, the same seeds), what
 gigaword-sample's `search.pool_limit` was chosen on (the dev split, not the test set).
 
-    python -m benchmarks.studies.pool_half --build ../gwrun/build/gigaword-sample --out results/benchmarks/pool_half.json
+    python -m benchmarks.archive.pool_half --build ../gwrun/build/gigaword-sample --out results/benchmarks/pool_half.json
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ Also the share of the labelled titles that occur as LM lines, beside dev's.
 
 Writes results/benchmarks/lm_titles.json.
 
-    NAUS_DATA=../shared/data python -m benchmarks.studies.lm_titles \
+    NAUS_DATA=../shared/data python -m benchmarks.archive.lm_titles \
         --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import lead, rouge
 from naus.files import read_json, read_lines, write_json

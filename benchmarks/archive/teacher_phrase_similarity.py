@@ -13,7 +13,7 @@ Re-scored: SLOR + γ_r · ln sim_pooled + β · ln((score + 1) / 2), for a grid 
 
 Writes results/benchmarks/teacher_phrase_similarity.json.
 
-    python -m benchmarks.studies.teacher_phrase_similarity --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_phrase_similarity --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.studies.teacher_neural_lm import dev_options, each_sentence
+from benchmarks.archive.teacher_neural_lm import dev_options, each_sentence
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 

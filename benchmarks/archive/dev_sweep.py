@@ -6,7 +6,7 @@ batch) with the profile's other settings. This reads their histories and timings
 profile's own L = 10 student's, and writes the best dev CTC loss (on the dev split's search
 output) of each to results/benchmarks/dev_sweep.json.
 
-    python benchmarks/studies/dev_sweep.py --profile gigaword-sample
+    python benchmarks/archive/dev_sweep.py --profile gigaword-sample
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ and without the restoration and scored against the dev titles (rouge-score, as t
 
 Writes results/benchmarks/unk_restore.json.
 
-    python -m benchmarks.studies.unk_restore --profile demo
+    python -m benchmarks.archive.unk_restore --profile demo
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json

@@ -11,7 +11,7 @@ export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div
 `naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one process per length on one thread, as
 `naus --threads 1` runs a search shard. Writes results/benchmarks/teacher_portable.json.
 
-    python -m benchmarks.studies.teacher_portable --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_portable --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx \
         --onnx-softmax-kernel build/benchmarks/minilm-int8-softmax-kernel.onnx
 """
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.studies.teacher_default import (
+from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.cli import _portable_cpu_kernels

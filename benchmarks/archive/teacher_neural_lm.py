@@ -11,7 +11,7 @@ teacher's own pick (checked against it).
 
 Writes results/benchmarks/teacher_neural_lm.json.
 
-    python -m benchmarks.studies.teacher_neural_lm --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_neural_lm --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 

@@ -6,7 +6,7 @@ re-ranking the K best distinct states with whole-sentence MiniLM embeddings, γ_
 Writes results/benchmarks/teacher_dev.json; the pipeline's fluency and γ_r come from its best row
 (K, the budget and the embedder from teacher_throughput.py).
 
-    python benchmarks/studies/teacher_dev.py --lm build/gigaword-sample/lm/lm.bin \
+    python benchmarks/archive/teacher_dev.py --lm build/gigaword-sample/lm/lm.bin \
         --dev build/gigaword-sample/data/dev --headlines build/gigaword-sample/data/lm.txt
 """
 

@@ -15,7 +15,7 @@ Language models beside the pipeline's (headlines-3: its lm.txt and order) are tr
 corpora with the pool's source sentences added (unpaired text the unsupervised setting may use).
 Writes results/benchmarks/teacher_quality.json.
 
-    python -m benchmarks.studies.teacher_quality --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_quality --data build/gigaword-sample/data \
         --onnx build/gigaword-sample/similarity/minilm-int8.onnx [--test]
 """
 
@@ -220,7 +220,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--test", action="store_true",
                         help="also score the pipeline's teacher on the test set (once: kept when already there)")
-    parser.add_argument("--work", default="build/benchmarks/studies/teacher_quality", help="language models trained here")
+    parser.add_argument("--work", default="build/benchmarks/archive/teacher_quality", help="language models trained here")
     parser.add_argument("--out", default="results/benchmarks/teacher_quality.json")
     args = parser.parse_args()
 

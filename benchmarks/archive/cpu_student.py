@@ -11,7 +11,7 @@ student. Finished runs are kept under `--work` (named by the recipe's settings) 
 
 Writes results/benchmarks/cpu_student.json.
 
-    python -m benchmarks.studies.cpu_student --build build/gigaword-sample
+    python -m benchmarks.archive.cpu_student --build build/gigaword-sample
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.evaluation.evaluate import evaluate_files

@@ -6,7 +6,7 @@ pool's first `FIT_SENTENCES` sentences), with `rerank_exact` of 30 (the preset),
 select split (held out from the pool, never learned from), one process per length on one thread each, as
 `naus --threads 1` runs a search shard. Writes results/benchmarks/teacher_states.json.
 
-    python -m benchmarks.studies.teacher_states --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_states --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.studies.teacher_default import (
+from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.files import read_lines, write_json

@@ -12,7 +12,7 @@ thread, one process per length.
 
 Writes results/benchmarks/teacher_fewer_states.json (a run of one grid replaces that grid's rows).
 
-    python -m benchmarks.studies.teacher_fewer_states --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_fewer_states --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx [--grid restarts]
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from benchmarks.studies.teacher_default import (
+from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.files import read_json, read_lines, write_json

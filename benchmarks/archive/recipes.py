@@ -7,18 +7,18 @@ titles. This reads their histories and dev metrics, writes every run and each re
 results/benchmarks/recipes.json, and prints the recipe with the highest mean dev total ROUGE over
 all lengths (the winner per length is recorded too). The test set plays no part.
 
-    python -m benchmarks.studies.recipes --profile gigaword-sample --recipes naus minilm dropout
+    python -m benchmarks.archive.recipes --profile gigaword-sample --recipes naus minilm dropout
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 from pathlib import Path
 
 import yaml
 
-from naus import NausError, layout
+from benchmarks.common import choose
+from naus import layout
 from naus.files import read_json, write_json
 
 
@@ -39,23 +39,6 @@ def runs_of(recipe: str) -> dict:
                        "steps": history[-1]["step"], **{k: scores[k] for k in ("rouge1", "rouge2", "rougeL")},
                        "total": round(total(scores), 2)}
     return runs
-
-
-def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
-    """The recipe with the highest mean dev total over every length (each length weighs the same), and
-    per length its winner; a recipe without a dev score at some length cannot win."""
-    lengths = sorted({run["length"] for runs in recipes.values() for run in runs.values()})
-    means = {name: {n: statistics.mean(r["total"] for r in runs.values() if r["length"] == n)
-                    for n in lengths if any(r["length"] == n for r in runs.values())}
-             for name, runs in recipes.items()}
-    complete = [name for name in recipes if len(means[name]) == len(lengths)]
-    if not lengths or not complete:
-        raise NausError(f"no recipe has dev scores at every length {lengths}: nothing to choose from")
-    chosen = max(complete, key=lambda name: statistics.mean(means[name].values()))
-    per_length = {n: max((name for name in recipes if n in means[name]), key=lambda name: means[name][n])
-                  for n in lengths}
-    return chosen, {"mean_dev_total": {name: {str(n): round(v, 2) for n, v in m.items()} for name, m in means.items()},
-                    "winner_per_length": {str(n): name for n, name in per_length.items()}}
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ its `test` entry here. Both runs copy their rows into teacher_quality.json (`def
 
 Writes results/benchmarks/teacher_default.json.
 
-    python -m benchmarks.studies.teacher_default --data build/gigaword-sample/data --lm build/gigaword-sample/lm/lm.bin \
+    python -m benchmarks.archive.teacher_default --data build/gigaword-sample/data --lm build/gigaword-sample/lm/lm.bin \
         --onnx build/gigaword-sample/similarity/minilm-int8.onnx --onnx-int8 build/benchmarks/minilm-8bit.onnx
 """
 
@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, sha256sum, write_json

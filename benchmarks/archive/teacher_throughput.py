@@ -12,7 +12,7 @@ lengths too (`other_lengths`). A profile of reference and chosen on one core bre
 sentence's time into its parts.
 Writes results/benchmarks/teacher.json.
 
-    python benchmarks/studies/teacher_throughput.py --lm build/gigaword-sample/lm/lm.bin \
+    python benchmarks/archive/teacher_throughput.py --lm build/gigaword-sample/lm/lm.bin \
         --dev build/gigaword-sample/data/dev
 """
 

@@ -6,7 +6,7 @@ writes per seed ΔR and, per (length, method), mean, sd and mean − 2·sd/√se
 above 0, the student beats its teacher beyond seed noise). For the runs that did not make a
 whole table.
 
-    python -m benchmarks.studies.seed_spread --decoded /path/to/build/gigaword-sample/decode \
+    python -m benchmarks.archive.seed_spread --decoded /path/to/build/gigaword-sample/decode \
         --build build/gigaword-sample --out results/benchmarks/seed_spread.json
 """
 

@@ -13,7 +13,7 @@ The chosen recipe has the highest mean dev total over the lengths. Finished work
 
 Writes results/benchmarks/student_rounds.json.
 
-    python -m benchmarks.studies.student_rounds --build build/gigaword-sample
+    python -m benchmarks.archive.student_rounds --build build/gigaword-sample
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.machine import cpu_name
+from benchmarks.common import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import evaluate_files
 from naus.files import read_json, write_json, write_lines

@@ -5,12 +5,12 @@
    MiniLM's pass over the source (the in-context states), the in-context estimate of every candidate's
    similarity, MiniLM encoding the `rerank_exact` candidates on their own, and the rest.
 2. Candidates: the default and each cheaper setting of `CANDIDATES`, in this one run, on the dev split
-   at every length (benchmarks.studies.teacher_quality's two one-thread workers, every other sentence each):
+   at every length (benchmarks.archive.teacher_quality's two one-thread workers, every other sentence each):
    dev ROUGE and seconds per sentence per core.
 
 Writes results/benchmarks/teacher_cost.json.
 
-    python -m benchmarks.studies.teacher_cost --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_cost --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.machine import cpu_name
-from benchmarks.studies import teacher_quality as quality
+from benchmarks.common import cpu_name
+from benchmarks.archive import teacher_quality as quality
 from naus.files import read_lines, write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
 
@@ -90,7 +90,7 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="+", default=[10, 8])
     parser.add_argument("--sentences", type=int, default=500)
     parser.add_argument("--profile-sentences", type=int, default=100)
-    parser.add_argument("--work", default="build/benchmarks/studies/teacher_quality", help="the static table is kept here")
+    parser.add_argument("--work", default="build/benchmarks/archive/teacher_quality", help="the static table is kept here")
     parser.add_argument("--out", default="results/benchmarks/teacher_cost.json")
     args = parser.parse_args()
 

@@ -25,7 +25,7 @@ their encoder, each measured in this run.
 
 Writes results/benchmarks/teacher_cascade.json (per-sentence records cached under --cache).
 
-    python -m benchmarks.studies.teacher_cascade --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_cascade --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -39,8 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.machine import cpu_name
-from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
+from benchmarks.common import cpu_name
+from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json
 
@@ -182,7 +182,7 @@ def main() -> None:
     parser = dev_options(__doc__.splitlines()[0], "results/benchmarks/teacher_cascade.json")
     parser.add_argument("--layers", type=int, nargs="+", default=[1, 2, 3, 6], help="MiniLM layers kept (6: all)")
     parser.add_argument("--pool", type=int, default=480, help="states the in-context estimate ranks best, recorded")
-    parser.add_argument("--cache", default="build/benchmarks/studies/teacher_cascade")
+    parser.add_argument("--cache", default="build/benchmarks/archive/teacher_cascade")
     args = parser.parse_args()
     if 6 not in args.layers:
         args.layers.append(6)

@@ -12,7 +12,7 @@ run, on the whole test split, scored once (the file's `test` entry).
 
 Writes results/benchmarks/teacher_fast.json.
 
-    python -m benchmarks.studies.teacher_fast --data build/gigaword-sample/data \
+    python -m benchmarks.archive.teacher_fast --data build/gigaword-sample/data \
         --lm build/gigaword-sample/lm/lm.bin --onnx build/gigaword-sample/similarity/minilm-int8.onnx
 """
 
@@ -23,8 +23,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.machine import cpu_name
-from benchmarks.studies.teacher_neural_lm import default_teacher, dev_options
+from benchmarks.common import cpu_name
+from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, write_json

@@ -1,0 +1,47 @@
+"""What the benchmarks share: the machine every one records (the CPU's model name and the instruction sets its times
+and bytes depend on), and the rule a dev study chooses by."""
+
+from __future__ import annotations
+
+import platform
+import statistics
+from pathlib import Path
+
+from naus import NausError
+
+ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")  # the kernels naus pins or onnxruntime picks
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else the platform's word for it."""
+    try:
+        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown CPU"
+
+
+def isa() -> list[str]:
+    """Which of ISA_FLAGS the CPU has (Linux; empty elsewhere)."""
+    try:
+        flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
+    except OSError:
+        return []
+    return sorted(set(flags.split()) & set(ISA_FLAGS))
+
+
+def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
+    """The recipe with the highest mean dev total over every length (each length weighs the same), and
+    per length its winner; a recipe without a dev score at some length cannot win."""
+    lengths = sorted({run["length"] for runs in recipes.values() for run in runs.values()})
+    means = {name: {n: statistics.mean(r["total"] for r in runs.values() if r["length"] == n)
+                    for n in lengths if any(r["length"] == n for r in runs.values())}
+             for name, runs in recipes.items()}
+    complete = [name for name in recipes if len(means[name]) == len(lengths)]
+    if not lengths or not complete:
+        raise NausError(f"no recipe has dev scores at every length {lengths}: nothing to choose from")
+    chosen = max(complete, key=lambda name: statistics.mean(means[name].values()))
+    per_length = {n: max((name for name in recipes if n in means[name]), key=lambda name: means[name][n])
+                  for n in lengths}
+    return chosen, {"mean_dev_total": {name: {str(n): round(v, 2) for n, v in m.items()} for name, m in means.items()},
+                    "winner_per_length": {str(n): name for n, name in per_length.items()}}

@@ -48,9 +48,12 @@ def register(sub) -> None:
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
     stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
                                              f"point, {swept}, decodes at its beam)"})
-    command(sub, "decode-all", decode_all, "several decodings one after another in one process, into one JSON file "
-            "(`naus unbundle` writes each out)", build, stems, ("--out", OUT), DEVICE,
-            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
+    command(sub, "decode-all", decode_all, "one student's decodings of one file, one after another in one process, "
+            "into one JSON file (`naus unbundle` writes each out)",
+            ("--checkpoint", {**IN, "help": "the student's best.pt"}),
+            ("--source", {**IN, "help": "the sentences the stems' split names, one per line"}),
+            ("--states", {"help": "their frozen states (`naus encode-states`), for a student that reads them"}),
+            stems, ("--out", OUT), DEVICE, settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
     command(sub, "unbundle", unbundle, "one decoding of a `naus decode-all` file, as `naus decode --provenance` "
             "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
             ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
@@ -104,9 +107,10 @@ def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Name
 
 
 def _decodings(args: argparse.Namespace):
-    """Each decoding named by a `naus.layout.decoded` stem in `args.stems`, under the build directory `args.build`:
-    (stem, its student, the sentences, the decoding options, what made it), each student loaded once and each
-    file read and hashed once; every stem checked before any work."""
+    """Each decoding named by a `naus.layout.decoded` stem in `args.stems`: (stem, its student, the sentences, the
+    decoding options, what made it), each student loaded once and each file read and hashed once, every stem
+    checked before any work. The files are those given (`--checkpoint`, `--source`, `--states`: one student's
+    decodings of one split) or, with `--build`, where the pipeline writes each stem's."""
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
     from naus.files import read_lines, same_file
@@ -117,33 +121,45 @@ def _decodings(args: argparse.Namespace):
         parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
     except ValueError as err:
         raise NausError(str(err)) from None
-    implicit = {f"{args.build}/{path}" for part in parts.values() for path in (
-        layout.student_checkpoint(part["model"]), layout.DECODE_SOURCES[part["split"]],
-        layout.frozen_states(part["split"]))}
-    clash = next((path for path in sorted(implicit) if getattr(args, "out", None) and same_file(args.out, path)), None)
+    files = {stem: _files(args, part) for stem, part in parts.items()}
+    if getattr(args, "build", None) is None and len({(p["split"], p["model"]) for p in parts.values()}) > 1:
+        raise NausError("the stems name decodings of several students or splits; one --checkpoint and one --source "
+                        "decode one student's decodings of one split")
+    read = {path for paths in files.values() for path in paths if path}
+    clash = next((path for path in sorted(read) if getattr(args, "out", None) and same_file(args.out, path)), None)
     if clash:
         raise NausError(f"{clash}: --out names a file the decodings read; an output may not overwrite an input")
     records, sources = {}, {}
-    for model in dict.fromkeys(part["model"] for part in parts.values()):
-        checkpoint = f"{args.build}/{layout.student_checkpoint(model)}"
+    for checkpoint in dict.fromkeys(paths[0] for paths in files.values()):
         records[checkpoint] = file_record(checkpoint)
         summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
+        frozen = ARCHITECTURES[summarizer.model.config.arch].frozen
         for stem, part in parts.items():
-            if part["model"] != model:
+            if files[stem][0] != checkpoint:
                 continue
-            source = f"{args.build}/{layout.DECODE_SOURCES[part['split']]}"
+            source, states = files[stem][1:]
             if source not in sources:
                 sources[source], records[source] = read_lines(source), file_record(source)
             options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
                            min_length=args.min_length, raw=False, restore=True,
                            **layout.target_settings(part["target"]))
-            if ARCHITECTURES[summarizer.model.config.arch].frozen:
-                states = f"{args.build}/{layout.frozen_states(part['split'])}"
+            if frozen:
+                if not states:
+                    raise NausError(f"{checkpoint}: a student on frozen states decodes with their file: give --states")
                 if states not in sources:
                     sources[states], records[states] = States.load(states), file_record(states)
                 options["states"] = sources[states]
             made_from = {"input": records[source], "checkpoint": records[checkpoint]}
             yield stem, summarizer, sources[source], options, made_from
+
+
+def _files(args: argparse.Namespace, part: dict) -> tuple[str, str, str | None]:
+    """A decoding's student, source and frozen states: as given, or where the pipeline writes them under --build."""
+    if getattr(args, "build", None) is None:
+        return args.checkpoint, args.source, args.states
+    build = args.build
+    return (f"{build}/{layout.student_checkpoint(part['model'])}", f"{build}/{layout.DECODE_SOURCES[part['split']]}",
+            f"{build}/{layout.frozen_states(part['split'])}")
 
 
 def time_decodings(args: argparse.Namespace) -> None:

@@ -110,7 +110,9 @@ def test_a_students_decodings_in_one_process_are_those_of_one_process_each(check
     source = write(build / layout.DECODE_SOURCES["test"], "police arrested five protesters\n\nin paris\n")
     stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "beam", "3", 4)]
     bundle = tmp_path / "all.json"
-    assert main(["decode-all", "--build", str(build), "--out", str(bundle), *stems]) == 0
+    student = build / layout.student_dir("L2") / "best.pt"
+    given = ["--checkpoint", str(student), "--source", str(source)]  # what the rule declares, passed as such
+    assert main(["decode-all", *given, "--out", str(bundle), *stems]) == 0
     for stem, options in zip(stems, (["--method", "length-control", "--length", "2"],
                                      ["--method", "beam", "--length", "3", "--beam-size", "4"])):
         one, bundled = tmp_path / "one.txt", tmp_path / "bundled.txt"
@@ -127,13 +129,17 @@ def test_a_students_decodings_in_one_process_are_those_of_one_process_each(check
     assert main(["unbundle", "--bundle", str(bundle), "--stem", missing, "--out", str(tmp_path / "x.txt"),
                  "--provenance", str(tmp_path / "x.json")]) == 2
     assert f"holds no decoding {missing}" in capsys.readouterr().err and not (tmp_path / "x.txt").exists()
-    # its implicit inputs are inputs too: --out onto the student it loads (or the source, or the states) is refused
-    student = build / layout.student_dir("L2") / "best.pt"
+    # --out onto the student it loads (or the source, or the states) is refused
     before = student.read_bytes()
-    for target in (student, source, build / layout.frozen_states("test")):
-        assert main(["decode-all", "--build", str(build), "--out", str(target), *stems]) == 2
-        assert "--out names a file the decodings read" in capsys.readouterr().err
-    assert student.read_bytes() == before and not (build / layout.frozen_states("test")).exists()
+    states = build / layout.frozen_states("test")
+    for target in (student, source, states):
+        assert main(["decode-all", *given, "--states", str(states), "--out", str(target), *stems]) == 2
+        assert "an output may not overwrite an input" in capsys.readouterr().err
+    assert student.read_bytes() == before and not states.exists()
+    # one student's decodings of one split: stems of another are refused before any work
+    other = layout.decoded("test", "L3", "length-control", "2")
+    assert main(["decode-all", *given, "--out", str(tmp_path / "two.json"), *stems, other]) == 2
+    assert "several students or splits" in capsys.readouterr().err and not (tmp_path / "two.json").exists()
 
 
 class Copier(torch.nn.Module):

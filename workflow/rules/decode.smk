@@ -36,6 +36,7 @@ rule decode_student:
         stems=lambda w: PLANNED[(w.split, w.model)],
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
+        states=lambda w, input: f"--states {input.states}" if input.states else "",
     log:
         f"{LOGS}/decode/{{split}}-{{model}}.log",
     benchmark:
@@ -45,8 +46,8 @@ rule decode_student:
     resources:
         gpu=1,
     shell:
-        f"python -m naus --threads {{threads}} decode-all --build {BUILD} --beam-size {{params.beam}} "
-        "--batch-size {params.batch} --out {output} {params.stems} > {log} 2>&1"
+        "python -m naus --threads {threads} decode-all --checkpoint {input.checkpoint} --source {input.source} "
+        "{params.states} --beam-size {params.beam} --batch-size {params.batch} --out {output} {params.stems} > {log} 2>&1"
 
 
 rule decoding:

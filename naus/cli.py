@@ -47,7 +47,7 @@ def _option(dest: str) -> str:
     return dest if dest == "parts" else "--" + dest.replace("_", "-")
 
 
-def _portable_cpu_kernels() -> None:
+def portable_cpu_kernels() -> None:
     """The CPU kernels an AVX2 machine runs, on any x86-64 machine, so that a student has the same bytes on each:
     torch's, oneDNN's and MKL's AVX-512 code sums in another order (a demo student differed by up to 3e-4 in a weight
     after 150 steps; MKL, torch's matrix products, heeds only its own MKL_CBWR). Every x86-64 CPU of the last decade
@@ -69,7 +69,7 @@ def limit_threads(threads: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    _portable_cpu_kernels()
+    portable_cpu_kernels()
     if args.threads:
         limit_threads(args.threads)
     logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,

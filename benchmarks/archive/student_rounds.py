@@ -50,9 +50,9 @@ TRAINED = {
 
 def one_thread() -> None:
     """A worker as the pipeline's jobs run: one thread, the portable kernels (before torch loads)."""
-    from naus.cli import _portable_cpu_kernels, limit_threads
+    from naus.cli import portable_cpu_kernels, limit_threads
 
-    _portable_cpu_kernels()
+    portable_cpu_kernels()
     limit_threads(1)
 
 

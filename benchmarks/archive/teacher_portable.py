@@ -7,7 +7,7 @@ int8 rounding of the next layers carries to other summaries (3 of 150 of the dem
 AVX2-only emulation); every other kernel of the int8 model gave the same bits under that emulation. `naus
 export-onnx` now writes Softmax as ReduceMax, Sub, Exp, ReduceSum and Div
 (`naus.teacher.similarity._portable_softmax`). PyTorch runs on the AVX2 kernels `naus` pins on every x86-64 CPU
-(`naus.cli._portable_cpu_kernels`). Each embedder runs the `fast` preset with its learned estimate fitted as
+(`naus.cli.portable_cpu_kernels`). Each embedder runs the `fast` preset with its learned estimate fitted as
 `naus fit-estimate` fits it (the pool's first `FIT_SENTENCES`), one process per length on one thread, as
 `naus --threads 1` runs a search shard. Writes results/benchmarks/teacher_portable.json.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
-from naus.cli import _portable_cpu_kernels
+from naus.cli import portable_cpu_kernels
 from naus.files import read_lines, write_json
 from naus.settings import FIT_SENTENCES
 
@@ -51,7 +51,7 @@ def main() -> None:
                         help="MiniLM as exported before, with onnxruntime's Softmax node "
                              "(`naus export-onnx` of 0ae3740)")
     args = parser.parse_args()
-    _portable_cpu_kernels()  # before the workers start: they inherit the pin, as every `naus` process sets it
+    portable_cpu_kernels()  # before the workers start: they inherit the pin, as every `naus` process sets it
     write_json(args.out, study_report(Path(args.data), per_length(run_length, args)))
 
 

@@ -205,7 +205,7 @@ def test_a_last_checkpoint_without_the_architecture_mark_is_refused_as_a_best_on
     assert "\n" not in str(err.value) and (tmp_path / "old" / "last.pt").read_bytes() == before
 
 
-PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")  # naus.cli._portable_cpu_kernels
+PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")  # naus.cli.portable_cpu_kernels
 
 
 def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, env):

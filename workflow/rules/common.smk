@@ -149,6 +149,11 @@ def students() -> list[str]:
     return SPEC.students()
 
 
+def trained_students() -> list[str]:
+    """The students `naus train` makes (each has a history and a training time); an ensemble is made of them."""
+    return [model for model in students() if not layout.parse_model(model).ensemble]
+
+
 def duc_systems() -> list[str]:
     """Table 3's outputs on DUC2004, as paths under build/{profile}/ without `.txt`."""
     return SPEC.stems("duc")
@@ -175,7 +180,7 @@ def timing_files() -> list[str]:
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
     return (
         [f"{BUILD}/{s}.timing.json" for s in SPEC.timed()]
-        + [f"{BUILD}/{layout.train_timing(model)}" for model in students() if not layout.parse_model(model).ensemble]
+        + [f"{BUILD}/{layout.train_timing(model)}" for model in trained_students()]
         + [
             f"{BUILD}/{layout.search_timing(split, n, i)}"
             for split, n in dict.fromkeys(searched)

@@ -7,11 +7,7 @@ rule report:
     input:
         metrics=metric_files(),
         stats=f"{BUILD}/{layout.DATA_STATS}",
-        histories=[
-            f"{BUILD}/{layout.student_dir(model)}/history.json"
-            for model in students()
-            if not layout.parse_model(model).ensemble
-        ],
+        histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in trained_students()],
         timings=timing_files(),
         other_protocol=other_protocol_files(),
     output:

@@ -49,10 +49,9 @@ def _option(dest: str) -> str:
 
 def portable_cpu_kernels() -> None:
     """The CPU kernels an AVX2 machine runs, on any x86-64 machine, so that a student has the same bytes on each:
-    torch's, oneDNN's and MKL's AVX-512 code sums in another order (a demo student differed by up to 3e-4 in a weight
-    after 150 steps; MKL, torch's matrix products, heeds only its own MKL_CBWR). Every x86-64 CPU of the last decade
-    has AVX2 (the pin cost 1% of a student's training time on an AVX-512 EPYC). Set before torch loads; a user's
-    wins."""
+    torch's, oneDNN's and MKL's AVX-512 code sums in another order (MKL, torch's matrix products, heeds only its
+    own MKL_CBWR); every x86-64 CPU of the last decade has AVX2 (`benchmarks/portable_fingerprints.py` checks the
+    bytes). Set before torch loads; a user's settings win."""
     if platform.machine().lower() in ("x86_64", "amd64"):
         for variable, value in (("ATEN_CPU_CAPABILITY", "avx2"), ("ONEDNN_MAX_CPU_ISA", "AVX2"), ("MKL_CBWR", "AVX2")):
             os.environ.setdefault(variable, value)
@@ -60,9 +59,8 @@ def portable_cpu_kernels() -> None:
 
 def limit_threads(threads: int) -> None:
     """Every native thread pool of a process started after this to `threads`: NUMBA_NUM_THREADS because numba
-    starts that many OpenMP workers and idle ones spin (a one-thread decoding kept both cores of a 2-core
-    machine busy); OPENBLAS_NUM_THREADS because numpy's small products in the re-ranking, run on two threads
-    beside a second shard, took ten times as long."""
+    starts that many OpenMP workers and idle ones spin beside a one-thread job; OPENBLAS_NUM_THREADS because
+    numpy's small products run slower on threads a second job on the machine needs."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS"):
         os.environ[var] = str(threads)
 
@@ -113,7 +111,7 @@ def _stopped(name: str, argv: list[str] | None) -> int:
     print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
           "the same command resumes", file=sys.stderr)
     if argv is None:  # the process's own command line: end now, every output closed above; the interpreter's
-        logging.shutdown()  # teardown (torch's, numba's) took 1.5-2 s of a loaded 2-core machine after a stop
+        logging.shutdown()  # teardown (torch's, numba's) would cost seconds after a stop
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(128 + int(getattr(signal, name)))

@@ -149,7 +149,7 @@ ONNX_INT8, TORCH = EMBEDDERS = ("onnx-int8", "torch")
 # profile's own. `fast`, every profile's unless it names another, is SearchConfig's defaults: a learned estimate
 # (`naus fit-estimate`) chooses the 20 states encoded on their own; `thorough`: the in-context estimate chooses
 # 180, about six times the cost (chosen on two dev splits: results/benchmarks/teacher_default.json; 20 states,
-# not 30, for 0.045 s a sentence: teacher_fewer_states.json).
+# not 30: teacher_fewer_states.json).
 TEACHER_PRESETS = {"fast": {}, "thorough": {"estimator": IN_CONTEXT, "rerank_exact": 180}}
 DEFAULT_PRESET = "fast"
 
@@ -310,6 +310,8 @@ class DecodeConfig:
     timing_passes: int = setting(3, "with --timing, time this many passes after an untimed one and record the median "
                                  "(one pass of a small test set is at the mercy of a busy moment)",
                                  minimum=1, maximum=100)
+    max_memory_mb: int = setting(1024, "memory char-control's tables may take: a budget and beam whose tables "
+                                       "would not fit are refused", minimum=16, maximum=1 << 20)
     ratio: float | None = None  # L = floor(ratio x source length), in (0, 1] (--ratio)
     chars: int | None = None  # char-control's budget in characters (--chars)
 

@@ -21,6 +21,13 @@ _BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-
 _BRACKET_TOKENS = frozenset(_BRACKETS.values())
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "--"})
 _DIGIT = re.compile(r"\d")
+# Treebank's pieces of a word a reader reads as part of the word before it (`do n't`, `John 's`, `workers '`).
+CLITICS = frozenset({"n't", "'s", "'re", "'ll", "'d", "'m", "'ve", "'"})
+# Where one sentence of a line ends and the next starts: `.`, `!` or `?` (closing quotes or brackets after it),
+# then a space and a capital or a digit; not after an abbreviation (`Mr.`, `U.S.`, a single letter).
+_SENTENCE_END = re.compile(r"(?<=[.!?])([\"')\]]*)\s+(?=[\"'(\[]*[A-Z0-9])")
+_ABBREVIATION = re.compile(r"(?:[A-Za-z]\.)+|(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Gen|Sen|Rep|Gov|Lt|Col|Sgt|Capt|Adm|Maj|"
+                           r"Inc|Co|Corp|Ltd|Bros|No|vs|Jan|Feb|Mar|Apr|Aug|Sept?|Oct|Nov|Dec|Mt|Ft|Ave)\.")
 
 
 @contextlib.contextmanager
@@ -62,10 +69,23 @@ def _detokenizer():
     return TreebankWordDetokenizer()
 
 
+def sentences(text: str) -> list[str]:
+    """A line's sentences: Treebank's tokenizer splits the full stop off the end of its input only, so each
+    sentence is tokenised on its own (`march.` would be a word no student has seen)."""
+    pieces, start = [], 0
+    for end in _SENTENCE_END.finditer(text):
+        last = text[max(start, text.rfind(" ", start, end.start()) + 1) : end.start()]  # the word it ends
+        if _ABBREVIATION.fullmatch(last):
+            continue
+        pieces.append(text[start : end.end(1)])
+        start = end.end()
+    return [*pieces, text[start:]]
+
+
 def source_tokens(text: str) -> list[str]:
     """Raw text's PTB tokens as written (case, digits and brackets kept): `normalize`'s tokens, one for one."""
     text = " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split())
-    return _tokenizer().tokenize(text) if text else []
+    return [token for sentence in sentences(text) for token in _tokenizer().tokenize(sentence)] if text else []
 
 
 def normal_token(token: str) -> str:
@@ -79,25 +99,46 @@ def normalize(text: str) -> str:
 
 
 def is_word(token: str) -> bool:
-    """Whether a reader counts the token as a word: it holds a letter or a digit (`#`), not punctuation alone
-    (brackets, -lrb- and the like, included)."""
-    return token not in _BRACKET_TOKENS and any(ch.isalnum() or ch == "#" for ch in token)
+    """Whether a reader counts the token as a word: it holds a letter or a digit (`#`), and is neither
+    punctuation alone (brackets, -lrb- and the like, included) nor a clitic (`n't`: part of the word before)."""
+    return (token not in _BRACKET_TOKENS and token.lower() not in CLITICS
+            and any(ch.isalnum() or ch == "#" for ch in token))
+
+
+def copy_key(token: str) -> str:
+    """A source token as a copy-head student's vocabulary holds it: its normal form, but a number as written,
+    so that each number is a word of its own (`25` and `31` are not one `##`) and comes back as itself."""
+    normal = normal_token(token)
+    return token if "#" in normal and normal != token.lower() else normal
+
+
+def hosts(tokens: list[str]) -> list[str]:
+    """Each token as a headline writes it: a word with the clitics that follow it (`do` + `n't` is `don't`,
+    detokenised), the clitics themselves empty (a headline never writes one alone)."""
+    written = list(tokens)
+    for k in range(len(tokens) - 1, 0, -1):
+        if tokens[k].lower() in CLITICS and written[k - 1] and tokens[k - 1].lower() not in CLITICS:
+            written[k - 1], written[k] = _detokenizer().detokenize([tokens[k - 1], written[k]]), ""
+    return written
 
 
 def headline(summary: str, tokens: list[str]) -> str:
     """A summary in the Gigaword convention written as a headline of its source (`tokens`: `source_tokens`):
-    each word as the source wrote it (case, digits, brackets), taken in order (the next unused position holding
-    it, else any unused, else any: a word written twice), detokenised, a lower-case first word capitalised."""
-    normal, used, start, words = [normal_token(t) for t in tokens], [False] * len(tokens), 0, []
+    each word as the source wrote it (case, digits, brackets, its clitics: `hosts`), taken in order (the next
+    unused position holding it, else any unused, else any: a word written twice), detokenised, a lower-case
+    first word capitalised. A summary word is a normal form or a number as written (`copy_key`)."""
+    keys, written = [(normal_token(t), copy_key(t)) for t in tokens], hosts(tokens)
+    used, start, words = [False] * len(tokens), 0, []
     for word in summary.split():
-        order = [*range(start, len(normal)), *range(start)]
-        at = next((k for k in order if not used[k] and normal[k] == word), None)
-        at = next((k for k in order if normal[k] == word), None) if at is None else at
+        order = [*range(start, len(keys)), *range(start)]
+        at = next((k for k in order if not used[k] and word in keys[k]), None)
+        at = next((k for k in order if word in keys[k]), None) if at is None else at
         if at is None:
             words.append(word)
             continue
         used[at], start = True, at + 1
-        words.append(tokens[at])
+        if written[at]:
+            words.append(written[at])
     text = _detokenizer().detokenize(words)
     return text[:1].upper() + text[1:] if words and words[0].islower() else text
 

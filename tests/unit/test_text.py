@@ -1,7 +1,9 @@
 import subprocess
 import sys
 
-from naus.text import gigaword_line, headline, is_word, mask_digits, normalize, restore_digits, source_tokens
+from naus.text import (
+    copy_key, gigaword_line, headline, hosts, is_word, mask_digits, normalize, restore_digits, sentences, source_tokens,
+)
 from tests.helpers import ROOT
 
 
@@ -25,11 +27,12 @@ def test_a_summary_is_written_as_its_source_wrote_its_words():
     assert " ".join(t.lower() for t in tokens) != normalize(source) and len(tokens) == len(normalize(source).split())
     assert headline("apple 's iphone sales did n't rise #.# %", tokens) == "Apple's iPhone sales didn't rise 7.5%"
     assert headline("iphone sales -lrb- again -rrb- in q#", tokens) == "iPhone sales (again) in Q3"
-    assert headline("apple pie sold ## , apple", tokens) == "Apple pie sold 12, apple"  # the next, then any left
+    # a word takes its clitics (the possessive is Apple's); the next position holding it, then any left
+    assert headline("apple pie sold ## , apple", tokens) == "Apple's pie sold 12, apple"
     assert headline("sales unseen", tokens) == "Sales unseen"  # a word not in the source stays as given
     assert headline("", tokens) == ""
-    assert [is_word(t) for t in ("-lrb-", ",", "'s", "#.#", "n't", "--", "u.s.")] == [False, False, True, True, True,
-                                                                                      False, True]
+    assert [is_word(t) for t in ("-lrb-", ",", "'s", "#.#", "n't", "--", "u.s.", "'S")] == [
+        False, False, False, True, False, False, True, False]  # a clitic is part of the word before it
 
 
 def test_gigaword_line_rewrites_unk():
@@ -61,3 +64,31 @@ assert nltk.stem.porter.PorterStemmer().stem("cities") == "citi" and nltk.tokeni
 """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
+
+
+def test_contractions_and_possessives_are_written_whole_with_the_word_before_them():
+    tokens = source_tokens("Officials won't say why they can't and don't; John's and the workers' cars stopped.")
+    assert "n't" in tokens and "'s" in tokens  # the student reads Treebank's pieces, as it learned them
+    assert hosts(tokens)[:2] == ["Officials", "won't"] and hosts(tokens)[tokens.index("'s")] == ""
+    assert headline("officials wo say why they ca stop", tokens) == "Officials won't say why they can't stop"
+    assert headline("john cars stopped", tokens) == "John's cars stopped"
+    assert headline("workers cars", tokens) == "Workers' cars"
+
+
+def test_every_sentence_of_a_line_has_its_full_stop_split_off():
+    line = "Police arrested five protesters. Mr. Smith of the U.S. said so on Monday! Protests went on (they said.)"
+    assert sentences(line) == ["Police arrested five protesters.", "Mr. Smith of the U.S. said so on Monday!",
+                               "Protests went on (they said.)"]
+    tokens = source_tokens(line)
+    assert "protesters" in tokens and "Monday" in tokens and "protesters." not in tokens
+    assert "Mr." in tokens and "U.S." in tokens  # abbreviations end no sentence
+    assert normalize("He left. 25 stayed.") == "he left . ## stayed ."
+    assert sentences("one sentence only") == ["one sentence only"] and source_tokens("") == []
+
+
+def test_a_number_is_a_copy_word_of_its_own_and_comes_back_in_its_own_place():
+    tokens = source_tokens("Rebels freed 25 hostages but kept 31 hostages in 2 towns")
+    assert [copy_key(t) for t in tokens if any(c.isdigit() for c in t)] == ["25", "31", "2"]
+    assert copy_key("Rebels") == "rebels" and copy_key("-lrb-") == "-lrb-"
+    assert headline("rebels freed 25 hostages kept 31", tokens) == "Rebels freed 25 hostages kept 31"
+    assert headline("rebels kept 31 hostages freed 25", tokens) == "Rebels kept 31 hostages freed 25"

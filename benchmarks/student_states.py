@@ -1,0 +1,120 @@
+"""What a headline costs and where the time goes: the bundled student's decoding at batch 64 and at batch 1 on
+two threads, MiniLM's frozen states included, computed by the fp32 PyTorch MiniLM the students learn on, or by the
+teacher's int8 ONNX MiniLM (`naus export-onnx`) or the same model unquantised in ONNX Runtime; and what each
+kind of states costs in dev quality.
+
+One run, one machine. Speed: the first `--samples` Gigaword test articles (tokenised, as Table 2 decodes them),
+length control at L = 10, each time the median of PASSES passes after an untimed one: tokenising, MiniLM, the
+student's forward and the decoder apart. Quality: the dev split's 500 sentences (its real titles, a choice made on
+dev), length control at L = 8 and 10, R-1 + R-2 + R-L F1 with each kind of states.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from benchmarks.common import cpu_name, isa
+from naus import layout
+from naus.bundle import BUNDLED
+from naus.evaluation.evaluate import evaluate_files
+from naus.files import read_lines, write_json, write_lines
+
+PASSES = 5
+SCORES = ("rouge1", "rouge2", "rougeL")
+
+
+def median_seconds(call, passes: int = PASSES) -> float:
+    call()
+    runs = []
+    for _ in range(passes):
+        tick = time.perf_counter()
+        call()
+        runs.append(time.perf_counter() - tick)
+    return statistics.median(runs)
+
+
+def speed(summarizer, encoder, sentences: list[str], batch: int) -> dict:
+    """Per sentence (ms): MiniLM's states, then the student and its decoder with those states."""
+    groups = [sentences[k : k + batch] for k in range(0, len(sentences), batch)]
+    # MiniLM batches by piece count: at batch 64, the sentences' states together, as Table 2 times them
+    encoded = [sentences] if batch > 1 else groups
+    states = median_seconds(lambda: [encoder.encode(group) for group in encoded])
+    every = encoder.encode(sentences)
+    given = [every.take(range(k, min(k + batch, len(sentences)))) for k in range(0, len(sentences), batch)]
+    forward = []
+
+    def decode():
+        forward.clear()
+        for group, rows in zip(groups, given):
+            summarizer.summarize(group, length=10, raw=False, states=rows, batch_size=batch)
+            forward.append(summarizer.last_timing["forward_seconds"])
+
+    decoding = median_seconds(decode)
+    n = len(sentences)
+    return {"states_ms": round(1000 * states / n, 3), "student_and_decoder_ms": round(1000 * decoding / n, 3),
+            "of_which_forward_ms": round(1000 * sum(forward) / n, 3),
+            "total_ms": round(1000 * (states + decoding) / n, 3)}
+
+
+def quality(summarizer, encoder, build: Path, work: Path, name: str) -> dict:
+    sources = read_lines(build / layout.DECODE_SOURCES["dev"])
+    titles = build / layout.split_file("dev", "title")
+    states = encoder.encode(sources)
+    out = {}
+    for length in (8, 10):
+        hyp = work / f"dev-{name}-L{length}.txt"
+        write_lines(hyp, [r.summary for r in summarizer.summarize(sources, length=length, raw=False, states=states)])
+        scores = evaluate_files(hyp, [titles])
+        out[str(length)] = round(sum(scores[k] for k in SCORES), 2)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=Path("build/gigaword-sample"))
+    parser.add_argument("--checkpoint", type=Path, default=BUNDLED)
+    parser.add_argument("--samples", type=int, default=512)
+    parser.add_argument("--batch1-samples", type=int, default=128)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_states.json"))
+    args = parser.parse_args()
+    if os.environ.get("OMP_NUM_THREADS") != str(args.threads):  # onnxruntime's and numba's threads, set at start
+        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.student_states", *sys.argv[1:]],
+                  {**os.environ, "OMP_NUM_THREADS": str(args.threads), "NUMBA_NUM_THREADS": str(args.threads)})
+    import torch
+
+    from naus.cli import portable_cpu_kernels
+    from naus.decoding.summarizer import Summarizer
+    from naus.student.frozen import Encoder
+    from naus.teacher.similarity import export_onnx
+
+    portable_cpu_kernels()
+    torch.set_num_threads(args.threads)
+    summarizer = Summarizer.from_checkpoint(args.checkpoint, "cpu")
+    test = read_lines(args.build / layout.DECODE_SOURCES["test"])
+    work = Path("build/benchmarks/student_states")
+    work.mkdir(parents=True, exist_ok=True)
+    fp32 = work / "minilm-fp32.onnx"
+    if not fp32.is_file():
+        export_onnx(fp32, quantize=False)
+    encoders = {"fp32-torch": Encoder(), "fp32-onnx": Encoder(fp32), "int8-onnx": Encoder(args.build / layout.MINILM_ONNX)}
+    report = {"machine": f"{cpu_name()} ({', '.join(isa())}), {os.cpu_count()} cores, {args.threads} threads",
+              "checkpoint": os.path.relpath(args.checkpoint), "samples": args.samples, "batch1_samples": args.batch1_samples,
+              "passes": PASSES}
+    for name, encoder in encoders.items():
+        report[name] = {"batch64": speed(summarizer, encoder, test[: args.samples], 64),
+                        "batch1": speed(summarizer, encoder, test[: args.batch1_samples], 1),
+                        "dev_total": quality(summarizer, encoder, args.build, work, name)}
+        print(name, report[name], flush=True)
+    report["dev_total_change"] = {name: {n: round(report[name]["dev_total"][n] - report["fp32-torch"]["dev_total"][n], 2)
+                                         for n in ("8", "10")} for name in encoders}
+    write_json(args.out, report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""The student that ships with naus (`Summarizer.from_pretrained()`, `naus summarize` without `--checkpoint`), and
+its model card, made from a pipeline's student and the scores that pipeline committed (`naus bundle`).
+
+What ships is the checkpoint less its vocabulary: a copy-head student decodes over each batch's own words, so
+the weights alone give the same summaries, and the file holds no word list of the text it learned from.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import os
+from pathlib import Path
+
+from naus import NausError, layout
+from naus.architectures import ARCHITECTURES
+from naus.files import read_json, read_lines, sha256sum, write_text
+from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, TRUNCATE
+
+log = logging.getLogger(__name__)
+
+BUNDLED_DIR = Path(__file__).resolve().parent / "models"
+BUNDLED, CARD = BUNDLED_DIR / "gigaword.pt", BUNDLED_DIR / "MODEL_CARD.md"
+MAX_BYTES = 5 << 20  # what a clone carries: the frozen MiniLM comes from its package
+SHIPPED = "L8-g3"  # gigaword-sample's third generation (the chosen recipe), seed 0, for 8 words
+PROFILE = "gigaword-sample"
+CHECK_LINES = 200  # dev sentences both checkpoints decode, to show that the vocabulary's removal changes nothing
+
+
+def strip_vocabulary(payload: dict) -> dict:
+    """A copy-head student's checkpoint without its vocabulary (only the special tokens stay)."""
+    from naus.student.vocab import SPECIALS
+
+    arch = payload["model_config"]["arch"]
+    if not ARCHITECTURES[arch].frozen:
+        raise NausError(f"only a copy-head student decodes without its vocabulary, not a {arch} one")
+    config = {**payload["model_config"], "vocab_size": len(SPECIALS)}
+    return {**payload, "vocab": list(SPECIALS), "model_config": config}
+
+
+def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
+    """The shipped student of `build` (`SHIPPED`) written to `out` less its vocabulary, checked to decode dev as
+    the original does, and its model card from the scores under `results` (they must be this student's: the
+    test decoding's fingerprint in results is checked against the build's)."""
+    from naus.decoding.summarizer import Summarizer
+    from naus.student.checkpoint import load_checkpoint, save_checkpoint
+
+    source = build / layout.student_checkpoint(SHIPPED)
+    stem = layout.decoded("test", SHIPPED, LENGTH_CONTROL.name, 8)
+    committed = read_json(results / layout.FINGERPRINTS, ("decodings",))["decodings"].get(stem)
+    made = sha256sum(build / f"{stem}.txt")
+    if committed != made:
+        raise NausError(f"{build / stem}.txt: sha256 {made[:12]} is not {results / layout.FINGERPRINTS}'s "
+                        f"{str(committed)[:12]}: the results are not this build's")
+    out.mkdir(parents=True, exist_ok=True)
+    target, trial = out / BUNDLED.name, out / f".{BUNDLED.name}.trial"
+    save_checkpoint(trial, strip_vocabulary(load_checkpoint(source)))
+    try:
+        if trial.stat().st_size > MAX_BYTES:
+            raise NausError(f"{source}: {trial.stat().st_size:,} bytes shipped, over the {MAX_BYTES:,} a clone carries")
+        dev = read_lines(build / layout.DECODE_SOURCES["dev"])[:CHECK_LINES]
+        ours, theirs = (Summarizer.from_checkpoint(p).summarize(dev, length=8, raw=False) for p in (trial, source))
+        if [r.summary for r in ours] != [r.summary for r in theirs]:
+            raise NausError(f"{source} less its vocabulary decodes dev otherwise: not shipped")
+        os.replace(trial, target)
+    finally:
+        trial.unlink(missing_ok=True)
+    write_text(out / CARD.name, card(results, target))
+    log.info("%s: %s bytes, from %s; card %s", target, f"{target.stat().st_size:,}", source, out / CARD.name)
+
+
+def scores(results: Path) -> dict[str, dict]:
+    """The shipped student's test scores by method, as the pipeline committed them."""
+    methods = {LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8, CHAR_CONTROL.name: layout.chars_target(50)}
+    return {method: read_json(results / "metrics" / f"{layout.decoded('test', SHIPPED, method, target)}.json")
+            for method, target in methods.items()}
+
+
+def _row(table: Path, system: str, length: int | None = None) -> dict:
+    """A row of a table's CSV by its system (and length, in a table with a column L)."""
+    with open(table, newline="", encoding="utf-8") as handle:
+        for row in csv.DictReader(handle):
+            if row["System"] == system and (length is None or row.get("L") == str(length)):
+                return row
+    raise NausError(f"{table}: no row {system!r}" + (f" at L = {length}" if length else ""))
+
+
+def card(results: Path, checkpoint: Path) -> str:
+    """The model card: what the student is, what it learned from, its scores (read from `results`), the lengths
+    it serves, its limits and the licences of what it learned from."""
+    from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
+
+    payload = load_checkpoint(checkpoint)
+    model, _ = model_from_checkpoint(payload, checkpoint)
+    config = model.config
+    got = scores(results)
+    transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
+    native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
+    built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)
+    rounds = f"{layout.profile_dir('results', 'benchmarks')}/student_rounds.json"
+    rows = "\n".join(f"| {method}{' (50 bytes)' if method == CHAR_CONTROL.name else ''} | "
+                     + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"
+                     for method, s in got.items())
+    weights = sum(p.numel() for p in model.parameters())
+    return f"""# naus bundled student: Gigaword headlines
+
+`Summarizer.from_pretrained()` and `naus summarize` without `--checkpoint` load `{checkpoint.name}`
+({checkpoint.stat().st_size:,} bytes, sha256 `{sha256sum(checkpoint)[:16]}`). `naus bundle --build {built}`
+remakes it and this card from the pipeline's student `{SHIPPED}` and `{shown}`.
+
+## What it is
+- A `{config.arch}` student ({ARCHITECTURES[config.arch].label}): {config.n_layers} layer of width
+  {config.d_model} ({config.n_heads} heads, feed-forward {config.d_ff}) over all-MiniLM-L6-v2's states of each
+  word, computed and never trained, and a copy head (each slot emits nothing or a word of its sentence); {weights:,}
+  weights; it reads a sentence's first {config.max_len} words.
+- Trained for 8 words, the third generation of profile `{PROFILE}` (the recipe `{rounds}`
+  chose on dev), seed 0: it learned from the length-control summaries of the second generation's ten seeds as one
+  model, which learned from the first's, which learned from the search teacher's summaries of 16,842 Gigaword
+  articles.
+- Unsupervised: no title of an article it learned from reached the teacher's language model, a threshold or a
+  choice (the default protocol); each generation's checkpoint was chosen on dev summaries by the one before (the
+  first's by the search), never on real titles.
+- The file holds its weights and settings, no vocabulary: it copies the words of each sentence it reads.
+
+## Scores (Gigaword test set, {got[LENGTH_CONTROL.name]['n']:,} pairs, `{shown}/metrics`)
+ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives the ten seeds' mean).
+
+| method | R-1 | R-2 | R-L | words |
+|---|---|---|---|---|
+{rows}
+
+## Lengths it serves
+- 8 words (trained) and 10: Table 6 measured length transfer on the first generation: its 8-word students
+  decoded for 10 words by length control are ΔR {float(transfer['ΔR']):+.2f} ± {float(transfer['ΔR sd']):.2f} over
+  the 10-word teacher (ten seeds), its 10-word students {float(native['ΔR']):+.2f} ± {float(native['ΔR sd']):.2f}.
+- Any other L: length control gives exactly L words (at most the sentence's), unmeasured beyond 10.
+
+## Limits
+- English news lead sentences as Gigaword's: a headline of the words of one line, in their order; it adds,
+  paraphrases and checks nothing (a word it copies may change a sentence's sense when its context is left out).
+- Its ROUGE is against Gigaword's titles; on other text it has not been measured.
+
+## Licences of what it learned from
+- Gigaword (LDC2011T07, Rush et al.'s sentence pairs) is the Linguistic Data Consortium's, under its user
+  agreement. The weights are derived from its articles (never its titles) and hold no text of it; whether they
+  may be used beyond research is for the LDC's agreement with each user to say: use them as that agreement allows.
+- all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT.
+"""
+
+
+def check_bundle(results: Path, checkpoint: Path = BUNDLED, card_path: Path = CARD) -> list[str]:
+    """What is wrong with the shipped student: its size, its card against the one `results` makes."""
+    problems = []
+    if checkpoint.stat().st_size > MAX_BYTES:
+        problems.append(f"{checkpoint}: over {MAX_BYTES:,} bytes")
+    if card_path.read_text(encoding="utf-8") != card(results, checkpoint):
+        problems.append(f"{card_path}: not the card {results} and {checkpoint.name} make (naus bundle)")
+    return problems
+

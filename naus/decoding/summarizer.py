@@ -205,7 +205,8 @@ class Summarizer:
         if states is None:  # of each line's first words the student reads: a 1 MB line costs no gigabytes
             from naus.student.frozen import encoder
 
-            return encoder(self.minilm_onnx).encode([" ".join(text.split()[: self.model.config.max_len]) for text in texts])
+            cut = self.model.config.max_len
+            return encoder(self.minilm_onnx).encode([" ".join(text.split()[:cut]) for text in texts])
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states

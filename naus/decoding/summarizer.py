@@ -115,7 +115,7 @@ class Summarizer:
         written = [source_tokens(" ".join(s.split(None, reads)[:reads])) for s in sentences] if raw else None
         texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
             " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # markers: no words
-        encoded = self._encode(texts)
+        encoded = self._encode(texts, [len(s.split()) for s in sentences] if raw else None)
         if arch.frozen:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
@@ -152,10 +152,17 @@ class Summarizer:
             if headlines and arch.ctc:
                 held = [Counter(vocab.index.get(w, vocab.unk) for w in words if _NUMBER.search(w)) for words in (
                     [keys[k] for k in range(len(rows))] if arch.frozen else [texts[i].split() for i in rows])]
+                scores = batch.logits.clone()
                 hyps = _as_often_as_the_source(batch, hyps, held, decoder)
             found = [render(k, hyp) for k, hyp in enumerate(hyps)]
             if headlines and chars is not None and arch.ctc:
-                found = _fullest(batch, found, render, chars, caps, LENGTH_CONTROL.decoder(arch.family))
+                control = LENGTH_CONTROL.decoder(arch.family)
+
+                def length_control(batch: Batch) -> list[Hypothesis]:  # as summarize(length=...) gives it
+                    batch.logits = scores.clone()
+                    return _as_often_as_the_source(batch, control(batch), held, control)
+
+                found = _fullest(batch, found, render, chars, caps, length_control)
             for i, result in zip(rows, found):
                 results[i] = result
         self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
@@ -176,16 +183,18 @@ class Summarizer:
             raise NausError(f"a budget in characters (--chars) is for {CHAR_CONTROL.name}, not {method}")
         return method
 
-    def _encode(self, texts: list[str]) -> list[list[int]]:
-        """Token ids of each text, cut to the student's positions (with a warning)."""
+    def _encode(self, texts: list[str], words: list[int] | None = None) -> list[list[int]]:
+        """Token ids of each text, cut to the student's positions (with a warning; `words`: each raw line's
+        length, where its text was cut before tokenising)."""
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t) for t in texts]
+        sizes = [max(len(tokens), words[i] if words else 0) for i, tokens in enumerate(encoded)]
         cut = [i for i, tokens in enumerate(encoded) if len(tokens) > max_len]
         if cut:
-            longest = max(cut, key=lambda i: len(encoded[i]))
+            longest = max(cut, key=lambda i: sizes[i])
             log.warning("%d of %d sentences are longer than this student's %d positions and are read on their first "
                         "%d words (the longest: sentence %d, %d words)", len(cut), len(texts), max_len, max_len,
-                        longest + 1, len(encoded[longest]))
+                        longest + 1, sizes[longest])
         return [tokens[:max_len] for tokens in encoded]
 
     @functools.cached_property
@@ -206,7 +215,8 @@ class Summarizer:
             from naus.student.frozen import encoder
 
             cut = self.model.config.max_len
-            return encoder(self.minilm_onnx).encode([" ".join(text.split()[:cut]) for text in texts])
+            model = encoder() if self.minilm_onnx is None else encoder(self.minilm_onnx)
+            return model.encode([" ".join(text.split()[:cut]) for text in texts])
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states
@@ -268,21 +278,15 @@ class Summarizer:
 def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[int], length_control) -> list[Result]:
     """Headlines within `chars` bytes as written: char-control's most probable summary is often far shorter than
     the budget (each word costs probability), so the longest length-controlled one that fits replaces it (the
-    most probable of its length). Lengths are tried from the most words that could fit down, each sample until
-    one fits, so a budget past the source costs one pass, not one a length; a summary that still does not fit
-    (a first word capitalised longer) is left empty."""
-    shortest = np.sort(batch.word_chars[len(SPECIALS):])  # a sample can hold no more words than the shortest fit
-    fits = int(np.searchsorted(np.cumsum(shortest + 1), chars + 1, side="right")) if len(shortest) else 0
+    most probable of its length); a summary that still does not fit (a first word capitalised longer) is left
+    empty."""
     found = [r if len(r.summary.encode()) <= chars else Result("", 0, 0.0) for r in found]
-    done = [False] * len(found)
-    for words in range(min(max(caps), fits), 1, -1):
-        pending = [k for k, cap in enumerate(caps) if not done[k] and cap >= words > found[k].length]
-        if not pending:
-            continue
+    for words in range(2, min(max(caps), (chars + 1) // 2) + 1):
         batch.targets = [min(words, cap) for cap in caps]
         for k, hyp in enumerate(length_control(batch)):
-            if k in pending and len((result := render(k, hyp)).summary.encode()) <= chars:
-                found[k], done[k] = result, True
+            result = render(k, hyp)
+            if result.length > found[k].length and len(result.summary.encode()) <= chars:
+                found[k] = result
     return found
 
 

@@ -112,10 +112,12 @@ class Summarizer:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
         started, forward = time.perf_counter(), 0.0  # tokenising and MiniLM's states (where computed here) count
         reads = 4 * self.model.config.max_len  # raw words tokenised: more than the student reads, however long a line
-        written = [source_tokens(" ".join(s.split(None, reads)[:reads])) for s in sentences] if raw else None
+        heads = [s.split(None, reads) for s in sentences] if raw else []
+        written = [source_tokens(" ".join(head[:reads])) for head in heads] if raw else None
         texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
             " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # markers: no words
-        encoded = self._encode(texts, [len(s.split()) for s in sentences] if raw else None)
+        encoded = self._encode(texts, [len(s.split()) if len(head) > reads else 0 for s, head in zip(sentences, heads)]
+                               if raw else None)
         if arch.frozen:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
@@ -150,8 +152,8 @@ class Summarizer:
             decoder = METHODS[method].decoder(arch.family)
             hyps = decoder(batch)
             if headlines and arch.ctc:
-                held = [Counter(vocab.index.get(w, vocab.unk) for w in words if _NUMBER.search(w)) for words in (
-                    [keys[k] for k in range(len(rows))] if arch.frozen else [texts[i].split() for i in rows])]
+                held = [Counter(vocab.index.get(w, vocab.unk) for w in words if _NUMBER.search(w))
+                        for words in (keys if arch.frozen else sources)]
                 scores = batch.logits.clone()
                 hyps = _as_often_as_the_source(batch, hyps, held, decoder)
             found = [render(k, hyp) for k, hyp in enumerate(hyps)]
@@ -215,8 +217,7 @@ class Summarizer:
             from naus.student.frozen import encoder
 
             cut = self.model.config.max_len
-            model = encoder() if self.minilm_onnx is None else encoder(self.minilm_onnx)
-            return model.encode([" ".join(text.split()[:cut]) for text in texts])
+            return encoder(self.minilm_onnx).encode([" ".join(text.split()[:cut]) for text in texts])
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states

@@ -200,9 +200,13 @@ class Encoder:
                       digests(sentences))
 
 
-@functools.lru_cache(maxsize=2)
 def encoder(onnx: Path | None = None) -> Encoder:
     """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures)."""
+    return _loaded(onnx)
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded(onnx: Path | None) -> Encoder:
     return Encoder(onnx)
 
 

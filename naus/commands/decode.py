@@ -11,7 +11,7 @@ import sys
 import time
 
 from naus import NausError, layout
-from naus.commands import BUILD, DEVICE, IN, OUT, command, count, output_file, target
+from naus.commands import DEVICE, IN, OUT, command, count, output_file, target
 
 log = logging.getLogger("naus")
 
@@ -47,8 +47,6 @@ def register(sub) -> None:
                                            "on)"}),
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
-    build = ("--build", {**IN, "help": f"the profile's build directory ({BUILD}): each student and source is read "
-                                       "from where the pipeline writes it"})
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
     stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
                                              f"point, {swept}, decodes at its beam)"})
@@ -62,8 +60,13 @@ def register(sub) -> None:
             "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
             ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
             ("--provenance", {**OUT, "help": "what made it (the input's, the student's and the summaries' sha256)"}))
+    decoding = ("--decoding", {
+        "nargs": "+", "action": "append", "required": True, "metavar": "STEM CHECKPOINT SOURCE OUT [STATES]",
+        "help": f"once per decoding: its name as naus.layout gives it (e.g. {example}), its student's best.pt, the "
+                "sentences it decodes, the JSON file its time is written to and, for a student on frozen states, "
+                "their file"})
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
-            "process, each written to BUILD/STEM.timing.json", build, stems, DEVICE,
+            "process", decoding, DEVICE,
             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
 
 
@@ -149,11 +152,10 @@ def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Name
     return time_decoding(summarizer, sentences, options, args.batch_size, args.timing_passes, args.batch1_samples)
 
 
-def _decodings(args: argparse.Namespace):
-    """Each decoding named by a `naus.layout.decoded` stem in `args.stems`: (stem, its student, the sentences, the
-    decoding options, what made it), each student loaded once and each file read and hashed once, every stem
-    checked before any work. The files are those given (`--checkpoint`, `--source`, `--states`: one student's
-    decodings of one split) or, with `--build`, where the pipeline writes each stem's."""
+def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | None]], outputs: list[str]):
+    """Each decoding of `plan`, (stem, student, sentences file, states file or None) with its stem named by
+    `naus.layout.decoded`: (stem, its student, the sentences, the decoding options, what made it), each student
+    loaded once and each file read and hashed once, every stem checked before any work."""
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
     from naus.files import read_lines, same_file
@@ -161,48 +163,34 @@ def _decodings(args: argparse.Namespace):
     from naus.student.frozen import States
 
     try:
-        parts = {stem: layout.parse_decoded(stem) for stem in args.stems}
+        parts = {stem: layout.parse_decoded(stem) for stem, *_ in plan}
     except ValueError as err:
         raise NausError(str(err)) from None
-    files = {stem: _files(args, part) for stem, part in parts.items()}
-    if getattr(args, "build", None) is None and len({(p["split"], p["model"]) for p in parts.values()}) > 1:
-        raise NausError("the stems name decodings of several students or splits; one --checkpoint and one --source "
-                        "decode one student's decodings of one split")
-    read = {path for paths in files.values() for path in paths if path}
-    clash = next((path for path in sorted(read) if getattr(args, "out", None) and same_file(args.out, path)), None)
+    read = {path for _, *paths in plan for path in paths if path}
+    clash = next(((out, path) for out in outputs for path in sorted(read) if same_file(out, path)), None)
     if clash:
-        raise NausError(f"{clash}: --out names a file the decodings read; an output may not overwrite an input")
-    records, sources = {}, {}
-    for checkpoint in dict.fromkeys(paths[0] for paths in files.values()):
+        raise NausError(f"{clash[1]}: an output names a file the decodings read; an output may not overwrite an input")
+    records, loaded = {}, {}
+    for checkpoint in dict.fromkeys(checkpoint for _, checkpoint, *_ in plan):
         records[checkpoint] = file_record(checkpoint)
         summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
         frozen = ARCHITECTURES[summarizer.model.config.arch].frozen
-        for stem, part in parts.items():
-            if files[stem][0] != checkpoint:
-                continue
-            source, states = files[stem][1:]
-            if source not in sources:
-                sources[source], records[source] = read_lines(source), file_record(source)
+        for stem, source, states in ((s, src, st) for s, c, src, st in plan if c == checkpoint):
+            part = parts[stem]
+            if source not in loaded:
+                loaded[source], records[source] = read_lines(source), file_record(source)
             options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
                            min_length=args.min_length, raw=False, restore=True,
                            **layout.target_settings(part["target"]))
             if frozen:
                 if not states:
-                    raise NausError(f"{checkpoint}: a student on frozen states decodes with their file: give --states")
-                if states not in sources:
-                    sources[states], records[states] = States.load(states), file_record(states)
-                options["states"] = sources[states]
+                    raise NausError(f"{checkpoint}: a student on frozen states decodes with their file: give its "
+                                    "states")
+                if states not in loaded:
+                    loaded[states], records[states] = States.load(states), file_record(states)
+                options["states"] = loaded[states]
             made_from = {"input": records[source], "checkpoint": records[checkpoint]}
-            yield stem, summarizer, sources[source], options, made_from
-
-
-def _files(args: argparse.Namespace, part: dict) -> tuple[str, str, str | None]:
-    """A decoding's student, source and frozen states: as given, or where the pipeline writes them under --build."""
-    if getattr(args, "build", None) is None:
-        return args.checkpoint, args.source, args.states
-    build = args.build
-    return (f"{build}/{layout.student_checkpoint(part['model'])}", f"{build}/{layout.DECODE_SOURCES[part['split']]}",
-            f"{build}/{layout.frozen_states(part['split'])}")
+            yield stem, summarizer, loaded[source], options, made_from
 
 
 def time_decodings(args: argparse.Namespace) -> None:
@@ -210,9 +198,16 @@ def time_decodings(args: argparse.Namespace) -> None:
     PyTorch and numba took longer to load than a demo decoding takes."""
     from naus.files import write_json
 
-    for stem, summarizer, sentences, options, made_from in _decodings(args):
+    wrong = next((given for given in args.decoding if len(given) not in (4, 5)), None)
+    if wrong:
+        raise NausError(f"--decoding {' '.join(wrong)}: give STEM CHECKPOINT SOURCE OUT and, for a student on "
+                        "frozen states, STATES")
+    outs = {given[0]: given[3] for given in args.decoding}
+    plan = [(stem, checkpoint, source, rest[0] if rest else None) for stem, checkpoint, source, _, *rest in
+            args.decoding]
+    for stem, summarizer, sentences, options, made_from in _decodings(args, plan, list(outs.values())):
         timing = _timing(summarizer, sentences, options, args)
-        write_json(f"{args.build}/{stem}.timing.json", {**timing, **made_from})
+        write_json(outs[stem], {**timing, **made_from})
         log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
 
 
@@ -221,8 +216,16 @@ def decode_all(args: argparse.Namespace) -> None:
     the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
     from naus.files import write_json
 
+    try:
+        students = {(part["split"], part["model"]) for part in map(layout.parse_decoded, args.stems)}
+    except ValueError as err:
+        raise NausError(str(err)) from None
+    if len(students) > 1:
+        raise NausError("the stems name decodings of several students or splits; one --checkpoint and one --source "
+                        "decode one student's decodings of one split")
+    plan = [(stem, args.checkpoint, args.source, args.states) for stem in args.stems]
     decodings = {}
-    for stem, summarizer, sentences, options, made_from in _decodings(args):
+    for stem, summarizer, sentences, options, made_from in _decodings(args, plan, [args.out]):
         summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]
         decodings[stem] = {**made_from, "summaries": summaries}
         log.info("%s: %s in %.2f s", stem, count(len(summaries), "sentence"), summarizer.last_timing["seconds"])

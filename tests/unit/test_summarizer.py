@@ -75,26 +75,30 @@ def test_timing_records_its_passes_beside_the_summaries(checkpoint, tmp_path, ca
 
 
 def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tmp_path, capsys):
-    """What the pipeline's timing jobs run: every decoding named by its path, at its target and (a beam sweep's
-    point) its beam, recorded with what made it; a name that is not a decoding's is refused before any work."""
-    import shutil
-
+    """What the pipeline's timing job runs: every decoding named with the files it reads and writes, at its target
+    and (a beam sweep's point) its beam, recorded with what made it; a name that is not a decoding's, a decoding
+    given without its time file, and a time file that is an input are refused before any work."""
     from naus.cli import main
 
-    build = tmp_path / "build"
-    (build / layout.student_dir("L2")).mkdir(parents=True)
-    shutil.copy(checkpoint, build / layout.student_dir("L2") / "best.pt")
-    write(build / layout.DECODE_SOURCES["test"], "police arrested five protesters\nin paris\n")
+    source = write(tmp_path / "test.txt", "police arrested five protesters\nin paris\n")
     stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "length-control", "3", 4),
              layout.decoded("test", "L2", "char-control", "c12")]
-    timed = ["time", "--build", str(build), "--timing-passes", "2", "--batch1-samples", "1"]
-    assert main([*timed, *stems]) == 0
-    first, sweep, chars = (json.loads((build / f"{stem}.timing.json").read_text()) for stem in stems)
+    outs = [tmp_path / f"t{k}.json" for k in range(len(stems))]
+    decodings = [arg for stem, out in zip(stems, outs) for arg in ("--decoding", stem, str(checkpoint), str(source),
+                                                                    str(out))]
+    timed = ["time", "--timing-passes", "2", "--batch1-samples", "1"]
+    assert main([*timed, *decodings]) == 0
+    first, sweep, chars = (json.loads(out.read_text()) for out in outs)
     assert (first["passes"], first["samples"], first["batch1_samples"], first["beam_size"]) == (2, 2, 1, 6)
     assert sweep["beam_size"] == 4 and first["checkpoint"] == sweep["checkpoint"] and chars["method"] == "char-control"
-    assert first["input"]["path"] == str(build / layout.DECODE_SOURCES["test"])
-    assert capsys.readouterr().out == "" and not list(build.rglob("*.txt"))[1:]  # the source alone
-    assert main([*timed, "decode/test/L2/nonsense-2"]) == 2 and "decode/test/L2/nonsense-2" in capsys.readouterr().err
+    assert first["input"]["path"] == str(source) and first["checkpoint"]["path"] == str(checkpoint)
+    assert capsys.readouterr().out == "" and sorted(tmp_path.glob("*.txt")) == [source]
+    for wrong, named in ((["decode/test/L2/nonsense-2", str(checkpoint), str(source), str(outs[0])], "nonsense-2"),
+                         ([stems[0], str(checkpoint), str(source)], "STEM CHECKPOINT SOURCE OUT"),
+                         ([stems[0], str(checkpoint), str(source), str(source)], str(source))):
+        before = source.read_bytes()
+        assert main([*timed, "--decoding", *wrong]) == 2 and named in capsys.readouterr().err
+        assert source.read_bytes() == before
 
 
 def test_a_students_decodings_in_one_process_are_those_of_one_process_each(checkpoint, tmp_path, capsys):

@@ -205,13 +205,26 @@ def bundle_of(stem: str) -> str:
     return f"{BUILD}/{layout.decoded_bundle(part['split'], part['model'])}"
 
 
-def timed_inputs(stems: list[str]) -> dict[str, list[str]]:
-    """The students and the sources of the timed decodings."""
-    parts = [layout.parse_decoded(stem) for stem in stems]
+def timed_decodings(stems: list[str]) -> list[list[str]]:
+    """Each timed decoding as `naus time --decoding` takes it: its stem, its student, its source, the file its time
+    is written to and, for a student on frozen states, their file."""
+    plan = []
+    for stem in stems:
+        part = layout.parse_decoded(stem)
+        student = f"{BUILD}/{layout.student_checkpoint(part['model'])}"
+        source = f"{BUILD}/{layout.DECODE_SOURCES[part['split']]}"
+        plan.append(
+            [stem, student, source, f"{BUILD}/{stem}.timing.json", *frozen_states(part["model"], part["split"])]
+        )
+    return plan
+
+
+def timed_inputs(plan: list[list[str]]) -> dict[str, list[str]]:
+    """The students, sources and states of the timed decodings."""
     return {
-        "checkpoints": sorted({f"{BUILD}/{layout.student_checkpoint(p['model'])}" for p in parts}),
-        "sources": sorted({f"{BUILD}/{layout.DECODE_SOURCES[p['split']]}" for p in parts}),
-        "states": sorted({path for p in parts for path in frozen_states(p["model"], p["split"])}),
+        "checkpoints": sorted({decoding[1] for decoding in plan}),
+        "sources": sorted({decoding[2] for decoding in plan}),
+        "states": sorted({path for decoding in plan for path in decoding[4:]}),
     }
 
 

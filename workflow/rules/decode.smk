@@ -20,7 +20,7 @@ STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
 # The decodings the tables and figures read, by split and student: each student's are made in one process;
 # those whose time they show, timed in one job.
-PLANNED, TIMED = planned_decodings(), SPEC.timed()
+PLANNED, TIMED = planned_decodings(), timed_decodings(SPEC.timed())
 
 
 rule decode_student:
@@ -108,9 +108,9 @@ rule time_decode:
     input:
         **timed_inputs(TIMED),
     output:
-        [f"{BUILD}/{stem}.timing.json" for stem in TIMED],
+        [decoding[3] for decoding in TIMED],
     params:
-        stems=TIMED,
+        decodings=" ".join(f"--decoding {' '.join(decoding)}" for decoding in TIMED),
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
         batch1=DECODE_CFG["batch1_samples"],
@@ -125,8 +125,8 @@ rule time_decode:
     resources:
         gpu=1,
     shell:
-        f"python -m naus --threads {{threads}} time --build {BUILD} --beam-size {{params.beam}} --batch-size {{params.batch}} "
-        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.stems} > {log} 2>&1"
+        "python -m naus --threads {threads} time --beam-size {params.beam} --batch-size {params.batch} "
+        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.decodings} > {log} 2>&1"
 
 
 rule stage_decode:

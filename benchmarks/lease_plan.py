@@ -26,6 +26,55 @@ training, the last lease's 35 at the speed measured with 35). The node's CPUs ar
 (an assumption: the lease's own times replace it). Writes results/benchmarks/lease_plan.json.
 
     python -m benchmarks.lease_plan            # NAUS_DATA set: the gigaword-sample profile
+
+Findings (the JSON's numbers, as read when it was written; Markdown):
+
+## Will gigaword-sample fit one GPU lease? (`lease_plan.json`)
+
+`python -m benchmarks.lease_plan` (NAUS_DATA set) counts the jobs of every rule in Snakemake's own dry
+run of the profile (and of each cut, an overlay config) and prices them with unit costs measured here
+and on the last lease: the committed teacher's seconds per sentence per core at L = 8 and 10
+(`teacher_quality.json`'s `test` entry: 0.0357 / 0.0432 s; L = 13 extrapolated to 0.0544 s), the
+learned estimate's fit (50.4 s), each kind of job's fixed cost (the demo's Snakemake benchmark
+records: a student's decodings in one process 4.3 s, its CPU decoding included, taken for every process that
+loads a student), one `naus evaluate` of the test set (0.60 s; each decoding written out counted as one), the
+last lease's students (26 `cuda` rows of `results/gigaword-sample/README.md`: 0.112 s a step each with
+35 side by side on 16 cores, a median stop at step 1,900, so a best at 900 with patience 10) and
+`decode_gpu.json`'s seconds per sample on the H200. A stage's time is the larger of its longest job
+and its work spread over 16 cores (training: over the lease's 35). Set-up (wheels, the card) is taken
+as 90 s: not yet measured on a node. Budget: 13 minutes of device time; a plan fits at 85% of it.
+
+Rerun of 28 November 2026 after each student's decodings went into one process and the timings into one job
+(48 students, 48 decoding jobs for 204 decodings and 1 timing job, where there were 204 decoding and 16 timing
+jobs; the demo's benchmark records of its 3-minute run): 13.9 / 8.1 / 6.9 / **6.6 min**, the timed decodings 0.4
+min and the decodings 0.3 min where they were 1.5 and 0.6. Before that, with the 20-state teacher (0.0432 s a
+sentence at L = 10, was 0.0602) and the demo's benchmark records of its 5-minute run, the plans below; before that
+with the teacher whose Softmax is written out and the lighter scorer (this machine, AMD EPYC Zen 5 with AVX2,
+AVX-512 and VNNI, 2 cores; the node's cores taken as fast as these),
+gigaword-sample as configured, after the workflow stopped timing the decodings no table shows (48 students,
+174 decodings, 16 timing jobs, 72 search shards; with the 30-state teacher 17.9 / 10.2 / 8.9 / 8.7 min;
+the run before these two changes planned 18.6 / 10.7 / 9.4 / 9.1
+min, and with 37 timing jobs 20.4 / 12.5 / 11.2 / 10.8 min):
+
+The cuts after the first are the keys of `config/lease-gigaword-sample.yaml` (the overlay a lease runs with),
+in its order.
+
+| plan (each cut adds to those above it) | on the node | longest stage | fits |
+|---|---|---|---|
+| as configured | 15.2 min | training (4.9 min); the search shards 4.9 min (36,183 pool, dev, test and DUC sentences at 3 lengths) | no |
+| every search and learned estimate made here before the lease and carried (1.36 core-hours here: about 41 min on 2 cores) | 9.4 min | training (4.9 min, 1,900 steps a student) | **yes** |
+| `train.patience: 5` (students stop 500 steps after their best dev loss, not 1,000) | 8.2 min | training (3.7 min) | **yes** |
+| `decode.timing_passes: 1` (batch 1's 200 sentences kept) | **7.9 min** | training (3.7 min; timed decodings 1.5 min) | **yes** |
+
+Rehearsal on the CPU: the demo profile through `--workflow-profile workflow/profiles/gpu-node --cores 2` from a
+fresh clone ran all 89 jobs in 3 min 17 s on 28 November (5 `decode_student`, 25 `decoding`, 1 `time_decode`;
+before, 140 jobs in 13 min 46 s) and gave the committed demo tables: every column of every table but the times,
+and `fingerprints.json`, identical.
+
+What the projection cannot know: how many students side by side train fastest on a 16-core node
+(the last lease's 35 ran 2.2× slower each than one alone, 35/16: CPU-bound, so 16 at once should give
+the same steps per second), CUDA MPS (not tried), the node's own CPU speed, and the set-up. The
+lease's own Snakemake benchmark records (`logs/gigaword-sample/benchmark/`) replace them.
 """
 
 from __future__ import annotations

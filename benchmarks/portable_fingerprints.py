@@ -9,6 +9,18 @@ the committed ones, naming the machine that made them (their file does not recor
         --reference-machine "AMD EPYC (Zen 3), avx2 only" --results
 
 Writes results/benchmarks/portable_fingerprints.json (one entry per profile and pair of machines).
+
+Findings (the JSON's numbers, as read when it was written; Markdown):
+
+## The demo's bytes on an AVX-512 CPU and an AVX2-only one (`portable_fingerprints.json`)
+
+`python -m benchmarks.portable_fingerprints --profile demo --built ../clone/results/demo/fingerprints.json
+--built-commit 7c99808 --reference-machine ... --results`: the demo built (`snakemake --cores 1`, a fresh clone of
+7c99808) on a 2-core AMD EPYC (Zen 4) with AVX-512, VNNI and bf16, against the fingerprints committed from
+b15f8f2's `make demo` on a 2-core AMD EPYC (Zen 3) with AVX2 only. The commits between them changed the report
+alone. All 36 are equal: 6 search outputs, 5 students (the `best.pt` bytes), 25 decodings. So the pinned kernels
+(`MKL_CBWR=AVX2`, PyTorch's AVX2 kernels, the written-out Softmax of the int8 MiniLM) hold across these ISAs for
+the students as for the teacher. Only the settings (the report's new key) and the times differ.
 """
 
 from __future__ import annotations

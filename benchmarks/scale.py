@@ -21,6 +21,64 @@ Writes results/benchmarks/scale.json: the corpus, and per stage seconds, peak GB
 the projected cost of the whole paper run.
 
     NAUS_DATA=../shared/data python -m benchmarks.scale --work /tmp/scale
+
+Findings (the JSON's numbers, as read when it was written; Markdown):
+
+## What the paper profile costs
+
+Measured, not guessed: `python -m benchmarks.scale --work DIR` (→ `results/benchmarks/scale.json`)
+makes a synthetic Rush-format release of **3.8M distinct pairs** from the real pool (each pool pair
+copied with every word swapped, with probability 0.2, for a word drawn from the pool's unigram
+distribution: the real length distribution, no repeated line; the real test set and DUC2004), then
+runs the paper profile's own rules on it with Snakemake, one stage at a time, each under a
+peak-memory measurement (`wait4`: the largest resident set of the stage's processes). One run on
+this machine (2-core Intel Xeon, 24 GiB), 3.8M pairs, committed code of 9f7006f, 16 minutes of stages (plus 57 s to
+make the corpus):
+
+| stage | what ran | seconds | peak memory | output |
+|---|---|---|---|---|
+| data | `naus data gigaword`: 3,800,000 pairs read, cleaned, split (3,797,999 pool, 2,000 dev) | 31 | 2.76 GB | 914 MB |
+| lm | `naus train-lm`: 3-gram KenLM on the 3,797,999 pool headlines | 26 | 1.17 GB | 312 MB |
+| search | `naus search`: 2 whole pool shards of 512 at L = 10 (7,417 + 7,418 sentences), two one-core jobs at once, MiniLM export included | 244 | 1.98 GB | 3 MB |
+| merge | `naus merge`: the profile's 512 shard files, full size (made from the 2 searched), 3.8M records | 27 | 0.37 GB | 885 MB |
+| vocab | the training sources' vocabulary, as `naus train` builds it | 15 | 0.71 GB | – |
+| train | `naus train`: every pair loaded, the paper's 6 × 512 student, 100 steps of 4,096 tokens on 2 threads | 569 | 6.52 GB | 569 MB |
+| decode | `naus decode`: the 1,951 test sentences, length control, batch 64, and 500 at batch 1 | 59 | 2.14 GB | 119 kB |
+
+Every stage stays under 8 GB at full size. What had to change for that, all with the small
+profiles' outputs unchanged: `naus merge` streams shard by shard (it held every record before);
+training keeps token ids in flat int32 arrays with offsets, read line by line from both files
+(Python lists of ints would have taken several GB), and counts the vocabulary as it reads; the
+paper profile gives `lmplz` an absolute 4 GB (`lm.memory: "4G"`: "50%" of a large node is far
+beyond 8 GB).
+
+**Projected cost of the whole run** (this CPU's rates; `projection` in the JSON):
+- search: 0.0307 s per sentence per core at L = 10 (the two shards), 27.1 / 32.4 / 52.3 core-hours at L = 8 / 10 /
+13 (L = 8 and 13 scaled by gigaword-sample's measured per-length rates), **111.8 core-hours** in all (measured with
+the teacher before November 2026; the default re-ranking now encodes 180 of 1,600 states, 0.20 / 0.23 s per sentence
+per core at L = 8 / 10 on gigaword-sample's test set on this repository's AMD EPYC, about 0.37 at L = 13 by the same
+per-length ratio, so about 850 core-hours for 3.8M sentences at the three lengths; `search.preset: fast` takes
+0.17–0.18 of the default's time per sentence (`teacher_fast.json`, measured side by side at L = 8 and 10): about 150
+core-hours, plus a 7.5-minute fit per length);
+- merge: 27 s per length, 0.86 GB of records per length;
+- data 31 s, LM 26 s, decoding 59 s a run (CPU);
+- training: 5.09 s a step on 2 CPU threads, 141.5 hours per student at 100k steps; on an NVIDIA H200 with bf16
+autocast 0.032 s a step (126k tokens/s, `results/benchmarks/train_gpu.json`), about 0.9 hours per student.
+
+**On a cluster** with N CPU cores for the search and M GPUs: the search's 112 core-hours
+spread over 512 shards × 3 lengths (plus dev, test and DUC2004: under 1% more), so about
+112 / N hours of wall time for N ≤ 1,536, each shard a one-core job of at most 6
+minutes at L = 13 on this CPU. The twelve students (three lengths, three training sizes, six Table
+4 encoder–decoders) need a GPU each: on this CPU the paper's student takes 5.09 s a step,
+142 hours for the profile's 100k steps, so the CPU is no option; on one NVIDIA H200 it trains at
+126,342 source tokens per second with bf16 autocast (100,411 in fp32, 1.26×; batches of 4,096
+tokens, alone on the card, `results/benchmarks/train_gpu.json`), so 100k steps take about 0.9
+GPU-hours and the twelve students about 11 on that card. Disk: the release and
+the corpus step about 2 GB, each length's merged search output 0.86 GB (×3, plus the shard
+files until merged), a student's directory 0.56 GB (`last.pt` with the optimizer and
+`best.pt`; ×12), decodings a few MB: about 15 GB in `build/paper` and the same again in the DVC
+cache after `dvc commit` (hard links or copies, by the cache type). The SLURM profile's memory and
+run time per rule (`workflow/profiles/slurm/config.yaml`) come from these numbers, with margin.
 """
 
 from __future__ import annotations

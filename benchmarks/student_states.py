@@ -5,9 +5,10 @@ quantization with full 8-bit weights (exact only on CPUs with VNNI) or the model
 what each kind of states costs in dev quality.
 
 One run, one machine. Speed: the first `--samples` Gigaword test articles (tokenised, as Table 2 decodes them),
-length control at L = 10, each time the median of PASSES passes after an untimed one: tokenising, MiniLM, the
-student's forward and the decoder apart. Quality: the dev split's 500 sentences (its real titles, a choice made on
-dev), length control at L = 8 and 10, R-1 + R-2 + R-L F1 with each kind of states.
+length control at L = 10, each time the median of PASSES passes after an untimed one, the kinds of states taking
+turns in each pass: tokenising, MiniLM, the student's forward and the decoder apart. Quality: the dev split's 500
+sentences (its real titles, a choice made on dev), length control at L = 8 and 10, R-1 + R-2 + R-L F1 with each
+kind of states. `naus export-onnx --full-range` makes the 8-bit model.
 """
 
 from __future__ import annotations
@@ -25,41 +26,50 @@ from naus.bundle import BUNDLED
 from naus.evaluation.evaluate import evaluate_files
 from naus.files import read_lines, write_json, write_lines
 
-PASSES = 5
+PASSES = 7
 SCORES = ("rouge1", "rouge2", "rougeL")
 
 
-def median_seconds(call, passes: int = PASSES) -> float:
-    call()
-    runs = []
-    for _ in range(passes):
-        tick = time.perf_counter()
+def median_seconds(calls: dict, passes: int = PASSES) -> dict[str, float]:
+    """Each call's median time over `passes` after an untimed one, the calls taking turns in every pass (this
+    virtual machine's speed drifts within minutes: each kind of states sees the same drift)."""
+    for call in calls.values():
         call()
-        runs.append(time.perf_counter() - tick)
-    return statistics.median(runs)
+    runs = {name: [] for name in calls}
+    for _ in range(passes):
+        for name, call in calls.items():
+            tick = time.perf_counter()
+            call()
+            runs[name].append(time.perf_counter() - tick)
+    return {name: statistics.median(times) for name, times in runs.items()}
 
 
-def speed(summarizer, encoder, sentences: list[str], batch: int) -> dict:
-    """Per sentence (ms): MiniLM's states, then the student and its decoder with those states."""
+def speed(summarizer, encoders: dict, sentences: list[str], batch: int) -> dict:
+    """Per sentence (ms), for each kind of states: MiniLM's states, then the student and its decoder with them."""
     groups = [sentences[k : k + batch] for k in range(0, len(sentences), batch)]
     # MiniLM batches by piece count: at batch 64, the sentences' states together, as Table 2 times them
     encoded = [sentences] if batch > 1 else groups
-    states = median_seconds(lambda: [encoder.encode(group) for group in encoded])
-    every = encoder.encode(sentences)
-    given = [every.take(range(k, min(k + batch, len(sentences)))) for k in range(0, len(sentences), batch)]
-    forward = []
+    states = median_seconds({name: lambda e=encoder: [e.encode(group) for group in encoded]
+                             for name, encoder in encoders.items()})
+    forward = {name: [] for name in encoders}
 
-    def decode():
-        forward.clear()
+    def decode(name, given):
+        forward[name].clear()
         for group, rows in zip(groups, given):
             summarizer.summarize(group, length=10, raw=False, states=rows, batch_size=batch)
-            forward.append(summarizer.last_timing["forward_seconds"])
+            forward[name].append(summarizer.last_timing["forward_seconds"])
 
-    decoding = median_seconds(decode)
+    calls = {}
+    for name, encoder in encoders.items():
+        every = encoder.encode(sentences)
+        given = [every.take(range(k, min(k + batch, len(sentences)))) for k in range(0, len(sentences), batch)]
+        calls[name] = lambda name=name, given=given: decode(name, given)
+    decoding = median_seconds(calls)
     n = len(sentences)
-    return {"states_ms": round(1000 * states / n, 3), "student_and_decoder_ms": round(1000 * decoding / n, 3),
-            "of_which_forward_ms": round(1000 * sum(forward) / n, 3),
-            "total_ms": round(1000 * (states + decoding) / n, 3)}
+    return {name: {"states_ms": round(1000 * states[name] / n, 3),
+                   "student_and_decoder_ms": round(1000 * decoding[name] / n, 3),
+                   "of_which_forward_ms": round(1000 * sum(forward[name]) / n, 3),
+                   "total_ms": round(1000 * (states[name] + decoding[name]) / n, 3)} for name in encoders}
 
 
 def quality(summarizer, encoder, build: Path, work: Path, name: str) -> dict:
@@ -111,9 +121,10 @@ def main() -> None:
     report = {"machine": f"{cpu_name()} ({', '.join(isa())}), {os.cpu_count()} cores, {args.threads} threads",
               "checkpoint": os.path.relpath(args.checkpoint), "samples": args.samples, "batch1_samples": args.batch1_samples,
               "passes": PASSES}
+    batch64 = speed(summarizer, encoders, test[: args.samples], 64)
+    batch1 = speed(summarizer, encoders, test[: args.batch1_samples], 1)
     for name, encoder in encoders.items():
-        report[name] = {"batch64": speed(summarizer, encoder, test[: args.samples], 64),
-                        "batch1": speed(summarizer, encoder, test[: args.batch1_samples], 1),
+        report[name] = {"batch64": batch64[name], "batch1": batch1[name],
                         "dev_total": quality(summarizer, encoder, args.build, work, name)}
         print(name, report[name], flush=True)
     report["dev_total_change"] = {name: {n: round(report[name]["dev_total"][n] - report["fp32-torch"]["dev_total"][n], 2)

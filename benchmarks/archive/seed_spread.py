@@ -8,6 +8,16 @@ whole table.
 
     python -m benchmarks.archive.seed_spread --decoded /path/to/build/gigaword-sample/decode \
         --build build/gigaword-sample --out results/benchmarks/seed_spread.json
+
+Findings (the JSON's numbers, as read when it was written; Markdown):
+
+## Seed spread
+
+**Seed spread of the new teacher's students** (`seed_spread.json`, `python -m
+benchmarks.archive.seed_spread`): ΔR per seed of whatever decodings a GPU run brought back, with mean, sd
+and mean − 2·sd/√n; the README's results section reads it. The current file: the `naus-minilm`
+students of the H200 lease of 27 November 2026 whose training finished (L = 10: six or seven
+seeds, L = 8: two).
 """
 
 from __future__ import annotations

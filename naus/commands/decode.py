@@ -43,8 +43,8 @@ def register(sub) -> None:
                 ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
                                       "(default: computed here)"}),
                 ("--minilm-onnx", {"help": "compute them with this MiniLM (`naus export-onnx`: int8, about twice as "
-                                           "fast, a little less accurate; default: the fp32 MiniLM students learn "
-                                           "on)"}),
+                                           "fast; with --full-range at the fp32 states' dev quality; default: the "
+                                           "fp32 MiniLM students learn on)"}),
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))

@@ -49,9 +49,10 @@ class Summarizer:
     @classmethod
     def from_checkpoint(cls, path: str | Path, device: str | None = None,
                         minilm_onnx: str | Path | None = None) -> "Summarizer":
-        """A trained student. `minilm_onnx` (a file of `naus export-onnx`, the teacher's int8 MiniLM): new text's
-        frozen states computed by it, about twice as fast as the fp32 MiniLM the students learned on, at some
-        loss of quality (results/benchmarks/student_states.json); the default gives the same bytes on any CPU."""
+        """A trained student. `minilm_onnx` (a file of `naus export-onnx`): new text's frozen states computed by
+        it, about twice as fast as the fp32 MiniLM the students learned on; the teacher's 7-bit int8 model loses
+        some quality, an 8-bit one (`--full-range`, exact on CPUs with VNNI) keeps it
+        (results/benchmarks/student_states.json). The default gives the same bytes on any CPU."""
         device = pick_device(device)
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
         return cls(model, vocab, device, minilm_onnx)

@@ -187,17 +187,36 @@ class Encoder:
             for rows in batches:
                 ids = torch.tensor([encoded[i].ids for i in rows])
                 states = self.model(ids).numpy()
-                for row, i in enumerate(rows):
-                    owner = np.array([-1 if w is None else w for w in encoded[i].word_ids])
-                    sums = np.zeros((len(words[i]), WIDTH), dtype=np.float64)
-                    np.add.at(sums, owner[owner >= 0], states[row][owner >= 0])
-                    counts = np.bincount(owner[owner >= 0], minlength=len(words[i]))[:, None]
-                    out[i] = (sums / np.maximum(counts, 1)).astype(np.float16)  # words cut off by truncation stay 0
+                sizes = [len(words[i]) for i in rows]
+                first = np.cumsum([0, *sizes[:-1]])  # each sentence's first word among the batch's words
+                owner = np.array([[-1 if w is None else w + start for w in encoded[i].word_ids]
+                                  for i, start in zip(rows, first)]).reshape(-1)
+                means = _word_means(states.reshape(-1, WIDTH), owner, sum(sizes))
+                for i, start, size in zip(rows, first, sizes):
+                    out[i] = means[start : start + size]
                 if meter:
                     meter.update(len(rows))
         offsets = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)]).astype(np.int64)
         return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets,
                       digests(sentences))
+
+
+def _word_means(states: np.ndarray, owner: np.ndarray, words: int) -> np.ndarray:
+    """Each word's mean piece state as fp16 (a word with no piece, cut off by truncation, stays 0): its pieces
+    added in float64 in the order they come, the k-th piece of every word in one step, which is the sums
+    np.add.at makes one piece at a time, to the bit, at a fraction of its cost."""
+    kept = owner >= 0
+    owner, states = owner[kept], states[kept]
+    order = np.argsort(owner, kind="stable")
+    runs = np.flatnonzero(np.r_[True, np.diff(owner[order]) != 0])  # where each word's pieces start, sorted
+    rank = np.empty(len(owner), dtype=np.int64)
+    rank[order] = np.arange(len(owner)) - np.repeat(runs, np.diff(np.r_[runs, len(owner)]))
+    sums = np.zeros((words, WIDTH), dtype=np.float64)
+    for k in range(int(rank.max(initial=-1)) + 1):
+        nth = rank == k
+        sums[owner[nth]] += states[nth]  # one piece of each word: no index twice
+    counts = np.bincount(owner, minlength=words)[:, None]
+    return (sums / np.maximum(counts, 1)).astype(np.float16)
 
 
 def encoder(onnx: Path | None = None) -> Encoder:

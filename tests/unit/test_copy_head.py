@@ -148,6 +148,22 @@ def test_a_files_states_are_a_function_of_its_lines_and_a_sentence_alone_moves_b
     assert np.array_equal(loaded.flat, together.flat) and np.array_equal(loaded.offsets, together.offsets)
 
 
+def test_a_words_state_is_the_mean_np_add_at_makes_to_the_bit():
+    """`_word_means` against the one-piece-at-a-time sums it replaced: random pieces, words of up to 12 pieces
+    (past numpy's 8-way unrolled sums), pieces of no word (-1), words with no piece and owners out of order."""
+    from naus.student.frozen import WIDTH, _word_means
+
+    rng = np.random.default_rng(0)
+    for words, pieces in ((1, 1), (5, 40), (30, 200), (4, 0)):
+        owner = np.sort(rng.integers(-1, words, pieces)) if pieces % 3 else rng.integers(-1, words, pieces)
+        owner[: min(12, pieces)] = 0 if pieces > 12 else owner[: min(12, pieces)]
+        states = rng.standard_normal((pieces, WIDTH)).astype(np.float32)
+        sums = np.zeros((words, WIDTH), dtype=np.float64)
+        np.add.at(sums, owner[owner >= 0], states[owner >= 0])
+        expected = (sums / np.maximum(np.bincount(owner[owner >= 0], minlength=words), 1)[:, None]).astype(np.float16)
+        assert np.array_equal(_word_means(states, owner, words), expected), (words, pieces)
+
+
 def test_the_encoder_is_transformers_bert_model_bit_for_bit():
     """`MiniLM` against transformers' BertModel (all-MiniLM-L6-v2, as `naus encode-states` once ran it): the same
     token states to the last bit, for batches of one piece to the model's 512: the states the committed students

@@ -455,3 +455,11 @@ def test_search_and_fit_estimate_commands(tmp_path, capsys, onnx_models):
     assert len(provenance["parameters"]["estimate_sha256"]) == 64
     refused = naus_main(search + ["--rerank-k", "0", "--estimate", tmp_path / "e.npz"], capsys)
     assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1].endswith("it needs rerank_k > 0")
+
+
+def test_export_onnx_refuses_a_full_range_of_fp32_weights_before_any_work(tmp_path, capsys):
+    from naus.cli import main
+
+    out = tmp_path / "m.onnx"
+    assert main(["export-onnx", "--fp32", "--full-range", "--out", str(out)]) == 2
+    assert "--full-range" in capsys.readouterr().err and not out.exists()

@@ -33,8 +33,8 @@ _ABBREVIATION = re.compile(r"(?:[A-Za-z]\.)+|(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|Gen|S
 @contextlib.contextmanager
 def nltk_parts(*packages: str):
     """Imports of NLTK's modules in `packages` (and of what imports them) without the packages' `__init__`:
-    NLTK's imports scikit-learn and SciPy where they are installed, 1.2 s that every evaluation job would pay
-    for a stemmer. NLTK's modules loaded here leave `sys.modules` after, so a later `import nltk` is whole."""
+    NLTK's imports scikit-learn and SciPy where they are installed, seconds that every evaluation job would
+    pay for a stemmer. NLTK's modules loaded here leave `sys.modules` after, so a later `import nltk` is whole."""
     if "nltk" in sys.modules:
         yield
         return

@@ -277,8 +277,8 @@ def config_json() -> str:
 
 
 def reranking_models(wildcards, input) -> str:
-    """--onnx, and --estimate with the learned estimate (else --estimator in-context): one parameter, so that the
-    shell command (Snakemake reruns a job whose command changed) stays the one the searches made before ran."""
+    """What the re-ranking reads: the ONNX MiniLM (--onnx) and the learned estimate (--estimate), else the
+    estimator's name; one shell parameter, since an estimate replaces the estimator flag."""
     models = [f"--onnx {input.onnx}"] if input.onnx else []
     if input.estimate:
         return " ".join([*models, f"--estimate {input.estimate}"])

@@ -129,7 +129,7 @@ rule search_shard:
         flags=flags(SEARCH_PARAMS),
         shards=SEARCH_CFG["shards"],
         static=lambda w, input: f"--static {input.static}" if input.static else "",
-        onnx=reranking_models,
+        reranking=reranking_models,
     log:
         f"{LOGS}/search/{{split}}-L{{length}}-part{{shard}}.log",
     benchmark:
@@ -139,7 +139,7 @@ rule search_shard:
     threads: 1
     shell:
         "python -m naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
-        "--shard {wildcards.shard}/{params.shards} {params.flags} {params.static} {params.onnx} "
+        "--shard {wildcards.shard}/{params.shards} {params.flags} {params.static} {params.reranking} "
         "--out {output.records} --timing {output.timing} > {log} 2>&1"
 
 

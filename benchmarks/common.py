@@ -1,33 +1,10 @@
-"""What the benchmarks share: the machine every one records (the CPU's model name and the instruction sets its times
-and bytes depend on), and the rule a dev study chooses by."""
+"""What the benchmarks share: the rule a dev study chooses by (the machine each records is `naus.device`'s)."""
 
 from __future__ import annotations
 
-import platform
 import statistics
-from pathlib import Path
 
 from naus import NausError
-
-ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")  # the kernels naus pins or onnxruntime picks
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else the platform's word for it."""
-    try:
-        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor() or "unknown CPU"
-
-
-def isa() -> list[str]:
-    """Which of ISA_FLAGS the CPU has (Linux; empty elsewhere)."""
-    try:
-        flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
-    except OSError:
-        return []
-    return sorted(set(flags.split()) & set(ISA_FLAGS))
 
 
 def choose(recipes: dict[str, dict]) -> tuple[str, dict]:

@@ -91,7 +91,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus.files import write_json
 
 ROOT = Path(__file__).resolve().parent.parent

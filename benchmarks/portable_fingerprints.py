@@ -29,7 +29,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchmarks.common import cpu_name, isa
+from naus.device import cpu_name, isa
 from naus.files import read_json, write_json
 
 ROOT = Path(__file__).resolve().parent.parent

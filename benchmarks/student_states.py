@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import cpu_name, isa
+from naus.device import cpu_name, isa
 from naus import layout
 from naus.bundle import BUNDLED
 from naus.evaluation.evaluate import evaluate_files

@@ -28,7 +28,7 @@ import subprocess
 import time
 
 from benchmarks.pipeline_time import ROOT, git
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus.files import write_json
 
 BUDGET_SECONDS = 480

@@ -52,7 +52,7 @@ os.environ["OMP_NUM_THREADS"] = "1"  # one thread, as each search shard of the w
 
 import numpy as np  # noqa: E402
 
-from benchmarks.common import cpu_name, isa  # noqa: E402
+from naus.device import cpu_name, isa  # noqa: E402
 from naus import layout  # noqa: E402
 from naus.files import read_lines, write_json  # noqa: E402
 from naus.settings import SearchConfig  # noqa: E402

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import platform
+from pathlib import Path
+
 import torch
 
 from naus import NausError
+
+ISA_FLAGS = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")  # the kernels naus pins or onnxruntime picks
 
 
 def pick_device(name: str | None) -> torch.device:
@@ -24,6 +29,27 @@ def pick_device(name: str | None) -> torch.device:
     return device
 
 
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else the platform's word for it."""
+    try:
+        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        return platform.processor() or "unknown CPU"
+
+
+def isa() -> list[str]:
+    """Which of ISA_FLAGS the CPU has (Linux; empty elsewhere)."""
+    try:
+        flags = next((line for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("flags")), "")
+    except OSError:
+        return []
+    return sorted(set(flags.split()) & set(ISA_FLAGS))
+
+
 def device_label(device: torch.device) -> str:
-    """`cpu`, or `cuda` with the card's name: timings say which GPU made them."""
-    return f"{device.type} ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else str(device)
+    """The device with the chip that made a timing: the card's name, or the CPU's with the instruction sets its
+    times depend on."""
+    if device.type == "cuda":
+        return f"cuda ({torch.cuda.get_device_name(device)})"
+    return f"cpu ({', '.join([cpu_name(), *isa()])})"

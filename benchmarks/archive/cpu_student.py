@@ -94,7 +94,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.evaluation.evaluate import evaluate_files

@@ -48,7 +48,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import lead, rouge
 from naus.files import read_json, read_lines, write_json

@@ -71,7 +71,7 @@ from pathlib import Path
 
 import yaml
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import evaluate_files
 from naus.files import read_json, write_json, write_lines

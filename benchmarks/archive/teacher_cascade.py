@@ -106,7 +106,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json

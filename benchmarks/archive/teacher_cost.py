@@ -66,7 +66,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from benchmarks.archive import teacher_quality as quality
 from naus.files import read_lines, write_json
 from naus.settings import PAPER_BUDGET, SearchConfig

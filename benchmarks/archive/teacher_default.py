@@ -114,7 +114,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge
 from naus.files import read_json, read_lines, sha256sum, write_json

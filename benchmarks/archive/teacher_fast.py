@@ -81,7 +81,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge

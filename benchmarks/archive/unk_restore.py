@@ -35,7 +35,7 @@ import argparse
 import statistics
 from pathlib import Path
 
-from benchmarks.common import cpu_name
+from naus.device import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import rouge
 from naus.files import read_lines, write_json

@@ -63,8 +63,10 @@ def test_summarize_command_line(checkpoint, tmp_path, capsys):
     assert missing.returncode == 2 and "checkpoint not found" in missing.stderr
 
 
-def test_timing_records_its_passes_beside_the_summaries(checkpoint, tmp_path, capsys):
+def test_timing_records_its_passes_and_the_cpu_beside_the_summaries(checkpoint, tmp_path, capsys):
+    """A timing names the chip that made it (the CPU's model and its instruction sets, as a GPU's card)."""
     from naus.cli import main
+    from naus.device import cpu_name, isa
 
     source = write(tmp_path / "in.txt", "police arrested five protesters\nin paris\n")
     decode = ["decode", "--checkpoint", str(checkpoint), "--input", str(source), "--length", "2"]
@@ -72,6 +74,7 @@ def test_timing_records_its_passes_beside_the_summaries(checkpoint, tmp_path, ca
     timing = json.loads((tmp_path / "t.json").read_text())
     assert (timing["passes"], timing["samples"], timing["batch1_samples"]) == (2, 2, 1)
     assert timing["seconds_per_sample"] > 0 and len(capsys.readouterr().out.splitlines()) == 2
+    assert timing["device"].startswith(f"cpu ({cpu_name()}") and all(flag in timing["device"] for flag in isa())
 
 
 def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tmp_path, capsys):

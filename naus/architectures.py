@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naus.methods import CTC, METHODS, methods_for, registry
+from naus.methods import COPY, CTC, METHODS, methods_for, registry
 
 
 @dataclass(frozen=True)
@@ -19,8 +19,9 @@ class Architecture:
 
     @property
     def family(self) -> str:
-        """Its key in `naus.methods.Method.decoders`: every CTC student decodes alike."""
-        return CTC if self.ctc else self.name
+        """Its key in `naus.methods.Method.decoders`: every CTC student decodes alike, a copy head's also by its
+        source positions."""
+        return (COPY if self.frozen else CTC) if self.ctc else self.name
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -30,7 +31,8 @@ class Architecture:
     @property
     def table4(self) -> tuple[tuple[str, str], ...]:
         """(method, row label) of each of its rows in Table 4."""
-        return tuple((name, m.table4[self.family]) for name, m in METHODS.items() if self.family in m.table4)
+        return tuple((name, m.table4[m.key(self.family)]) for name, m in METHODS.items()
+                     if m.key(self.family) in m.table4)
 
 
 ARCHITECTURES = registry((

@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import OutputLock, check_file, check_shape, parse_json, sha256sum, write_text
+from naus.files import OutputLock, check_file, check_shape, parse_json, same_digest, sha256sum, write_text
 from naus.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
 
 log = logging.getLogger(__name__)
@@ -170,12 +170,12 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
         history = f"{build}/{layout.student_dir(model)}/history.json"
         if history not in best:
             raise NausError(f"{name}: its student's history ({history}) is not in the archives; nothing was changed")
-        if made["checkpoint"]["sha256"] != best[history]["sha256"]:
+        if not same_digest(made["checkpoint"]["sha256"], best[history]["sha256"]):
             raise NausError(f"{name}: decoded by another {model} than the one whose history came back (best.pt "
                             f"sha256 {made['checkpoint']['sha256'][:12]}, not {best[history]['sha256'][:12]}); "
                             "nothing was changed")
         if name.endswith(".txt") and _path(name, "summaries", made["summaries"]) \
-                and sha256sum(staging / name) != made["summaries"]["sha256"]:
+                and not same_digest(sha256sum(staging / name), made["summaries"]["sha256"]):
             raise NausError(f"{name}: not the summaries its provenance records (sha256 differs); nothing was changed")
 
 
@@ -207,7 +207,7 @@ def _same_content(name: str, role: str, record: dict, here: Path, hashes: dict[P
         raise NausError(f"{name}: made from {record['path']}, but {here} is not on this machine; nothing was changed")
     if here not in hashes:
         hashes[here] = sha256sum(here)
-    if hashes[here] != record["sha256"]:
+    if not same_digest(hashes[here], record["sha256"]):
         raise NausError(f"{name}: made from another {role} than this machine's {here} (sha256 differs: another "
                         "split, profile or teacher?); nothing was changed")
 

@@ -15,12 +15,11 @@ from pathlib import Path
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES
 from naus.files import read_json, read_lines, sha256sum, write_text
-from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, TRUNCATE
+from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
+from naus.models import BUNDLED, BUNDLED_DIR, CARD
 
 log = logging.getLogger(__name__)
 
-BUNDLED_DIR = Path(__file__).resolve().parent / "models"
-BUNDLED, CARD = BUNDLED_DIR / "gigaword.pt", BUNDLED_DIR / "MODEL_CARD.md"
 MAX_BYTES = 5 << 20  # what a clone carries: the frozen MiniLM comes from its package
 SHIPPED = "L8-g3"  # gigaword-sample's third generation (the chosen recipe), seed 0, for 8 words
 PROFILE = "gigaword-sample"
@@ -102,6 +101,13 @@ def card(results: Path, checkpoint: Path) -> str:
                      + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"
                      for method, s in got.items())
     weights = sum(p.numel() for p in model.parameters())
+    study_path = f"{layout.profile_dir('results', 'benchmarks')}/source_order.json"
+    study = read_json(results.parent / "benchmarks" / "source_order.json", ("chosen", "dev_sentences"))
+    lengths = sorted(int(key[1:]) for key in study if key[:1] == "L" and key[1:].isdigit())
+    dev = "\n".join(f"  - L = {n}: {study[f'L{n}'][LENGTH_CONTROL.name]['total']:.2f} by length control over words "
+                    f"({100 * study[f'L{n}'][LENGTH_CONTROL.name]['share_not_in_source_order']:.1f}% of its summaries "
+                    f"out of order or with a word more often than the sentence), "
+                    f"{study[f'L{n}'][SOURCE_ORDER.name]['total']:.2f} in source order" for n in lengths)
     return f"""# naus bundled student: Gigaword headlines
 
 `Summarizer.from_pretrained()` and `naus summarize` without `--checkpoint` load `{checkpoint.name}`
@@ -128,6 +134,15 @@ ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives 
 | method | R-1 | R-2 | R-L | words |
 |---|---|---|---|---|
 {rows}
+
+## How it decodes
+- In the source's order by default (`naus summarize`, `Summarizer.summarize`; `naus.decoding.source_order`): the
+  most probable CTC path over nothing and the sentence's word positions whose summary has exactly L words (at most
+  the sentence's) at strictly increasing positions. So no word comes back more often than the sentence has it and
+  no two are out of its order; with `--chars N`, the most words whose most probable such path fits N bytes.
+- Chosen on dev (`{study_path}`, {study['dev_sentences']} sentences, total ROUGE):
+{dev}
+- `--method length-control` decodes over word types instead (a word's positions summed), as the tables' rows above.
 
 ## Lengths it serves
 - 8 words (trained) and 10: Table 6 measured length transfer on the first generation: its 8-word students

@@ -80,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
         args.func(args)
     except NausError as err:
         message = str(err)
+    except BrokenPipeError:  # the reader closed the pipe (`naus ... | head -1`): its interest ended, as cat's does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
+        return 128 + signal.SIGPIPE
     except OSError as err:  # a file the checks above could not foresee (permissions, a full disk, ...)
         message = f"{err.filename}: {err.strerror}" if err.filename else str(err)
     except (MemoryError, RuntimeError) as err:  # PyTorch's allocators raise RuntimeError

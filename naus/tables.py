@@ -83,7 +83,9 @@ class Row:
     stems: tuple[str, ...]  # one output per seed
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
-    peer: str | None = None  # a peer's label (`naus.evaluation.peers`): length control's row gets a p-value against it
+    peer: str | None = None  # a peer's label (`naus.evaluation.peers`): the rows of exactly L words get a p-value
+    # against it
+    over: int | None = None  # a budget of words its outputs do not keep: its label gives the share longer
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ class Spec:
     lengths: list[int]
     seeds: list[int]
     analysis_seeds: list[int]
-    methods: list[str]  # Table 2's (and 3's) decoding methods, in the registry's order
+    methods: list[str]  # Table 2's (and 3's) decoding methods its students decode with, in the registry's order
     chars: list[tuple[int, int]]  # Table 2's character budgets: (model length, characters)
     duc_length: int | None
     duc_chars: int | None
@@ -200,7 +202,8 @@ def spec(config: dict) -> Spec:
     try:
         base = Spec(layout.check_profile(config["profile"]), list(config["search"]["lengths"]),
                     list(config["train"]["seeds"]), list(config["train"]["analysis_seeds"]),
-                    [name for name in METHODS if name in config["decode"]["methods"]],
+                    [name for name in METHODS if name in config["decode"]["methods"]
+                     and name in ARCHITECTURES[config.get("model", {}).get("arch", "naus")].methods],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
         table2 = _table2(base)
@@ -237,14 +240,19 @@ def _published(labels: list[str]) -> list[Row]:
 
 
 def _peers(s: Spec, collection: str, length: int) -> list[Row]:
-    """The configured peers' released outputs on `collection` at `length`, rescored."""
+    """The configured peers' released outputs on `collection` at `length`, rescored, and cut at `length` words
+    where a peer's do not keep the budget."""
     rows = []
     for name in s.config["data"].get("peers") or {}:
         declared = PEERS[name]
         if (collection, length) in declared.files:
             subset = declared.subset.get((collection, length))
             rows.append(Row(f"{declared.label} (rescored" + (f" on {subset})" if subset else ")"),
-                            (layout.peer(name, collection, length),), peer=None if subset else declared.label))
+                            (layout.peer(name, collection, length),), peer=None if subset else declared.label,
+                            over=length if collection in declared.cut else None))
+            if collection in declared.cut and s.config["decode"].get("cut_peers", True):
+                rows.append(Row(f"{declared.label} (rescored), cut at {length} words",
+                                (layout.peer(name, collection, length, cut=True),), peer=f"{declared.label} cut"))
     return rows
 
 

@@ -17,6 +17,8 @@ import sys
 import types
 import unicodedata
 
+from naus import NausError
+
 _BRACKETS = {"(": "-lrb-", ")": "-rrb-", "[": "-lsb-", "]": "-rsb-", "{": "-lcb-", "}": "-rcb-"}
 _BRACKET_TOKENS = frozenset(_BRACKETS.values())
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "--"})
@@ -93,6 +95,50 @@ def normal_token(token: str) -> str:
     return _DIGIT.sub("#", _BRACKETS.get(token, token).lower())
 
 
+# What raw text may not carry into a summary, a file or a terminal: control characters (C0 but tab and newline,
+# DEL, C1), each read as a space, and the format characters that change what a page or terminal shows (bidirectional
+# overrides and isolates, zero-width characters, the byte order mark, the soft hyphen, tags), dropped.
+_CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+_SCORED = re.compile(r"[a-z0-9]")  # what ROUGE's tokenizer keeps of a lower-cased text (rouge-score's)
+
+
+@functools.cache
+def _format_characters() -> re.Pattern:
+    """Every Unicode format character (category Cf), as one character class."""
+    found = [chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf"]
+    return re.compile("[" + "".join(re.escape(ch) for ch in found) + "]")
+
+
+def clean(text: str) -> str:
+    """Raw text as naus reads it, wherever it enters (a file's lines, standard input, the Python API): controls as
+    spaces and format characters gone (`_CONTROLS`). A lone surrogate (no character) is refused."""
+    if text.isascii():
+        return _CONTROLS.sub(" ", text) if not text.isprintable() else text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        raise NausError(f"a lone surrogate U+{ord(text[err.start]):04X} at character {err.start + 1}, no "
+                        "character: give text") from None
+    return _format_characters().sub("", _CONTROLS.sub(" ", text))
+
+
+def scorable(reference: str) -> bool:
+    """Whether ROUGE finds a word in a reference to score a summary against (a letter or digit of ASCII)."""
+    return _SCORED.search(reference.lower()) is not None
+
+
+def check_references(lines: list[str], name: object) -> list[str]:
+    """Reference summaries (of file `name`), refused at their first empty line or line with no word ROUGE scores
+    (`scorable`): either would score every summary 0 there, silently."""
+    for number, line in enumerate(lines, 1):
+        if not line:
+            raise NausError(f"{name}: line {number}: an empty reference")
+        if not scorable(line):
+            raise NausError(f"{name}: line {number}: a reference with no word to score ({line[:40]!r}): no letter "
+                            "or digit")
+    return lines
+
+
 def normalize(text: str) -> str:
     """Return `text` as one line of lowercased PTB tokens with digits as `#`."""
     return " ".join(normal_token(token) for token in source_tokens(text))
@@ -122,12 +168,22 @@ def hosts(tokens: list[str]) -> list[str]:
     return written
 
 
-def headline(summary: str, tokens: list[str]) -> str:
+def headline(summary: str, tokens: list[str], positions: list[int] | None = None) -> str:
     """A summary in the Gigaword convention written as a headline of its source (`tokens`: `source_tokens`):
-    each word as the source wrote it (case, digits, brackets, its clitics: `hosts`), taken in order (the next
-    unused position holding it, else any unused, else any: a word written twice), detokenised, a lower-case
-    first word capitalised. A summary word is a normal form or a number as written (`copy_key`)."""
-    keys, written = [(normal_token(t), copy_key(t)) for t in tokens], hosts(tokens)
+    each word as the source wrote it (case, digits, brackets, its clitics: `hosts`), at its `positions` where the
+    decoder gave them, else taken in order (the next unused position holding it, else any unused, else any: a
+    word written twice), detokenised, a lower-case first word capitalised. A summary word is a normal form or a
+    number as written (`copy_key`)."""
+    written = hosts(tokens)
+    words = [written[p] for p in positions if written[p]] if positions is not None else _as_written(summary, tokens,
+                                                                                                    written)
+    text = _detokenizer().detokenize(words)
+    return text[:1].upper() + text[1:] if words and words[0].islower() else text
+
+
+def _as_written(summary: str, tokens: list[str], written: list[str]) -> list[str]:
+    """Each summary word as `written` at the source position `headline` takes it from."""
+    keys = [(normal_token(t), copy_key(t)) for t in tokens]
     used, start, words = [False] * len(tokens), 0, []
     for word in summary.split():
         order = [*range(start, len(keys)), *range(start)]
@@ -139,8 +195,7 @@ def headline(summary: str, tokens: list[str]) -> str:
         used[at], start = True, at + 1
         if written[at]:
             words.append(written[at])
-    text = _detokenizer().detokenize(words)
-    return text[:1].upper() + text[1:] if words and words[0].islower() else text
+    return words
 
 
 def gigaword_line(line: str) -> str:

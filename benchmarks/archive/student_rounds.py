@@ -137,7 +137,7 @@ def train(job: dict) -> dict:
 
 
 def ensemble(members: list[Path], out: Path) -> Path:
-    from naus.student.ensemble import save_ensemble
+    from naus.student.checkpoint import save_ensemble
 
     if not out.is_file():
         save_ensemble(members, out)

@@ -10,12 +10,12 @@ from naus.commands import BUILD, IN, OUT, RESULTS, SENTENCES, command, done, non
 
 
 def json_object(value: str) -> dict:
-    import json
+    from naus.files import parse_json
 
     try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as err:
-        raise argparse.ArgumentTypeError(f"not valid JSON ({err})") from None
+        parsed = parse_json(value.encode("utf-8", "surrogateescape"), "the argument")
+    except NausError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     if not isinstance(parsed, dict):
         raise argparse.ArgumentTypeError("expected a JSON object")
     return parsed
@@ -81,7 +81,8 @@ def evaluate(args: argparse.Namespace) -> None:
 
 
 def reorder(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, reordered, write_lines
+    from naus.evaluation.released import reordered
+    from naus.files import read_lines, write_lines
 
     write_lines(args.out, reordered(read_lines(args.input), args.index))
 

@@ -58,7 +58,7 @@ def train(args: argparse.Namespace) -> None:
 
 
 def ensemble(args: argparse.Namespace) -> None:
-    from naus.student.ensemble import save_ensemble
+    from naus.student.checkpoint import save_ensemble
 
     save_ensemble(args.members, args.out)
     done(args.out, f"{args.out}: an ensemble of {count(len(args.members), 'student')}")

@@ -24,6 +24,7 @@ class Hypothesis:
     tokens: list[int]  # the reduced summary
     path: list[int] = field(default_factory=list)  # one id per valid slot
     log_prob: float = 0.0  # sum of log_probs[s, path[s]]
+    positions: list[int] | None = None  # the source position of each word (`source_order`'s decoders)
 
 
 @dataclass
@@ -44,6 +45,8 @@ class Batch:
     model: Any = None  # an encoder-decoder
     tokens: torch.Tensor | None = None  # its input ids [N, S]
     banned: tuple[int, ...] = ()  # tokens it may not emit
+    positions: torch.Tensor | None = None  # a copy head's scores [N, T, 1 + T] of ε and each source position
+    source_ids: torch.Tensor | None = None  # [N, T]: the token of each source position (copy heads)
     max_memory_mb: int | None = None  # char-control: what its tables may take
 
 

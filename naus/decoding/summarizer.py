@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 import time
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -23,11 +21,12 @@ from naus.architectures import ARCHITECTURES
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
-from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS
+from naus.models import BUNDLED
+from naus.methods import CHAR_CONTROL, CHARS, COPY, LENGTH_CONTROL, METHODS, WORDS, default_method
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
-from naus.text import copy_key, headline, hosts, is_word, normal_token, source_tokens
+from naus.text import clean, copy_key, headline, hosts, is_word, normal_token, source_tokens
 
 log = logging.getLogger(__name__)
 
@@ -67,8 +66,6 @@ class Summarizer:
     @staticmethod
     def pretrained_path(model: str | Path | None) -> Path:
         """The checkpoint `from_pretrained(model)` reads."""
-        from naus.bundle import BUNDLED
-
         path = BUNDLED if model is None else Path(model)
         return path / "best.pt" if path.is_dir() else path
 
@@ -92,99 +89,104 @@ class Summarizer:
         """One summary per sentence; `raw=True` tokenises as the training data was (not for the
         Gigaword evaluation, whose inputs and references are already tokenised); `restore` gives each
         `<unk>` back its source word (`restore_unknown`), else summaries keep `<unk>` as decoded.
-        `chars` is the budget of `char-control`: at most that many characters (UTF-8 bytes), the
-        summary as returned (a restored `<unk>` counted as its source word). Any iterable of strings
+        `chars`: at most that many characters (UTF-8 bytes), the summary as returned (a restored `<unk>` counted as
+        its source word). A copy-head student decodes in the source's order by default (`naus.decoding.source_order`:
+        no source word twice, none out of order), others by length control (`naus.methods`). Any iterable of strings
         (a generator too) is read once. A student on frozen states (`naus-copy`) reads `states`, the sentences'
         as `naus encode-states` made them, or computes them here. `headlines` (the default for raw text): no
         punctuation chosen, so L counts words a reader counts, and each summary written as its source wrote its
         words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #)."""
-        sentences = sentences if isinstance(sentences, str) else list(sentences)
-        _check_arguments(sentences, method, states)
+        sentences = _checked(sentences, method, states)
         given = [name for name, value in (("length", length), ("ratio", ratio), ("chars", chars)) if value is not None]
         if len(given) > 1:  # the command line's --length, --ratio and --chars exclude each other
             raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
         length = DecodeConfig.length if length is None and ratio is None else length  # char-control's reads it too
-        DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
-                     batch_size=batch_size, max_memory_mb=max_memory_mb)  # the command line's checks, types included
+        options = dict(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
+                       max_memory_mb=max_memory_mb)
+        DecodeConfig(batch_size=batch_size, **options)  # the command line's checks, types included
         arch = ARCHITECTURES[self.model.config.arch]
         method = self._method(method, chars)
         headlines = raw if headlines is None else headlines
         if headlines and not raw:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
         started, forward = time.perf_counter(), 0.0  # tokenising and MiniLM's states (where computed here) count
-        reads = 4 * self.model.config.max_len  # raw words tokenised: more than the student reads, however long a line
-        heads = [s.split(None, reads) for s in sentences] if raw else []
-        written = [source_tokens(" ".join(head[:reads])) for head in heads] if raw else None
-        texts = [" ".join(map(normal_token, tokens)) for tokens in written] if raw else [
-            " ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences]  # markers: no words
-        encoded = self._encode(texts, [len(s.split()) if len(head) > reads else 0 for s, head in zip(sentences, heads)]
-                               if raw else None)
+        texts, written, cut = self._read(sentences, raw)
+        encoded = self._encode(texts, cut)
         if arch.frozen:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
             raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
-        results: list[Result | None] = [None] * len(texts)
+        results = [Result("", 0, 0.0)] * len(texts)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            sources = [texts[i].split()[: len(encoded[i])] for i in rows]
-            shown = [hosts(written[i][: len(encoded[i])]) for i in rows] if headlines else None
-            if arch.frozen:
-                keys = [list(map(copy_key, written[i][: len(encoded[i])])) for i in rows] if headlines else sources
-                batch, seconds, vocab = self._copy_batch(keys, [states[i] for i in rows], length, ratio, min_length,
-                                                         beam_size, chars, shown)
-            else:
-                (batch, seconds), vocab = self._batch([encoded[i] for i in rows], length, ratio, min_length, beam_size,
-                                                      chars, [texts[i] for i in rows] if restore else None,
-                                                      shown), self.vocab
-            forward, batch.max_memory_mb = forward + seconds, max_memory_mb
-            caps = [max(1, sum(map(is_word, words))) for words in sources]  # a headline's most words: the source's
-            if headlines:
-                batch.targets = [min(t, cap) for t, cap in zip(batch.targets, caps)]
-
-            def render(k: int, hyp: Hypothesis) -> Result:
-                words = [vocab.tokens[t] for t in hyp.tokens]
-                if restore and not arch.frozen:
-                    words = restore_unknown(words, hyp, sources[k], self.vocab, arch.ctc)
-                summary = " ".join(words)
-                return Result(headline(summary, written[rows[k]]) if headlines else summary, len(hyp.tokens),
-                              hyp.log_prob)
-
-            decoder = METHODS[method].decoder(arch.family)
-            hyps = decoder(batch)
-            if headlines and arch.ctc:
-                held = [Counter(vocab.index.get(w, vocab.unk) for w in words if _NUMBER.search(w))
-                        for words in (keys if arch.frozen else sources)]
-                scores = batch.logits.clone()
-                hyps = _as_often_as_the_source(batch, hyps, held, decoder)
-            found = [render(k, hyp) for k, hyp in enumerate(hyps)]
-            if headlines and chars is not None and arch.ctc:
-                control = LENGTH_CONTROL.decoder(arch.family)
-
-                def length_control(batch: Batch) -> list[Hypothesis]:  # as summarize(length=...) gives it
-                    batch.logits = scores.clone()
-                    return _as_often_as_the_source(batch, control(batch), held, control)
-
-                found = _fullest(batch, found, render, chars, caps, length_control)
+            read = [(texts[i], written[i] if raw else None, encoded[i], states[i] if arch.frozen else None)
+                    for i in rows]
+            found, seconds = self._summarize_batch(read, method, options, restore, headlines)
+            forward += seconds
             for i, result in zip(rows, found):
                 results[i] = result
         self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
                             "samples": len(order), "method": method}
-        return [r if r is not None else Result("", 0, 0.0) for r in results]
+        return results
+
+    def _summarize_batch(self, read: list[tuple], method: str, options: dict, restore: bool,
+                         headlines: bool) -> tuple[list[Result], float]:
+        """One batch's results and the seconds of the student's forward: `read` holds each sentence's text, tokens as
+        written (raw text), token ids and frozen states (a copy head's)."""
+        arch, chars = ARCHITECTURES[self.model.config.arch], options["chars"]
+        sources = [text.split()[: len(ids)] for text, _, ids, _ in read]
+        shown = [hosts(written[: len(ids)]) for _, written, ids, _ in read] if headlines else None
+        if arch.frozen:
+            keys = [list(map(copy_key, written[: len(ids)])) for _, written, ids, _ in read] if headlines else sources
+            batch, seconds, vocab = self._copy_batch(keys, [states for *_, states in read], method, shown, options)
+        else:
+            (batch, seconds), vocab = self._batch([ids for _, _, ids, _ in read], options,
+                                                  [text for text, *_ in read] if restore else None, shown), self.vocab
+        caps = [max(1, sum(map(is_word, words))) for words in sources]  # a headline's most words: the source's
+        if headlines:
+            batch.targets = [min(t, cap) for t, cap in zip(batch.targets, caps)]
+
+        def render(k: int, hyp: Hypothesis) -> Result:
+            words = [vocab.tokens[t] for t in hyp.tokens]
+            if restore and not arch.frozen:
+                words = restore_unknown(words, hyp, sources[k], self.vocab, arch.ctc)
+            summary = " ".join(words)
+            return Result(headline(summary, read[k][1], hyp.positions) if headlines else summary, len(hyp.tokens),
+                          hyp.log_prob)
+
+        found = [render(k, hyp) for k, hyp in enumerate(METHODS[method].decoder(arch.family)(batch))]
+        if headlines and METHODS[method] is CHAR_CONTROL:
+            found = _fullest(batch, found, render, chars, caps, LENGTH_CONTROL.decoder(arch.family))
+        if headlines and chars is not None:  # a word written longer than the student counted it does not fit
+            found = [r if len(r.summary.encode()) <= chars else Result("", 0, 0.0) for r in found]
+        return found, seconds
 
     def _method(self, method: str | None, chars: int | None) -> str:
         """The method asked for, or the architecture's default (char-control with a budget in characters)."""
         arch = self.model.config.arch
         methods = ARCHITECTURES[arch].methods
-        method = method or (CHAR_CONTROL.name if chars is not None else methods[0])
+        method = method or default_method(ARCHITECTURES[arch].family, CHARS if chars is not None else WORDS)
         if method not in methods:
             raise NausError(f"{'an' if arch[0] in 'aeiou' else 'a'} {arch} model decodes with {' or '.join(methods)}, "
                             f"not {method!r}")
         if METHODS[method].budget == CHARS and chars is None:
             raise NausError(f"{method} needs a budget in characters (--chars N)")
         if METHODS[method].budget != CHARS and chars is not None:
-            raise NausError(f"a budget in characters (--chars) is for {CHAR_CONTROL.name}, not {method}")
+            budgeted = " or ".join(m for m in methods if METHODS[m].budget == CHARS)
+            raise NausError(f"a budget in characters (--chars) is for {budgeted}, not {method}")
         return method
+
+    def _read(self, sentences: list[str], raw: bool) -> tuple[list[str], list[list[str]] | None, list[int] | None]:
+        """Each sentence as the student reads it (normal tokens; of raw text, its first words only: a 1 MB line
+        costs no gigabytes), of raw text its tokens as written and the length of each line that was cut (else 0)."""
+        if not raw:  # the markers are no words
+            return [" ".join(word for word in s.split() if word not in (BLANK, PAD)) for s in sentences], None, None
+        reads = 4 * self.model.config.max_len  # raw words tokenised: more than the student reads, however long
+        heads = [s.split(None, reads) for s in sentences]
+        written = [source_tokens(" ".join(head[:reads])) for head in heads]
+        return ([" ".join(map(normal_token, tokens)) for tokens in written], written,
+                [len(s.split()) if len(head) > reads else 0 for s, head in zip(sentences, heads)])
 
     def _encode(self, texts: list[str], words: list[int] | None = None) -> list[list[int]]:
         """Token ids of each text, cut to the student's positions (with a warning; `words`: each raw line's
@@ -223,11 +225,12 @@ class Summarizer:
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states
 
-    def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], length, ratio, min_length, beam_size,
-                    chars, shown: list[list[str]] | None) -> tuple[Batch, float, Vocab]:
+    def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], method: str,
+                    shown: list[list[str]] | None, options: dict) -> tuple[Batch, float, Vocab]:
         """A batch for a copy-head student: its scores over a vocabulary of this batch's own words (so no word is
-        `<unk>`), that vocabulary, and the seconds of its forward. `shown`: each word as the headline writes it
-        (`naus.text.hosts`), for headlines (no punctuation, a word's characters those written)."""
+        `<unk>`), or over source positions for a method that reads them (`source_order`); that vocabulary, and
+        the seconds of its forward. `shown`: each word as the headline writes it (`naus.text.hosts`), for
+        headlines (no punctuation, a word's characters those written)."""
         vocab = Vocab(list(SPECIALS) + list(dict.fromkeys(w for words in sources for w in words if w not in SPECIALS)))
         lengths = torch.tensor([len(words) for words in sources])
         ids = torch.zeros((len(sources), int(lengths.max())), dtype=torch.long)  # 0, ε's id, is no position's word
@@ -235,19 +238,33 @@ class Summarizer:
         for row, (words, rows) in enumerate(zip(sources, states)):
             ids[row, : len(words)] = torch.tensor([vocab.index[w] for w in words])
             x[row, : len(words)] = torch.from_numpy(rows[: len(words)].astype(np.float32))
-        targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
-        word_chars = np.array([len(token.encode()) for token in vocab.tokens])
-        batch = Batch(lengths.to(self.device), targets, beam_size, vocab.blank, chars=chars,
-                      word_chars=_written_chars(word_chars, ids, shown), unk=vocab.unk, banned=(vocab.pad,))
+        batch = self._new_batch(lengths, vocab, ids, shown, options)
+        banned = punctuation(vocab) if shown is not None else ()
         tick = time.perf_counter()
-        batch.logits = self.model(x.to(self.device), batch.lengths, ids.to(self.device), len(vocab), normalize=False)
-        self._normalized(batch, punctuation(vocab) if shown is not None else ())
+        x, lengths = x.to(self.device), batch.lengths
+        if METHODS[method].key(COPY) == COPY:  # its decoder reads the source positions, never the words' sums
+            batch.positions, batch.source_ids = self.model.scores(x, lengths), ids
+            batch.positions[..., 1:].masked_fill_(torch.isin(ids, torch.tensor(banned, dtype=ids.dtype))[:, None]
+                                                  .to(self.device), float("-inf"))
+        else:
+            batch.logits = self.model(x, lengths, ids.to(self.device), len(vocab), normalize=False)
+            self._normalized(batch, banned)
         if self.device.type == "cuda":
             torch.cuda.synchronize()
         return batch, time.perf_counter() - tick, vocab
 
-    def _batch(self, encoded: list[list[int]], length, ratio, min_length, beam_size, chars,
-               texts: list[str] | None, shown: list[list[str]] | None) -> tuple[Batch, float]:
+    def _new_batch(self, lengths: torch.Tensor, vocab: Vocab, ids: torch.Tensor, shown: list[list[str]] | None,
+                   options: dict, **fields) -> Batch:
+        """A batch's targets and budgets for sources of `lengths` tokens `ids` [N, T] of `vocab`."""
+        targets = [target_length(int(n), options["length"], options["ratio"], options["min_length"]) for n in lengths]
+        word_chars = self.word_bytes if vocab is self.vocab else np.array([len(t.encode()) for t in vocab.tokens])
+        fields.setdefault("banned", (vocab.pad,))
+        return Batch(lengths.to(self.device), targets, options["beam_size"], vocab.blank, chars=options["chars"],
+                     word_chars=_written_chars(word_chars, ids, shown), unk=vocab.unk,
+                     max_memory_mb=options["max_memory_mb"], **fields)
+
+    def _batch(self, encoded: list[list[int]], options: dict, texts: list[str] | None,
+               shown: list[list[str]] | None) -> tuple[Batch, float]:
         """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
         input; and the seconds of the CTC student's forward. `texts`: the sources, when each `<unk>` counts as
         the source word it will be restored to. `shown` (headlines): each word as written, no punctuation emitted."""
@@ -256,14 +273,12 @@ class Summarizer:
         tokens = torch.full((len(encoded), int(lengths.max())), self.vocab.pad, dtype=torch.long)
         for row, ids in enumerate(encoded):
             tokens[row, : len(ids)] = torch.tensor(ids)
-        targets = [target_length(int(n), length, ratio, min_length) for n in lengths]
         banned = self.punctuation if shown is not None else ()
-        if not arch.ctc and max(targets) > config.max_len:
-            raise NausError(f"a summary of {max(targets)} words is longer than this {arch.name} student's max_len "
-                            f"{config.max_len} allows")
-        batch = Batch(lengths.to(self.device), targets, beam_size, self.vocab.blank, chars=chars,
-                      word_chars=_written_chars(self.word_bytes, tokens, shown), unk=self.vocab.unk, model=self.model,
-                      tokens=tokens.to(self.device), banned=(self.vocab.pad, *banned))
+        batch = self._new_batch(lengths, self.vocab, tokens, shown, options, model=self.model,
+                                tokens=tokens.to(self.device), banned=(self.vocab.pad, *banned))
+        if not arch.ctc and max(batch.targets) > config.max_len:
+            raise NausError(f"a summary of {max(batch.targets)} words is longer than this {arch.name} student's "
+                            f"max_len {config.max_len} allows")
         if texts is not None:
             batch.unk_chars = [[len(w.encode()) for w in words] for words in shown] if shown is not None else [
                 [len(w.encode()) for w in text.split()[: config.max_len]] for text in texts]
@@ -282,7 +297,6 @@ def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[i
     the budget (each word costs probability), so the longest length-controlled one that fits replaces it (the
     most probable of its length); a summary that still does not fit (a first word capitalised longer) is left
     empty."""
-    found = [r if len(r.summary.encode()) <= chars else Result("", 0, 0.0) for r in found]
     for words in range(2, min(max(caps), (chars + 1) // 2) + 1):
         batch.targets = [min(words, cap) for cap in caps]
         for k, hyp in enumerate(length_control(batch)):
@@ -290,40 +304,6 @@ def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[i
             if result.length > found[k].length and len(result.summary.encode()) <= chars:
                 found[k] = result
     return found
-
-
-REPEAT_PASSES = 4  # decodings again, at most, to keep each headline's numbers to the source's count
-_NUMBER = re.compile(r"[\d#]")  # a number as a student reads it (digits, or masked as #)
-
-
-def _as_often_as_the_source(batch: Batch, hyps: list[Hypothesis], held: list[Counter], decoder) -> list[Hypothesis]:
-    """Headlines that use no number more often than their source holds it (`held`: each source's count of each
-    number's token; no `25 hostages 25`; other words are left as decoded, as barring one makes a copy head fill its
-    slots out of order): where one does, the number is kept in the runs of slots that give it the highest
-    scores, as many as the source holds it, and barred from the sample's other slots, and the batch is decoded
-    again (the samples without a surplus decode as before), at most `REPEAT_PASSES` times."""
-    for _ in range(REPEAT_PASSES):
-        surplus = False
-        for k, hyp in enumerate(hyps):
-            runs: dict[int, list[list[int]]] = {}
-            previous = batch.blank
-            for slot, token in enumerate(hyp.path):
-                if token != batch.blank:
-                    if token != previous:
-                        runs.setdefault(token, []).append([])
-                    runs[token][-1].append(slot)
-                previous = token
-            for token, emitted in runs.items():
-                if len(emitted) > held[k][token] > 0:
-                    scores = batch.logits[k, :, token]
-                    best = sorted(emitted, key=lambda run: -float(scores[run].max()))[: held[k][token]]
-                    kept = {slot for run in best for slot in run}
-                    batch.logits[k, [s for s in range(len(hyp.path)) if s not in kept], token] = float("-inf")
-                    surplus = True
-        if not surplus:
-            break
-        hyps = decoder(batch)
-    return hyps
 
 
 def _written_chars(word_chars: np.ndarray, ids: torch.Tensor, shown: list[list[str]] | None) -> np.ndarray:
@@ -343,17 +323,30 @@ def punctuation(vocab: Vocab) -> tuple[int, ...]:
     return tuple(i for i, token in enumerate(vocab.tokens) if i >= len(SPECIALS) and not is_word(token))
 
 
-def _check_arguments(sentences, method, states) -> None:
-    """The API's types, refused in one line (the command line's are checked by argparse)."""
-    if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):
-        kind = "a string" if isinstance(sentences, str) else next(type(s).__name__ for s in sentences
-                                                                    if not isinstance(s, str))
-        raise TypeError(f"sentences must be a list of strings, got {kind}")
+def _checked(sentences, method, states) -> list[str]:
+    """The API's arguments, refused in one line naming what was given (the command line's are checked by argparse),
+    and the sentences as naus reads raw text (`naus.text.clean`)."""
+    if isinstance(sentences, (str, bytes, bytearray)) or not isinstance(sentences, Iterable):
+        hint = ": one sentence is [text]" if isinstance(sentences, str) else ""
+        raise TypeError(f"sentences must be an iterable of strings (a list of str), got {type(sentences).__name__}"
+                        f"{hint}")
+    sentences = list(sentences)
+    wrong = next((i for i, s in enumerate(sentences) if not isinstance(s, str)), None)
+    if wrong is not None:
+        hint = " (decode bytes first: text.decode('utf-8'))" if isinstance(sentences[wrong], bytes) else ""
+        raise TypeError(f"sentences must be strings, got {type(sentences[wrong]).__name__} at sentences[{wrong}]{hint}")
     if method is not None and not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     if states is not None and not isinstance(states, States):
         raise TypeError(f"states must be States (naus.student.frozen.States.load(path) reads a file), "
                         f"got {type(states).__name__}")
+    cleaned = []
+    for i, sentence in enumerate(sentences):
+        try:
+            cleaned.append(clean(sentence))
+        except NausError as err:
+            raise ValueError(f"sentences[{i}] holds {err}") from None
+    return cleaned
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:

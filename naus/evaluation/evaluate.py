@@ -13,8 +13,9 @@ import tempfile
 from pathlib import Path
 
 from naus import NausError
-from naus.files import read_index, read_lines
-from naus.text import nltk_parts
+from naus.evaluation.released import read_index
+from naus.files import read_lines
+from naus.text import check_references, nltk_parts
 
 METRICS = ("rouge1", "rouge2", "rougeL")
 
@@ -121,13 +122,10 @@ def evaluate_files(
     lines: str | Path | None = None,
 ) -> dict[str, float]:
     """ROUGE of a hypothesis file, line by line against each reference file; with `lines` (an index file,
-    `naus.files.read_index`), hypothesis k against reference line index[k]: an output released on part of a
-    collection is scored on that part."""
+    `naus.evaluation.released.read_index`), hypothesis k against reference line index[k]: an output released on
+    part of a collection is scored on that part."""
     hypotheses = read_lines(hyp)
-    references = [read_lines(r) for r in refs]
-    for path, rows in zip(refs, references):
-        if "" in rows:  # it would score every summary 0 there, silently
-            raise NausError(f"{path}: line {rows.index('') + 1}: an empty reference")
+    references = [check_references(read_lines(r), r) for r in refs]
     if lines is not None:
         for path, rows in zip(refs, references):
             if len(rows) != len(references[0]):

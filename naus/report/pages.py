@@ -224,14 +224,18 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
              "search's; everything else as the first's." if last > 1 else "")
     runs += (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean of "
              "theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")
-    significance = ("p vs teacher, p vs truncate: two-sided p-value of a paired approximate randomization test over "
-                    f"the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence differences) of the total "
-                    "ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged over its seeds, against the "
-                    "teacher and (length control) against truncation.")
+    significance = ("p vs teacher, p vs truncate, p vs length control: two-sided p-value of a paired approximate "
+                    f"randomization test over the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence "
+                    "differences) of the total ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged "
+                    "over its seeds, against the teacher, (length control) against truncation and (length control in "
+                    "source order: exactly L words at increasing source positions) against length control.")
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
     rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator"
                         + (" (a release on part of a collection on that part, with no paired test)" if peer.subset
-                           else "") + f"; p vs {peer.label}: length control against them, the same test."
+                           else "") + f"; p vs {peer.label}: our rows of exactly L words against them, the same test."
+                        + (f" Its outputs do not keep the budget of L words (the row says how many are longer; Len "
+                           f"is their mean): \"{peer.label} (rescored), cut at L words\" is each cut at L words, as "
+                           f"ours hold exactly L; p vs {peer.label} cut: ours against that." if peer.cut else "")
                         for peer in peers)
     duc = PROTOCOLS["duc"]
     duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at "

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from naus import NausError, layout
-from naus.files import read_json
-from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.files import read_json, read_lines
+from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
@@ -32,10 +32,11 @@ TIMING_BOUNDS = {key: (1e-6, 86_400) for key in ("seconds_per_sample", "batch1_s
 SPREAD = ["ΔR sd", "ΔR 95% CI", "Seeds"]
 SCORES = ("R-1", "R-2", "R-L")
 SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the Markdown and LaTeX tables
-# Paired significance of a NAUS row over the test sentences (naus.evaluation.significance): against the teacher, and
-# length control against truncation (and against each rescored peer: a `p vs {peer}` column of its own).
+# Paired significance of a NAUS row over the test sentences (naus.evaluation.significance): against the teacher,
+# length control against truncation, length control in source order against length control (and both against each
+# rescored peer: a `p vs {peer}` column of its own).
 P_VALUE = "p vs "
-P_VALUES = ["p vs teacher", "p vs truncate"]
+P_VALUES = ["p vs teacher", "p vs truncate", "p vs length control"]
 # Another protocol's length control (an earlier run's seeds, naus.tables.other_protocol) against this run's: nothing
 # pairs the two runs' sentences, so their seeds' total ROUGE are compared (a permutation test).
 P_PROTOCOL = "p vs other LM"
@@ -143,11 +144,16 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
     -> this run's length-control seeds' totals, filled by the groups before it)."""
     source = archived_metrics(group, folder) if group.archive else metrics / folder
     rows = [read_row(row, source, build) for row in group.rows]
+    for row, read in zip(group.rows, rows):
+        if row.over and (output := build / folder / f"{row.stems[0]}.txt").is_file():
+            lines = read_lines(output)
+            over = sum(len(line.split()) > row.over for line in lines)
+            read["System"] += f", uncut: {over:,} of {len(lines):,} longer than {row.over} words"
     shown = next((read for row, read in zip(group.rows, rows) if row == group.teacher), None)
     teacher = shown or (read_row(group.teacher, source, build) if group.teacher else None)
     if scorer is not None and group.teacher and not group.archive:
         add_p_values(rows, build / folder, scorer, build / folder / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
-                     LENGTH_CONTROL.name)
+                     LENGTH_CONTROL.name, SOURCE_ORDER.name)
     for row in rows:
         if row["_method"] == LENGTH_CONTROL.name and group.archive and group.key in length_control:
             row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])

@@ -46,10 +46,11 @@ def protocol_scorer(build: Path, protocol: Protocol = PROTOCOLS["test"]) -> Sent
 
 
 def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path, truncate: str,
-                 length_control: str) -> None:
-    """Each student row's p-value against the teacher, and the `length_control` row's against the `truncate`
-    row's and each peer row's (`p vs {peer}`), on the seed-averaged per-sentence scores (rows whose outputs are
-    not all in build/ get none)."""
+                 length_control: str, source_order: str) -> None:
+    """Each student row's p-value against the teacher; the `length_control` row's against the `truncate` row's,
+    the `source_order` row's against the `length_control` row's (the same students), and both against each peer
+    row's (`p vs {peer}`), on the seed-averaged per-sentence scores (rows whose outputs are not all in build/ get
+    none)."""
     def scores(row: dict) -> np.ndarray | None:
         runs = [scorer(outputs / f"{stem}.txt") for stem in row["_stems"]]
         return seed_mean(runs) if runs and all(run is not None for run in runs) else None
@@ -59,18 +60,21 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
 
     students = [(row, scores(row)) for row in rows if row.get("_method") is not None]
     reference = scorer(teacher)
+    against = {length_control: (truncate, "p vs truncate"), source_order: (length_control, "p vs length control")}
     for row, ours in students:
         if ours is not None and reference is not None:
             row["p vs teacher"] = paired_p_value(ours, reference)
-        truncated = next((theirs for other, theirs in students if other["_method"] == truncate
-                          and models(other) == models(row)), None)  # the same students truncated
-        if row["_method"] == length_control and ours is not None and truncated is not None:
-            row["p vs truncate"] = paired_p_value(ours, truncated)
-        if row["_method"] == length_control and ours is not None:
-            for other in rows:
-                theirs = scores(other) if other.get("_peer") else None
-                if theirs is not None:
-                    row[f"p vs {other['_peer']}"] = paired_p_value(ours, theirs)
+        if row["_method"] not in against or ours is None:
+            continue
+        method, column = against[row["_method"]]
+        theirs = next((theirs for other, theirs in students if other["_method"] == method
+                       and models(other) == models(row)), None)  # the same students by the other method
+        if theirs is not None:
+            row[column] = paired_p_value(ours, theirs)
+        for other in rows:
+            theirs = scores(other) if other.get("_peer") else None
+            if theirs is not None:
+                row[f"p vs {other['_peer']}"] = paired_p_value(ours, theirs)
 
 
 CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length

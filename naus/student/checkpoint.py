@@ -16,6 +16,8 @@ import torch
 from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.files import atomic_open, check_file
+from naus.provenance import file_record
+from naus.student.ensemble import Ensemble
 from naus.student.model import ARCH_MARK, build_model, marked_arch
 from naus.settings import ModelConfig
 from naus.student.vocab import Vocab
@@ -100,8 +102,6 @@ def model_from_checkpoint(payload: dict, path: str | Path = "checkpoint") -> tup
     if isinstance(weights, list):  # a seed ensemble (naus.student.ensemble): its members' weights, one vocabulary
         if not weights or not getattr(ARCHITECTURES.get(config.arch), "ctc", False):
             raise NausError(f"{path}: an ensemble holds one or more CTC students' weights")
-        from naus.student.ensemble import Ensemble
-
         return Ensemble([_student(config, member, f"{path} (member {i})") for i, member in enumerate(weights)]), vocab
     return _student(config, weights, path), vocab
 
@@ -130,3 +130,25 @@ def _student(config: ModelConfig, weights, path: str | Path) -> torch.nn.Module:
     except RuntimeError as err:
         raise NausError(f"{path}: weights do not match the model configuration ({str(err).splitlines()[0]})") from None
     return model
+
+
+def save_ensemble(members: list[str | Path], out: str | Path) -> None:
+    """One checkpoint of `members` (students' best.pt): refused unless they are CTC students of one architecture,
+    one vocabulary and one model_config, as the seeds of one recipe are."""
+    if not members:
+        raise NausError("an ensemble needs at least one member")
+    payloads = [load_checkpoint(path) for path in members]
+    first = payloads[0]
+    arch = first["model_config"].get("arch") if isinstance(first["model_config"], dict) else None
+    if arch not in ARCHITECTURES or not ARCHITECTURES[arch].ctc:
+        raise NausError(f"{members[0]}: an ensemble is of CTC students, not of {arch!r}")
+    for path, payload in zip(members[1:], payloads[1:]):
+        for key in ("model_config", "vocab"):
+            if payload[key] != first[key]:
+                raise NausError(f"{path}: its {key} is not {members[0]}'s: an ensemble's members are seeds of one "
+                                "recipe")
+        if isinstance(payload["model"], list):
+            raise NausError(f"{path}: is an ensemble itself; give its members")
+    save_checkpoint(out, {"format": FORMAT, "vocab": first["vocab"], "model_config": first["model_config"],
+                          "model": [payload["model"] for payload in payloads],
+                          "made_from": {"members": [file_record(path) for path in members]}})

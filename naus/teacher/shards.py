@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import OutputLock, atomic_open, check_regular_output, read_json, read_lines, write_json
+from naus.files import OutputLock, atomic_open, check_regular_output, parse_json, read_json, read_lines, write_json
 from naus.provenance import SHARD, check_same_provenance
 
 
@@ -76,8 +76,8 @@ class ResumableOutput:
                 if not raw.endswith(b"\n"):
                     break
                 try:
-                    record = json.loads(raw)
-                except ValueError:  # a torn or damaged line (bytes that are not UTF-8 too): resume from here
+                    record = parse_json(raw, str(self.partial))
+                except NausError:  # a torn or damaged line (bytes that are not UTF-8 too): resume from here
                     break
                 expected = self.indices.start + count
                 if not isinstance(record, dict) or record.get("index") != expected:
@@ -116,10 +116,7 @@ def read_records(path: str | Path, field: str | None = None) -> list[dict]:
     """A JSON-lines file's records; with `field`, each an object with an integer index and that field a line of text."""
     records = []
     for number, line in enumerate(read_lines(path), 1):
-        try:
-            records.append(json.loads(line))
-        except (json.JSONDecodeError, RecursionError):
-            raise NausError(f"{path}: line {number}: not valid JSON") from None
+        records.append(parse_json(line.encode(), f"{path}: line {number}"))
         if field:
             _check_record(records[-1], path, number, field)
     return records

@@ -57,10 +57,14 @@ def test_the_library_checks_what_the_command_line_checks(checkpoints, options, e
     assert message in str(raised.value) and "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("sentences, kind", [("police arrest five", "a string"), (["police", 7], "int"),
-                                             ([b"police arrest"], "bytes")])
-def test_sentences_that_are_not_strings_are_a_type_error(checkpoints, sentences, kind):
-    with pytest.raises(TypeError, match=f"sentences must be a list of strings, got {kind}"):
+@pytest.mark.parametrize("sentences, message", [
+    ("police arrest five", r"an iterable of strings \(a list of str\), got str: one sentence is \[text\]"),
+    (["police", 7], r"sentences must be strings, got int at sentences\[1\]"),
+    ([b"police arrest"], r"got bytes at sentences\[0\] \(decode bytes first"),
+    (b"police arrest", r"an iterable of strings \(a list of str\), got bytes"),
+    (None, r"an iterable of strings \(a list of str\), got NoneType")])
+def test_sentences_that_are_not_strings_are_a_type_error(checkpoints, sentences, message):
+    with pytest.raises(TypeError, match=message):
         Summarizer.from_checkpoint(checkpoints["naus"], "cpu").summarize(sentences)
 
 

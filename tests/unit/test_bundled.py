@@ -91,11 +91,12 @@ def test_a_character_budget_counts_the_bytes_the_headline_writes(bundled, line, 
 
 def test_a_character_budget_past_the_line_is_one_pass_and_a_table_too_large_is_refused(bundled):
     line = " ".join(f"word{i} of the news" for i in range(32))  # 128 words
-    tick = time.perf_counter()
-    [result] = bundled.summarize([line], chars=2000, beam_size=6)
-    assert time.perf_counter() - tick < 30 and len(result.summary.encode()) <= 2000
+    for method in ("source-order-chars", "char-control"):
+        tick = time.perf_counter()
+        [result] = bundled.summarize([line], chars=2000, beam_size=6, method=method)
+        assert time.perf_counter() - tick < 30 and len(result.summary.encode()) <= 2000
     with pytest.raises(NausError, match="max_memory_mb 1024: lower the budget"):
-        bundled.summarize([line], chars=2000, beam_size=256)
+        bundled.summarize([line], chars=2000, beam_size=256, method="char-control")
 
 
 def run_bounded(args: list[str], stdin) -> tuple[subprocess.CompletedProcess, float]:

@@ -7,7 +7,8 @@ from naus import NausError
 from naus.decoding.summarizer import Summarizer
 from naus.settings import TrainConfig
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
-from naus.student.ensemble import Ensemble, save_ensemble
+from naus.student.checkpoint import save_ensemble
+from naus.student.ensemble import Ensemble
 from naus.student.frozen import WIDTH
 from naus.student.model import build_model
 from naus.student.train import Pairs, train

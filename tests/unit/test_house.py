@@ -46,3 +46,39 @@ def test_nothing_outside_the_benchmarks_archive_imports_a_study_in_it():
                     [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
                 found += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.startswith("benchmarks.archive")]
     assert not found, found
+
+
+def _imports() -> dict[str, set[str]]:
+    """Each module of naus/ and the modules of naus/ it imports, at its top or inside a function (the package
+    itself, which every module takes NausError from, aside)."""
+    names = {".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+             for path in MODULES}
+    graph = {}
+    for name, path in names.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                found |= {node.module, *(f"{node.module}.{alias.name}" for alias in node.names)}
+            elif isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+        graph[name] = {target for target in found if target in names and target not in (name, "naus")}
+    return graph
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    """Data flow one way: no circle of imports, however late one is made (a function-level import hides one)."""
+    graph, circles = _imports(), []
+
+    def visit(name: str, path: list[str]) -> None:
+        for target in sorted(graph[name]):
+            if target in path:
+                circles.append(path[path.index(target):] + [target])
+            elif target not in done:
+                visit(target, path + [target])
+        done.add(name)
+
+    done: set[str] = set()
+    for name in sorted(graph):
+        if name not in done:
+            visit(name, [name])
+    assert not circles, circles[:3]

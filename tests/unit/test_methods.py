@@ -6,7 +6,7 @@ import torch
 
 from naus import methods
 from naus.architectures import ARCHITECTURES
-from naus.methods import CTC, METHODS, WORDS, Method
+from naus.methods import CHARS, CTC, METHODS, WORDS, Method
 from tests.helpers import ROOT, config_schema
 
 
@@ -30,10 +30,21 @@ def test_the_command_line_offers_every_method():
     assert list(method_choices()) == list(METHODS)
 
 
-def test_each_family_has_one_default_first():
+def test_each_family_has_one_default_first_and_one_per_budget():
     for family in {a.family for a in ARCHITECTURES.values()}:
-        assert sum(family in m.default_for for m in METHODS.values()) == 1
+        for budget in (WORDS, CHARS):
+            offered = [m for m in METHODS.values() if m.key(family) and m.budget == budget]
+            assert sum(family in m.default_for for m in offered) == (1 if offered else 0)
         assert family in METHODS[methods.methods_for(family)[0]].default_for
+        assert METHODS[methods.methods_for(family)[0]].budget == WORDS
+
+
+def test_a_copy_head_decodes_in_the_source_order_by_default_and_as_any_ctc_student_too():
+    copy, plain = ARCHITECTURES["naus-copy"], ARCHITECTURES["naus"]
+    assert copy.methods[0] == "source-order" and plain.methods[0] == "length-control"
+    assert set(plain.methods) < set(copy.methods)
+    assert methods.default_method(copy.family, CHARS) == "source-order-chars"
+    assert methods.default_method(plain.family, CHARS) == "char-control"
 
 
 def first_words(batch):

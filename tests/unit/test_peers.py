@@ -52,17 +52,22 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     write(m / "peers/msrp/test-L10.json", metrics(29.88, 11.84, 27.10, 9.92))
     write(b / "data/test/title.txt", "".join(f"word{i} alpha beta gamma delta\n" for i in range(30)))
     write(b / "decode/test/L10/length-control-10.txt", "".join(f"word{i} alpha beta gamma\n" for i in range(30)))
-    write(b / "peers/msrp/test-L10.txt", "".join(f"word{i} zeta\n" for i in range(30)))
+    write(b / "peers/msrp/test-L10.txt", "".join(f"word{i} zeta{' eta' * (10 * (i % 3 == 0))}\n" for i in range(30)))
+    write(b / "peers/msrp/test-L10-cut.txt", "".join(f"word{i} zeta\n" for i in range(30)))
 
     build_report(m, b, tmp_path / "out", declared)
 
     rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
-    assert rows.loc["MSRP (rescored)", "R-1"] == 29.88
-    assert rows.loc["MSRP (rescored)", "ΔR"] == round(29.88 + 11.84 + 27.10 - (25.0 + 8.0 + 22.0), 2)
+    uncut = "MSRP (rescored), uncut: 10 of 30 longer than 10 words"
+    assert rows.loc[uncut, "R-1"] == 29.88
+    assert rows.loc[uncut, "ΔR"] == round(29.88 + 11.84 + 27.10 - (25.0 + 8.0 + 22.0), 2)
     assert rows.loc["NAUS length control (ours)", "p vs MSRP"] == 1 / 10_001
+    assert rows.loc["NAUS length control (ours)", "p vs MSRP cut"] == 1 / 10_001
+    assert "MSRP (rescored), cut at 10 words" in rows.index
     assert pd.isna(rows.loc["NAUS truncate (ours)", "p vs MSRP"])
     caption = (tmp_path / "out/tables/table2.rst").read_text()
     assert "\"MSRP (rescored)\": the released outputs of Hyun et al." in caption
+    assert "\"MSRP (rescored), cut at L words\" is each cut at L words" in caption
     assert (tmp_path / "out/figures/quality-speed-L10.png").stat().st_size > 1000
     assert json.loads((tmp_path / "out/fingerprints.json").read_text())["settings"]["data"]["peers"] == {
         "msrp": "published/msrp"}

@@ -404,3 +404,22 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
     write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "unsearched", "made_by": "a fixture"}))
     with pytest.raises(NausError, match="archive/provenance.json: lm_titles is 'unsearched'"):
         build_report(m, b, tmp_path / "out2", declared)
+
+
+def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_path):
+    """A copy-head profile gets a row of length control in source order (a registry method Table 2 lists), and its
+    `p vs length control`: better on every one of 30 sentences, at the test's floor."""
+    config = profile(model={"arch": "naus-copy"},
+                     decode={"methods": ["truncate", "length-control", "source-order", "beam"]})
+    m, b, declared = complete(tmp_path, config, sentences=30)
+    assert "decode/test/L10/source-order-10" in declared.stems("test")
+    assert "decode/test/L10/source-order-10" not in spec(profile(decode=config["decode"])).stems("test")  # not naus's
+    write(b / "data/test/title.txt", "".join(f"word{i} alpha beta gamma delta\n" for i in range(30)))
+    write(b / "decode/test/L10/length-control-10.txt", "".join(f"word{i} zeta\n" for i in range(30)))
+    write(b / "decode/test/L10/source-order-10.txt", "".join(f"word{i} alpha beta gamma\n" for i in range(30)))
+
+    build_report(m, b, tmp_path / "out", declared)
+
+    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    assert rows.loc["NAUS length control in source order (ours)", "p vs length control"] == 1 / 10_001
+    assert pd.isna(rows.loc["NAUS length control (ours)", "p vs length control"])

@@ -71,6 +71,7 @@ if config["data"].get("peers"):
         """A peer's released output (naus.evaluation.peers), checked against its sha256 and the collection's inputs."""
         wildcard_constraints:
             collection="test|duc",
+            length=r"\d+",
         input:
             hyp=lambda w: str(
                 data_dir() / config["data"]["peers"][w.peer] / PEERS[w.peer].files[(w.collection, int(w.length))][0]
@@ -92,6 +93,22 @@ if config["data"].get("peers"):
         shell:
             "python -m naus peer --peer {wildcards.peer} --collection {wildcards.collection} --length {wildcards.length} "
             "--input {input.hyp:q} --source {input.source} {params.index} --out {output} > {log} 2>&1"
+
+    rule peer_cut:
+        """A peer's output cut at L words, where it does not keep the budget (naus.evaluation.peers: its `cut`)."""
+        wildcard_constraints:
+            collection="test|duc",
+            length=r"\d+",
+        input:
+            f"{BUILD}/{layout.peer('{peer}', '{collection}', '{length}')}.txt",
+        output:
+            f"{BUILD}/{layout.peer('{peer}', '{collection}', '{length}', cut=True)}.txt",
+        log:
+            f"{LOGS}/peers/{{peer}}-{{collection}}-L{{length}}-cut.log",
+        conda:
+            "../../envs/naus-cpu.yaml"
+        shell:
+            "python -m naus lead --input {input} --length {wildcards.length} --out {output} > {log} 2>&1"
 
 
 if DUC_LENGTH:

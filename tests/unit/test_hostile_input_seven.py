@@ -186,9 +186,11 @@ def test_an_empty_duc2004_reference_is_refused_when_the_corpus_is_built(tmp_path
     assert build_gigaword(pool, test, dev_size=5, seed=0, duc_dir=duc, lm_titles="all").duc["ref2"][0] == "a summary"
 
 
-def test_a_test_title_with_no_word_is_refused_when_the_corpus_is_built(tmp_path):
+@pytest.mark.parametrize("title, message", [("", "an empty reference"), ("'' ``", "a reference with no word to score")])
+def test_an_empty_test_title_is_refused_when_the_corpus_is_built(tmp_path, title, message):
+    """An empty title of the test set was taken into the corpus and scored as zeros."""
     from naus.data import build_gigaword
 
-    pool, test, duc = _gigaword_files(tmp_path, test_title="'' ``")
-    with pytest.raises(NausError, match=r"test_t.txt: line 1: a reference with no word to score"):
+    pool, test, duc = _gigaword_files(tmp_path, test_title=title)
+    with pytest.raises(NausError, match=f"test_t.txt: line 1: {message}"):
         build_gigaword(pool, test, dev_size=5, seed=0)

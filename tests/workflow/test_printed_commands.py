@@ -22,9 +22,12 @@ def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell_and_dvc
     assert "L4.teacher" in outputs["dvc metrics show"] and "L4.student" in outputs["dvc metrics show"]
     report = micro_checkout / "results/micro/report.html"  # the hint's; the profile's note is hostile text
     assert report.is_file() and SECRET not in report.read_text() and not (micro_checkout / "X").exists()
-    headlines = [out for command, out in outputs.items() if command.startswith("naus summarize")]
-    assert len(headlines) == 2 and all(len(out.splitlines()) == 5 for out in headlines), headlines
-    assert not any(re.search(r"#|-lrb-|<unk>", out) for out in headlines), headlines
+    headlines = {command: out for command, out in outputs.items() if "naus summarize" in command}
+    lines = {command: 1 if command.startswith("tail -1") else 6 for command in headlines}  # tests/data/news.txt's
+    assert len(headlines) == 3 and all(len(out.splitlines()) == lines[c] for c, out in headlines.items()), headlines
+    assert not any(re.search(r"#|-lrb-|<unk>", out) for out in headlines.values()), headlines
+    ordered, over_types = (out for command, out in headlines.items() if command.startswith("tail -1"))
+    assert ordered != over_types  # the README shows what the source order changes
     dvc_tracks_the_build(micro_checkout, env)
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 
 from naus import NausError
 
@@ -22,3 +24,23 @@ def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
                   for n in lengths}
     return chosen, {"mean_dev_total": {name: {str(n): round(v, 2) for n, v in m.items()} for name, m in means.items()},
                     "winner_per_length": {str(n): name for n, name in per_length.items()}}
+
+
+def on_threads(module: str, threads: int) -> None:
+    """This benchmark (`python -m module`) run again with onnxruntime's and numba's thread pools at `threads`: each
+    is sized once, when it loads."""
+    if os.environ.get("NUMBA_NUM_THREADS") != str(threads) or os.environ.get("OMP_NUM_THREADS") != str(threads):
+        os.execve(sys.executable, [sys.executable, "-m", module, *sys.argv[1:]],
+                  {**os.environ, "OMP_NUM_THREADS": str(threads), "NUMBA_NUM_THREADS": str(threads)})
+
+
+def cpu_summarizer(checkpoint, threads: int):
+    """A student on `threads` CPU threads, its kernels the AVX2 ones every x86 CPU runs (`portable_cpu_kernels`)."""
+    import torch
+
+    from naus.cli import portable_cpu_kernels
+    from naus.decoding.summarizer import Summarizer
+
+    portable_cpu_kernels()
+    torch.set_num_threads(threads)
+    return Summarizer.from_checkpoint(checkpoint, "cpu")

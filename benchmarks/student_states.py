@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
+from benchmarks.common import cpu_summarizer, on_threads
 from naus.device import cpu_name, isa
 from naus import layout
 from naus.bundle import BUNDLED
@@ -94,19 +94,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_states.json"))
     args = parser.parse_args()
-    if os.environ.get("OMP_NUM_THREADS") != str(args.threads):  # onnxruntime's and numba's threads, set at start
-        os.execve(sys.executable, [sys.executable, "-m", "benchmarks.student_states", *sys.argv[1:]],
-                  {**os.environ, "OMP_NUM_THREADS": str(args.threads), "NUMBA_NUM_THREADS": str(args.threads)})
-    import torch
-
-    from naus.cli import portable_cpu_kernels
-    from naus.decoding.summarizer import Summarizer
+    on_threads("benchmarks.student_states", args.threads)  # onnxruntime's and numba's threads, set at start
     from naus.student.frozen import Encoder
     from naus.teacher.similarity import export_onnx
 
-    portable_cpu_kernels()
-    torch.set_num_threads(args.threads)
-    summarizer = Summarizer.from_checkpoint(args.checkpoint, "cpu")
+    summarizer = cpu_summarizer(args.checkpoint, args.threads)
     test = read_lines(args.build / layout.DECODE_SOURCES["test"])
     work = Path("build/benchmarks/student_states")
     work.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,7 @@ from naus.settings import FIT_STATES, SearchConfig, check_learned_estimate
 from naus.teacher.shards import ResumableOutput
 from naus.signals import stoppable, stopped
 from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
+from naus.text import clean
 
 log = logging.getLogger(__name__)
 
@@ -340,11 +341,11 @@ class Teacher:
         self.climber = HillClimber(lm, config, static)
 
     def summarize(self, items: list[tuple[int, str]]) -> list[Summary]:
-        """Summaries for (sentence index, source sentence) pairs."""
+        """Summaries for (sentence index, source sentence) pairs (raw text as naus reads it: `naus.text.clean`)."""
         keep = max(self.config.rerank_k, 1)
         results = []
         for index, source in items:
-            cands = self.climber.search(index, source.split(), keep)
+            cands = self.climber.search(index, clean(source).split(), keep)
             if self.config.rerank_k == 0 or not cands.words:
                 results.append(self._pick(index, cands, 0, None, None))
             else:

@@ -16,6 +16,7 @@ from naus import NausError
 from naus.files import parse_json, read_json, read_lines, same_digest
 from tests.helpers import ROOT, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
+from tests.unit.test_search import lm3, lm3_file  # noqa: F401 (fixtures)
 
 HOSTILE = {"NUL": "\x00", "bell": "\x07", "escape": "\x1b[2J", "DEL": "\x7f", "C1 CSI": "\x9b", "carriage return": "\r",
            "right-to-left override": "\u202e", "left-to-right isolate": "\u2066", "zero-width space": "\u200b",
@@ -194,3 +195,14 @@ def test_an_empty_test_title_is_refused_when_the_corpus_is_built(tmp_path, title
     pool, test, duc = _gigaword_files(tmp_path, test_title=title)
     with pytest.raises(NausError, match=f"test_t.txt: line 1: {message}"):
         build_gigaword(pool, test, dev_size=5, seed=0)
+
+
+def test_the_teachers_api_reads_raw_text_as_every_reader_does(lm3):
+    """A source given to the search in Python loses its control and format characters as a file's line does."""
+    from naus.settings import SearchConfig
+    from naus.teacher.search import Teacher
+
+    teacher = Teacher(lm3, SearchConfig(length=2, rerank_k=0))
+    plain, = teacher.summarize([(0, "the police arrested five protesters")])
+    hostile, = teacher.summarize([(0, "the\u202e police arrested\x00 five\u200b protesters")])
+    assert hostile.summary == plain.summary and _shown(hostile.summary)

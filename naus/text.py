@@ -160,12 +160,24 @@ def copy_key(token: str) -> str:
 
 def hosts(tokens: list[str]) -> list[str]:
     """Each token as a headline writes it: a word with the clitics that follow it (`do` + `n't` is `don't`,
-    detokenised), the clitics themselves empty (a headline never writes one alone)."""
+    detokenised), a number with the signs Treebank splits off it (`$` + `500` is `$500`, `30` + `%` is `30%`), the
+    clitics and signs themselves empty (a headline never writes one alone)."""
     written = list(tokens)
     for k in range(len(tokens) - 1, 0, -1):
-        if tokens[k].lower() in CLITICS and written[k - 1] and tokens[k - 1].lower() not in CLITICS:
+        if (tokens[k].lower() in CLITICS or tokens[k] in _AFTER_NUMBER and _is_number(tokens[k - 1])) \
+                and written[k - 1] and tokens[k - 1].lower() not in CLITICS:
             written[k - 1], written[k] = _detokenizer().detokenize([tokens[k - 1], written[k]]), ""
+    for k in range(len(tokens) - 1):
+        if tokens[k] in _BEFORE_NUMBER and written[k + 1] and _is_number(tokens[k + 1]):
+            written[k + 1], written[k] = _detokenizer().detokenize([tokens[k], written[k + 1]]), ""
     return written
+
+
+_BEFORE_NUMBER, _AFTER_NUMBER = frozenset({"$"}), frozenset({"%"})  # the signs Treebank splits off a number
+
+
+def _is_number(token: str) -> bool:
+    return any(ch.isdigit() for ch in token)
 
 
 def headline(summary: str, tokens: list[str], positions: list[int] | None = None) -> str:

@@ -75,6 +75,16 @@ def test_contractions_and_possessives_are_written_whole_with_the_word_before_the
     assert headline("workers cars", tokens) == "Workers' cars"
 
 
+def test_a_number_is_written_with_the_signs_treebank_split_off_it():
+    """`$500` and `30%` were written `500` and `30`: a word the source never wrote, and another sense."""
+    tokens = source_tokens("Apple will invest $500 billion, about US$25 a head and 30% more; $ signs stay apart.")
+    assert "$" in tokens and "%" in tokens  # the student reads Treebank's pieces
+    written = hosts(tokens)
+    assert {"$500", "$25", "30%"} <= set(written) and written[tokens.index("%")] == ""
+    assert written[len(tokens) - 1 - tokens[::-1].index("$")] == "$"  # no number after it: left as it is
+    assert headline("", tokens, [0, 2, 4, 5, 14, 16]) == "Apple invest $500 billion 30% more"
+
+
 def test_every_sentence_of_a_line_has_its_full_stop_split_off():
     line = "Police arrested five protesters. Mr. Smith of the U.S. said so on Monday! Protests went on (they said.)"
     assert sentences(line) == ["Police arrested five protesters.", "Mr. Smith of the U.S. said so on Monday!",

@@ -19,14 +19,10 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 ## Measured
 
 `make demo`'s pipeline from an empty build on a fresh clone (`benchmarks/pipeline_time.py` → `demo_time.json`, 2
-cores of an Intel Xeon with AVX-512, VNNI and AMX): 267.7 s (26 jobs benchmarked, 424.8 s of their job time:
-students 141.2, searches 103.7, decodings 70.1, fits and export 53.2, data 19.4, timing 18.0, states 12.6, report
-5.7), at commit 382c64c with numba's kernels compiled afresh, nothing else running: the same tables as before, only
-the times moved. Searches and states no longer import transformers (states 36.2 → 12.6 job-seconds); the rest of the
-gain is this virtual machine's speed, which varies by about a quarter between sessions (the same pipeline took 311.0
-s and 391.2 s in two earlier ones, its students then 191.7 job-seconds, now 141.2 with unchanged code). At about
-1.6× for a plain AVX2 machine: 7.1 min, 8.9 min on a slow day of this one: **within the budget** (goal: ≤ 600 s on a
-plain 2-core AVX2 machine (not shown: not measured there, and the projection reaches it))
+cores of an AMD EPYC, Zen 4 with AVX-512 and VNNI): 224.9 s at commit 1eb6a5d (26 jobs benchmarked, 361.8 s of their
+job time: students 110.9, searches 91.5, decodings 67.4, fits and export 45.3, data 15.0, timing 14.8, states 11.1,
+report 4.9), nothing else running. A plain AVX2 machine ran the demo about 1.5× slower (issue 88: 6 min 39 s
+there): within the 600-s budget, not yet the 300 s that `make demo` in 8 minutes with its set-up needs.
 
 ## The profiles' runs
 

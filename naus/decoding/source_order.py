@@ -169,7 +169,8 @@ def _position_scores(batch: Batch) -> torch.Tensor:
 
 
 def _hypotheses(batch: Batch, found) -> list[Hypothesis]:
-    """Each sample's summary in vocabulary ids, as the other decoders give it (its positions kept)."""
+    """Each sample's summary in vocabulary ids, as the other decoders give it, its positions kept (the path's ids
+    per slot: two adjacent positions of one word are two words, though Γ over ids would merge them)."""
     ids = batch.source_ids.cpu().numpy()
     return [Hypothesis([int(ids[i, p]) for p in positions], [batch.blank if p < 0 else int(ids[i, p]) for p in path],
                        score, positions) for i, (positions, path, score) in enumerate(found)]

@@ -204,9 +204,10 @@ def read_lines(path: str | os.PathLike) -> list[str]:
 
 
 def decode_lines(raw: bytes, name: str) -> list[str]:
-    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines, each `naus.text.clean`."""
+    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines, each `naus.text.clean`
+    (a byte order mark, a format character, is gone with them)."""
     try:
-        text = raw.decode("utf-8").removeprefix("\ufeff")  # a byte order mark is no part of the first word
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
         line = raw[: err.start].count(b"\n") + 1
         raise NausError(f"{name}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
@@ -243,7 +244,7 @@ def iter_parallel(*paths: str | os.PathLike) -> Iterator[tuple[str, ...]]:
 
 def _decode_line(raw: bytes, path: Path, number: int) -> str:
     try:
-        return clean(raw.decode("utf-8")).strip()  # a byte order mark is a format character: gone with them
+        return clean(raw.decode("utf-8")).strip()
     except UnicodeDecodeError as err:
         raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 

@@ -32,6 +32,11 @@ class Method:
         """The family this method decodes `family`'s students as (a copy head's as CTC), or None."""
         return family if family in self.decoders else CTC if family == COPY and CTC in self.decoders else None
 
+    @property
+    def reads_positions(self) -> bool:
+        """Whether its decoder reads a copy head's scores of source positions, not of word types."""
+        return COPY in self.decoders
+
     def decoder(self, family: str):
         module, function = self.decoders[self.key(family)].split(":")
         return getattr(importlib.import_module(module), function)

@@ -95,9 +95,10 @@ def normal_token(token: str) -> str:
     return _DIGIT.sub("#", _BRACKETS.get(token, token).lower())
 
 
-# What raw text may not carry into a summary, a file or a terminal: control characters (C0 but tab and newline,
-# DEL, C1), each read as a space, and the format characters that change what a page or terminal shows (bidirectional
-# overrides and isolates, zero-width characters, the byte order mark, the soft hyphen, tags), dropped.
+# What raw text may not carry into a summary, a file or a terminal: control characters (C0 but tab, a newline
+# within a sentence given to the API included; DEL; C1), each read as a space, and the format characters that change
+# what a page or terminal shows (bidirectional overrides and isolates, zero-width characters, the byte order mark,
+# the soft hyphen, tags), dropped.
 _CONTROLS = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f]")
 _SCORED = re.compile(r"[a-z0-9]")  # what ROUGE's tokenizer keeps of a lower-cased text (rouge-score's)
 

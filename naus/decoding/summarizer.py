@@ -22,7 +22,7 @@ from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
 from naus.models import BUNDLED
-from naus.methods import CHAR_CONTROL, CHARS, COPY, LENGTH_CONTROL, METHODS, WORDS, default_method
+from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS, WORDS, default_method
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
@@ -116,7 +116,7 @@ class Summarizer:
             states = self._frozen_states(texts, states, raw)
         elif states is not None:
             raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
-        results = [Result("", 0, 0.0)] * len(texts)
+        results = [Result("", 0, 0.0) for _ in texts]  # an empty sentence's
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
@@ -242,7 +242,7 @@ class Summarizer:
         banned = punctuation(vocab) if shown is not None else ()
         tick = time.perf_counter()
         x, lengths = x.to(self.device), batch.lengths
-        if METHODS[method].key(COPY) == COPY:  # its decoder reads the source positions, never the words' sums
+        if METHODS[method].reads_positions:  # never the words' sums
             batch.positions, batch.source_ids = self.model.scores(x, lengths), ids
             batch.positions[..., 1:].masked_fill_(torch.isin(ids, torch.tensor(banned, dtype=ids.dtype))[:, None]
                                                   .to(self.device), float("-inf"))

@@ -59,6 +59,7 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
         return [layout.decoded_model(stem) for stem in row["_stems"]]
 
     students = [(row, scores(row)) for row in rows if row.get("_method") is not None]
+    peers = [(other["_peer"], theirs) for other in rows if other.get("_peer") and (theirs := scores(other)) is not None]
     reference = scorer(teacher)
     against = {length_control: (truncate, "p vs truncate"), source_order: (length_control, "p vs length control")}
     for row, ours in students:
@@ -71,10 +72,8 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
                        and models(other) == models(row)), None)  # the same students by the other method
         if theirs is not None:
             row[column] = paired_p_value(ours, theirs)
-        for other in rows:
-            theirs = scores(other) if other.get("_peer") else None
-            if theirs is not None:
-                row[f"p vs {other['_peer']}"] = paired_p_value(ours, theirs)
+        for peer, theirs in peers:
+            row[f"p vs {peer}"] = paired_p_value(ours, theirs)
 
 
 CASES = 5  # test sentences in the case study: one from each fifth of the test set by source length

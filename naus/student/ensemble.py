@@ -28,11 +28,14 @@ class Ensemble(nn.Module):
         self.config = members[0].config
 
     def forward(self, *inputs, normalize: bool = True) -> Tensor:
-        stacked = torch.stack([member(*inputs, normalize=True) for member in self.members])
-        return torch.logsumexp(stacked, dim=0) - math.log(len(self.members))
+        return _mean([member(*inputs, normalize=True) for member in self.members])
 
     def scores(self, states: Tensor, lengths: Tensor) -> Tensor:
         """Copy heads' members: the mean of their probabilities of ε and each source position (`CopyNAUS.scores`),
         as log-probabilities."""
-        stacked = torch.stack([member.scores(states, lengths).log_softmax(dim=-1) for member in self.members])
-        return torch.logsumexp(stacked, dim=0) - math.log(len(self.members))
+        return _mean([member.scores(states, lengths).log_softmax(dim=-1) for member in self.members])
+
+
+def _mean(log_probs: list[Tensor]) -> Tensor:
+    """The mean of the members' probabilities, from and as log-probabilities."""
+    return torch.logsumexp(torch.stack(log_probs), dim=0) - math.log(len(log_probs))

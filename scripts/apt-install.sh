@@ -5,5 +5,8 @@ missing=$(for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
 [ -z "$missing" ] && exit 0
 sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 echo "installing Debian packages: $missing" >&2
+# make setup runs its steps side by side: one apt-get at a time (apt-get fails on a held lock instead of waiting)
+exec 9<"$0"
+flock 9
 $sudo_ apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq $missing >/dev/null

@@ -118,7 +118,7 @@ def repo_copy(tmp_path):
             shutil.copy2(ROOT / name, copy / name)
     subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
     (copy / ".venv").symlink_to(BIN.parent)
-    for setup in ("requirements.txt", "pyproject.toml"):
+    for setup in ("requirements.lock", "pyproject.toml"):
         os.utime(copy / setup, (0, 0))
     return copy
 

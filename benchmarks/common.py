@@ -1,12 +1,24 @@
-"""What the benchmarks share: the rule a dev study chooses by (the machine each records is `naus.device`'s)."""
+"""What the benchmarks share: the rule a dev study chooses by, and the workers that train and dev-decode students as
+the pipeline does (the machine each records is `naus.device`'s)."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import yaml
 
 from naus import NausError
+from naus.evaluation.evaluate import evaluate_files
+from naus.files import read_json, write_json, write_lines
+from naus.settings import ModelConfig, TrainConfig
+
+SCORES = ("rouge1", "rouge2", "rougeL")
 
 
 def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
@@ -44,3 +56,74 @@ def cpu_summarizer(checkpoint, threads: int):
     portable_cpu_kernels()
     torch.set_num_threads(threads)
     return Summarizer.from_checkpoint(checkpoint, "cpu")
+
+
+def one_thread() -> None:
+    """A worker as the pipeline's jobs run: one thread and the portable kernels (refused if they are not the pinned
+    AVX2 ones). Importing the worker's task module may have loaded torch already: its threads are set here too."""
+    import torch
+
+    from naus.cli import limit_threads, portable_cpu_kernels
+
+    portable_cpu_kernels()
+    limit_threads(1)
+    torch.set_num_threads(1)
+    if torch.backends.cpu.get_cpu_capability() != "AVX2":
+        raise SystemExit(f"PyTorch's kernels are {torch.backends.cpu.get_cpu_capability()}, not the pinned AVX2 "
+                         "(set ATEN_CPU_CAPABILITY=avx2 before starting)")
+
+
+def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path) -> dict:
+    """Length-control summaries of `source` into `out` (kept: made once), with the seconds they took."""
+    record = out.with_suffix(".json")
+    if record.is_file():
+        return read_json(record)
+    from naus.decoding.summarizer import Summarizer
+    from naus.files import read_lines
+    from naus.student.frozen import States
+
+    sentences = read_lines(source)
+    summarizer = Summarizer.from_checkpoint(checkpoint, "cpu")
+    states = States.load(states)
+    tick = time.process_time()  # one thread's CPU time: what the worker beside it does not change
+    results = summarizer.summarize(sentences, length=length, method="length-control", raw=False, states=states)
+    seconds = time.process_time() - tick
+    write_lines(out, [r.summary for r in results])
+    write_json(record, {"seconds": round(seconds, 2), "sentences": len(sentences)})
+    return read_json(record)
+
+
+def train(job: dict) -> dict:
+    """One student trained as the pipeline trains it (kept: trained once), with its CPU seconds (one thread)."""
+    record = job["out"] / "run.json"
+    if record.is_file():
+        return read_json(record)
+    from naus.student.build import train_student
+
+    tick = time.process_time()
+    history = train_student(job["source"], job["target"], job["out"], "naus-copy", model=job["model"],
+                            config=TrainConfig(**job["train"]), dev_source=job["dev_source"],
+                            dev_target=job["dev_target"], train_states=job["states"], dev_states=job["dev_states"],
+                            resume=True)
+    steps = history["history"][-1]["step"] if history.get("history") else None
+    write_json(record, {"cpu_seconds": round(time.process_time() - tick, 1), "steps": steps})
+    return read_json(record)
+
+
+def run_all(pool: ProcessPoolExecutor, calls: list[tuple]) -> list:
+    """The calls (function, arguments...) on the pool's workers, side by side; their results in order."""
+    futures = [pool.submit(call[0], *call[1:]) for call in calls]
+    return [future.result() for future in futures]
+
+
+def total(hyp: Path, titles: Path) -> dict:
+    scores = evaluate_files(hyp, [titles])
+    return {**{k: round(scores[k], 2) for k in SCORES}, "total": round(sum(scores[k] for k in SCORES), 2)}
+
+
+def settings(profile: Path) -> tuple[dict, dict]:
+    """The profile's student: its model settings (the architecture aside) and training settings."""
+    config = yaml.safe_load(profile.read_text())
+    fields = {kind: {f.name for f in dataclasses.fields(kind)} for kind in (ModelConfig, TrainConfig)}
+    model = {k: v for k, v in config["model"].items() if k in fields[ModelConfig] and k != "arch"}
+    return model, {k: v for k, v in config["train"].items() if k in fields[TrainConfig]}

@@ -6,12 +6,19 @@ The clone is of HEAD (commit first: uncommitted changes are not timed), its `bui
 `make demo` does after its set-up. The machine's CPU and core count are recorded beside the times (the budgets are
 for a plain 2-core AVX2 machine, which may be slower).
 
+With `--setup` the clone first makes its own set-up (`make setup`, timed) as a fresh machine would: pip and uv read
+no configuration of this machine (no local wheels, no mirror) and uv starts with an empty cache, so every package
+comes from PyPI; the Debian packages already installed here are recorded as such (their install is not in the time).
+The pipeline then runs in the clone's environment, and `total_seconds` is the set-up's time plus the pipeline's:
+`make demo`'s budget.
+
 A long profile runs in a clone that stays (`--clone DIR`): run the same command again after a stop and it pulls
 HEAD into the clone and continues where the pipeline stopped; `--targets` runs part of it (say, `stage_search`
 while the rest is still being written). Each invocation's wall time is kept in the clone, and `total_seconds` is
 their sum.
 
     python -m benchmarks.pipeline_time --results                     # make demo's pipeline -> demo_time.json
+    python -m benchmarks.pipeline_time --setup --results             # make demo with its set-up, from PyPI
     python -m benchmarks.pipeline_time --profile gigaword-sample --clone ../gwrun --results
 
 Findings (the JSON's numbers, as read when it was written; Markdown):
@@ -87,7 +94,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from naus.device import cpu_name
+from naus.device import cpu_name, isa
 from naus.files import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,12 +132,42 @@ def prepare(clone: Path) -> None:
         raise SystemExit(f"{clone}: not at this checkout's HEAD after the pull")
 
 
-def run(clone: Path, profile: str, targets: list[str], stop_after: float | None = None) -> dict:
+def fresh_machine_env(cache: Path) -> dict:
+    """This process's environment as a fresh machine's: no pip configuration, local wheels or mirror; uv with an
+    empty cache and no configuration file."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
+    return {**env, "PIP_CONFIG_FILE": os.devnull, "UV_CACHE_DIR": str(cache), "UV_NO_CONFIG": "1"}
+
+
+def debian_packages(clone: Path) -> dict[str, bool]:
+    """Whether each Debian package the set-up may install is installed already (then it costs no time)."""
+    script = (clone / "scripts" / "build-kenlm.sh").read_text()
+    names = script.split('pkgs="', 1)[1].split('"', 1)[0].split() + ["libxml-parser-perl", "chromium"]
+    return {name: subprocess.run(["dpkg", "-s", name], capture_output=True).returncode == 0 for name in names}
+
+
+def setup(clone: Path) -> dict:
+    """`make setup` in the clone as on a fresh machine (everything from PyPI); its record."""
+    with tempfile.TemporaryDirectory() as cache:
+        installed = debian_packages(clone)
+        tick = time.perf_counter()
+        done = subprocess.run(["make", "setup"], cwd=clone, env=fresh_machine_env(Path(cache)), capture_output=True,
+                              text=True)
+        seconds = round(time.perf_counter() - tick, 1)
+    if done.returncode:
+        raise SystemExit(f"make setup failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return {"seconds": seconds, "from": "PyPI only (no local wheels, pip configuration or uv cache)",
+            "debian_packages_installed_before": sorted(name for name, present in installed.items() if present),
+            "debian_packages_installed_by_it": sorted(name for name, present in installed.items() if not present)}
+
+
+def run(clone: Path, profile: str, targets: list[str], stop_after: float | None = None,
+        python: Path = Path(sys.executable)) -> dict:
     """One Snakemake invocation in the clone, its log beside the pipeline's; returns its record. With `stop_after`
     seconds, Snakemake and its jobs are stopped then (SIGTERM to its process group: Snakemake alone would wait for
     its running jobs, a search shard's minutes; naus keeps finished work) and the invocation recorded as stopped, so that
     a run cut short by a session's end still counts its time; the same command continues it."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
     logs = clone / "logs" / profile
     logs.mkdir(parents=True, exist_ok=True)
     runs_file = logs / "timed_runs.json"
@@ -139,7 +176,7 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
     shutil.rmtree(clone / ".snakemake" / "locks", ignore_errors=True)  # a stopped run's lock (one run at a time)
     tick = time.perf_counter()
     with open(log, "w") as out:
-        snakemake = subprocess.Popen([sys.executable, "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
+        snakemake = subprocess.Popen([str(python), "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
                                       "--configfile", f"config/{profile}.yaml", "--", *targets],
                                      cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
@@ -166,13 +203,19 @@ def main() -> None:
                                                                  "nothing is recorded until a run of all")
     parser.add_argument("--stop-after", type=float, help="stop Snakemake after this many seconds, its time "
                                                           "recorded (a long profile run across sessions)")
+    parser.add_argument("--setup", action="store_true", help="time the clone's own `make setup` from PyPI first "
+                                                             "(a fresh clone only), and run in its environment")
     parser.add_argument("--results", action="store_true", help="replace results/{profile} with the timed run's: the "
                                                                "committed tables are then the ones timed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         clone = (args.clone or Path(tmp) / "naus").resolve()
+        if args.setup and clone.exists():
+            raise SystemExit(f"{clone}: --setup times a fresh clone's set-up; give a new directory")
         prepare(clone)
-        run(clone, args.profile, args.targets, args.stop_after)
+        made = setup(clone) if args.setup else None
+        python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
+        run(clone, args.profile, args.targets, args.stop_after, python)
         if args.targets:
             print(f"{args.profile}: {', '.join(args.targets)} done; run again without --targets to finish")
             return
@@ -181,15 +224,18 @@ def main() -> None:
         if args.results:
             shutil.rmtree(ROOT / "results" / args.profile, ignore_errors=True)
             shutil.copytree(clone / "results" / args.profile, ROOT / "results" / args.profile)
-    total = round(sum(r["seconds"] for r in runs), 1)
+    pipeline = round(sum(r["seconds"] for r in runs), 1)
+    total = round(pipeline + (made["seconds"] if made else 0), 1)
     write_json(ROOT / "results" / "benchmarks" / RECORD[args.profile], {
-        "profile": args.profile, "commit": runs[-1]["commit"], "machine": cpu_name(), "cores": os.cpu_count(),
-        "total_seconds": total, "budget_seconds": BUDGET_SECONDS[args.profile], "runs": runs,
+        "profile": args.profile, "commit": runs[-1]["commit"], "machine": cpu_name(), "isa": isa(),
+        "cores": os.cpu_count(), "total_seconds": total, "budget_seconds": BUDGET_SECONDS[args.profile],
+        **({"setup": made, "pipeline_seconds": pipeline} if made else {}), "runs": runs,
         "job_seconds": round(sum(stage["seconds"] for stage in stages.values()), 1),
         "jobs_benchmarked": len(jobs), "stages": stages,
         "longest_jobs": [{"seconds": seconds, "job": job} for seconds, job in jobs[:10]],
-        "note": "the profile's pipeline (set-up done) from an empty build on a fresh clone; total_seconds sums the "
-                "wall time of each invocation (runs); job seconds from Snakemake's benchmark records (jobs without "
+        "note": ("make setup from PyPI, then " if made else "") + "the profile's pipeline "
+                + ("" if made else "(set-up done) ") + "from an empty build on a fresh clone; total_seconds sums "
+                "the wall time of " + ("the set-up and " if made else "") + "each invocation (runs); job seconds from Snakemake's benchmark records (jobs without "
                 "one, such as scoring and merging, are in the wall time only)"})
     print(f"{args.profile}: {total:.0f} s on {os.cpu_count()} cores of {cpu_name()}")
 

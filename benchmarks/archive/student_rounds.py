@@ -62,22 +62,17 @@ states and ten first-generation `naus-copy` students a length.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import multiprocessing
 import statistics
-import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-import yaml
 
+from benchmarks.common import decode, one_thread, run_all, settings, total, train
 from naus.device import cpu_name
 from naus import layout
-from naus.evaluation.evaluate import evaluate_files
-from naus.files import read_json, write_json, write_lines
-from naus.settings import ModelConfig, TrainConfig
+from naus.files import read_json, write_json
 
-SCORES = ("rouge1", "rouge2", "rougeL")
 ENSEMBLE_SEEDS = (tuple(range(5)), tuple(range(5, 10)))  # two ensembles of five, of disjoint seeds
 # Each recipe that trains: the settings that differ from the profile's, and whose summaries of the pool it learns
 # from (None: the search's; "ensemble-10": the first generation's ten seeds as one model; "own": its own seed's
@@ -91,76 +86,12 @@ TRAINED = {
 }
 
 
-def one_thread() -> None:
-    """A worker as the pipeline's jobs run: one thread, the portable kernels (before torch loads)."""
-    from naus.cli import portable_cpu_kernels, limit_threads
-
-    portable_cpu_kernels()
-    limit_threads(1)
-
-
-def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path) -> dict:
-    """Length-control summaries of `source` into `out` (kept: made once), with the seconds they took."""
-    record = out.with_suffix(".json")
-    if record.is_file():
-        return read_json(record)
-    from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines
-    from naus.student.frozen import States
-
-    sentences = read_lines(source)
-    summarizer = Summarizer.from_checkpoint(checkpoint, "cpu")
-    states = States.load(states)
-    tick = time.process_time()  # one thread's CPU time: what the worker beside it does not change
-    results = summarizer.summarize(sentences, length=length, method="length-control", raw=False, states=states)
-    seconds = time.process_time() - tick
-    write_lines(out, [r.summary for r in results])
-    write_json(record, {"seconds": round(seconds, 2), "sentences": len(sentences)})
-    return read_json(record)
-
-
-def train(job: dict) -> dict:
-    """One student trained as the pipeline trains it (kept: trained once), with its CPU seconds (one thread)."""
-    record = job["out"] / "run.json"
-    if record.is_file():
-        return read_json(record)
-    from naus.student.build import train_student
-
-    tick = time.process_time()
-    history = train_student(job["source"], job["target"], job["out"], "naus-copy", model=job["model"],
-                            config=TrainConfig(**job["train"]), dev_source=job["dev_source"],
-                            dev_target=job["dev_target"], train_states=job["states"], dev_states=job["dev_states"],
-                            resume=True)
-    steps = history["history"][-1]["step"] if history.get("history") else None
-    write_json(record, {"cpu_seconds": round(time.process_time() - tick, 1), "steps": steps})
-    return read_json(record)
-
-
 def ensemble(members: list[Path], out: Path) -> Path:
     from naus.student.checkpoint import save_ensemble
 
     if not out.is_file():
         save_ensemble(members, out)
     return out
-
-
-def run_all(pool: ProcessPoolExecutor, calls: list[tuple]) -> list:
-    """The calls (function, arguments...) on the pool's workers, side by side; their results in order."""
-    futures = [pool.submit(call[0], *call[1:]) for call in calls]
-    return [future.result() for future in futures]
-
-
-def total(hyp: Path, titles: Path) -> dict:
-    scores = evaluate_files(hyp, [titles])
-    return {**{k: round(scores[k], 2) for k in SCORES}, "total": round(sum(scores[k] for k in SCORES), 2)}
-
-
-def settings(profile: Path) -> tuple[dict, dict]:
-    """The profile's student: its model settings (the architecture aside) and training settings."""
-    config = yaml.safe_load(profile.read_text())
-    fields = {kind: {f.name for f in dataclasses.fields(kind)} for kind in (ModelConfig, TrainConfig)}
-    model = {k: v for k, v in config["model"].items() if k in fields[ModelConfig] and k != "arch"}
-    return model, {k: v for k, v in config["train"].items() if k in fields[TrainConfig]}
 
 
 def study(build: Path, work: Path, profile: Path, lengths: list[int], seeds: list[int], pool) -> dict:

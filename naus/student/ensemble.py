@@ -14,6 +14,7 @@ import torch
 from torch import Tensor, nn
 
 from naus import NausError
+from naus.student.model import CopyNAUS, words_from_positions
 
 
 class Ensemble(nn.Module):
@@ -28,6 +29,9 @@ class Ensemble(nn.Module):
         self.config = members[0].config
 
     def forward(self, *inputs, normalize: bool = True) -> Tensor:
+        if isinstance(self.members[0], CopyNAUS):  # the mean over positions, written into words once
+            states, lengths, words, vocab_size = inputs
+            return words_from_positions(self.scores(states, lengths), words, vocab_size)
         return _mean([member(*inputs, normalize=True) for member in self.members])
 
     def scores(self, states: Tensor, lengths: Tensor) -> Tensor:

@@ -338,6 +338,19 @@ class MiniLMNAUS(NAUS):
                     getattr(ours, part).copy_(bert(f"{theirs}.{part}"))
 
 
+def words_from_positions(logits: Tensor, words: Tensor, vocab_size: int, normalize: bool = True) -> Tensor:
+    """Scores [B, T, 1 + T] of ε and source positions (`CopyNAUS.scores`) as log-probabilities (logits: `normalize`
+    False) [B, T, vocab_size] of the words `words` [B, T] (id 0 is ε): a word's probability sums its positions'."""
+    owner = F.one_hot(words.clamp(min=0), vocab_size).to(logits.dtype)  # [B, T positions, V]
+    owner[:, :, 0] = 0.0
+    top = logits.max(dim=-1, keepdim=True).values
+    summed = (logits[..., 1:] - top).exp() @ owner  # each word's probability mass, relative to the top
+    present = owner.sum(dim=1, keepdim=True) > 0
+    merged = torch.where(present, summed.clamp(min=1e-30).log() + top, -math.inf)
+    merged[..., 0] = logits[..., 0]
+    return F.log_softmax(merged, dim=-1) if normalize else merged
+
+
 class CopyNAUS(nn.Module):
     """NAUS on frozen MiniLM states (`naus.student.frozen`) with a copy head: slot i chooses ε or a source position
     j (a bilinear score of their states plus a learned bias for the offset j − i within ±`REACH`: a slot of an
@@ -380,19 +393,9 @@ class CopyNAUS(nn.Module):
         dtype = torch.promote_types(copy.dtype, torch.float32)  # fp32 at least, under bf16 autocast too
         return torch.cat([self.blank(x).to(dtype), copy.to(dtype).masked_fill(padding[:, None, :], -math.inf)], dim=-1)
 
-    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int,
-                normalize: bool = True) -> Tensor:
-        """Scores [B, T, vocab_size] of source words `words` [B, T] (vocabulary ids; id 0 is ε): log-probabilities,
-        or logits with `normalize=False` (for decoders that normalise what they read)."""
-        logits = self.scores(states, lengths)
-        owner = F.one_hot(words.clamp(min=0), vocab_size).to(logits.dtype)  # [B, T positions, V]
-        owner[:, :, 0] = 0.0
-        top = logits.max(dim=-1, keepdim=True).values
-        summed = (logits[..., 1:] - top).exp() @ owner  # each word's probability mass, relative to the top
-        present = owner.sum(dim=1, keepdim=True) > 0
-        merged = torch.where(present, summed.clamp(min=1e-30).log() + top, -math.inf)
-        merged[..., 0] = logits[..., 0]
-        return F.log_softmax(merged, dim=-1) if normalize else merged
+    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int, normalize: bool = True):
+        """Scores [B, T, vocab_size] of the source's words (`words_from_positions`)."""
+        return words_from_positions(self.scores(states, lengths), words, vocab_size, normalize)
 
     def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0, smoothing: float = 0.1,
              states: Tensor | None = None) -> tuple[Tensor, int, int]:

@@ -82,3 +82,11 @@ def test_no_module_imports_one_that_imports_it_back():
         if name not in done:
             visit(name, [name])
     assert not circles, circles[:3]
+
+
+def test_the_lock_pins_each_requirement_at_its_version():
+    """requirements.lock (what `make setup` installs) is resolved from requirements.txt: `make lock` after an edit."""
+    lock = {line.split(" ")[0] for line in (ROOT / "requirements.lock").read_text().splitlines() if "==" in line}
+    wanted = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    stale = [pin for pin in wanted if pin and pin.lower().replace("_", "-") not in lock]
+    assert not stale, f"not in requirements.lock at these versions (run make lock): {stale}"

@@ -1,0 +1,138 @@
+"""Fewer training steps for the CPU student, chosen on dev: what a first-generation `naus-copy` student at L = 10
+loses in dev quality when it trains for fewer steps than gigaword-sample's 600 (the largest block of the profile's
+time: 130 students, gigaword_time.json).
+
+It reads a profile's build (the L = 10 searches of the pool and of dev, the frozen states) and trains, for each
+recipe and seed, a student as the pipeline trains it (one thread, the portable kernels; two workers side by side on
+two cores, as the workflow runs students); each is decoded by length control on the dev split and scored against the
+dev titles (R-1 + R-2 + R-L F1: a choice made on dev; the test set plays no part). Each student's CPU seconds (one
+thread) are its cost. Then the recipes of `--chain` run through the profile's generations with ten seeds each (each
+generation after the first learning from the previous one's seeds as one model, as the pipeline's do): the dev total
+of the last generation is what Tables 2 and 3 show. Finished work is kept under `--work`, reused.
+
+    python -m benchmarks.student_steps --build build/gigaword-sample
+
+Writes results/benchmarks/student_steps.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import yaml
+
+from benchmarks.common import decode, one_thread, run_all, settings, total, train
+from naus import layout
+from naus.device import cpu_name, isa
+from naus.files import write_json
+from naus.student.checkpoint import save_ensemble
+
+LENGTH = 10
+# Each recipe: the training settings that differ from the profile's (its own, 600 steps, is "profile").
+RECIPES = {
+    "profile": {},
+    "steps-400": {"max_steps": 400},
+    "steps-300": {"max_steps": 300, "warmup": 50, "eval_every": 50},
+    "steps-300-lr-2e-3": {"max_steps": 300, "warmup": 50, "eval_every": 50, "lr": 2.0e-3},
+}
+
+
+def student(work: Path, name: str, generation: int, seed: int) -> Path:
+    """A student's folder (the first generation's where the one-generation comparison left it)."""
+    return work / name / (f"s{seed}" if generation == 1 else f"g{generation}/s{seed}")
+
+
+def summary(totals: list[float], seconds: list[float]) -> dict:
+    return {"dev_totals": totals, "dev_total": round(statistics.mean(totals), 2),
+            "dev_sd": round(statistics.stdev(totals), 2), "dev_se": round(statistics.stdev(totals) / len(totals) ** 0.5, 2),
+            "cpu_seconds_per_student": round(statistics.mean(seconds), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
+    parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
+    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_steps"))
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
+    parser.add_argument("--chain", nargs="*", default=["profile", "steps-300"],
+                        help="recipes also run through the profile's generations, ten seeds each")
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_steps.json"))
+    args = parser.parse_args()
+    model, training = settings(args.profile)
+    generations, chain_seeds = yaml.safe_load(args.profile.read_text())["train"]["generations"], list(range(10))
+    build, work = args.build, args.work
+    source, states = {s: build / layout.STATES_SOURCES[s] for s in ("pool", "dev")}, \
+        {s: build / layout.frozen_states(s) for s in ("pool", "dev")}
+    titles = build / layout.split_file("dev", "title")
+
+    def job(name: str, generation: int, seed: int, targets: dict) -> dict:
+        return {"source": source["pool"], "target": targets["pool"], "dev_source": source["dev"],
+                "dev_target": targets["dev"], "states": states["pool"], "dev_states": states["dev"], "model": model,
+                "train": {**training, **RECIPES[name], "seed": seed}, "out": student(work, name, generation, seed)}
+
+    search = {s: build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
+    first = {(name, seed): job(name, 1, seed, search) for name in RECIPES for seed in args.seeds}
+    recipes, chains = {}, {}
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
+        def trained(jobs: dict) -> dict:
+            """Each job's student trained and its dev summaries scored: (CPU seconds, dev total) by key."""
+            runs = run_all(pool, [(train, j) for j in jobs.values()])
+            run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], states["dev"], LENGTH, j["out"] / "dev.txt")
+                           for j in jobs.values()])
+            return {key: (run["cpu_seconds"], total(j["out"] / "dev.txt", titles)["total"], run["steps"])
+                    for (key, j), run in zip(jobs.items(), runs)}
+
+        done = trained(first)
+        for name, changes in RECIPES.items():
+            runs = [done[name, seed] for seed in args.seeds]
+            recipes[name] = {"changes": changes, **summary([r[1] for r in runs], [r[0] for r in runs]),
+                             "steps_run": [r[2] for r in runs]}
+        targets = {name: search for name in args.chain}
+        for generation in range(1, generations + 1):
+            jobs = {(name, seed): job(name, generation, seed, targets[name]) for name in args.chain
+                    for seed in chain_seeds}
+            done = trained(jobs)
+            for name in args.chain:
+                runs = [done[name, seed] for seed in chain_seeds]
+                members = [jobs[name, seed]["out"] / "best.pt" for seed in chain_seeds]
+                folder = work / name / f"ensemble-g{generation}"
+                folder.mkdir(parents=True, exist_ok=True)
+                if not (folder / "best.pt").is_file():
+                    save_ensemble(members, folder / "best.pt")
+                labels = {s: folder / f"{s}.txt" for s in ("pool", "dev")}
+                made = run_all(pool, [(decode, folder / "best.pt", source[s], states[s], LENGTH, labels[s])
+                                      for s in labels])
+                chains.setdefault(name, {})[f"generation {generation}"] = {
+                    **summary([r[1] for r in runs], [r[0] for r in runs]),
+                    "ensemble_dev_total": total(labels["dev"], titles)["total"],
+                    "ensemble_labels_cpu_seconds": round(sum(m["seconds"] for m in made), 1)}
+                targets[name] = labels  # the next generation learns from this one's ten seeds as one model
+    base = recipes["profile"]
+    for entry in recipes.values():
+        entry["dev_total_change"] = round(entry["dev_total"] - base["dev_total"], 2)
+        entry["time_ratio"] = round(entry["cpu_seconds_per_student"] / base["cpu_seconds_per_student"], 2)
+    write_json(args.out, {"machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores, two students side by side",
+                          "kernels": "PyTorch pinned to AVX2 (naus.cli.portable_cpu_kernels)",
+                          "data": f"{build}: the pool's searched sentences at L = {LENGTH}, the dev split's 500",
+                          "length": LENGTH, "method": "length control",
+                          "metric": "R-1 + R-2 + R-L F1 against the dev titles",
+                          "first_generation": {"seeds": args.seeds, "recipes": recipes},
+                          "generations": {"seeds": chain_seeds, "labels": "each generation after the first learns "
+                                          "from the previous one's ten seeds as one model (its length-control "
+                                          "summaries of the pool and of dev)", "recipes": chains}})
+    for name, entry in recipes.items():
+        print(f"{name:20s} dev {entry['dev_total']:.2f} ± {entry['dev_se']:.2f} (change {entry['dev_total_change']:+.2f})"
+              f"  {entry['cpu_seconds_per_student']:.1f} CPU s a student ({entry['time_ratio']}×)")
+    for name, chain in chains.items():
+        for generation, entry in chain.items():
+            print(f"{name:20s} {generation}: dev {entry['dev_total']:.2f} ± {entry['dev_se']:.2f}, its ensemble "
+                  f"{entry['ensemble_dev_total']:.2f}, {entry['cpu_seconds_per_student']:.1f} CPU s a student")
+
+
+if __name__ == "__main__":
+    main()

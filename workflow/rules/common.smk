@@ -119,6 +119,14 @@ def flags(settings: dict) -> str:
 
 
 SEEDS, ANALYSIS_SEEDS = config["train"]["seeds"], config["train"]["analysis_seeds"]
+# Job priorities: the chain that ends in the students (the estimates; the pool's and dev's searches, states and, for a
+# later generation, labels; the students) runs before what only the tables read (the test set's and DUC's searches
+# and decodings), so that training starts early and both cores stay busy to the end.
+STUDENT_CHAIN = 1
+
+
+def chain_priority(split: str) -> int:
+    return STUDENT_CHAIN if split in ("pool", "dev") else 0
 
 
 def student_arch(name: str) -> str:

@@ -91,6 +91,7 @@ rule decode:
         "../../envs/naus.yaml"
     resources:
         gpu=1,
+    priority: lambda w: chain_priority(w.split)
     shell:
         "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
         "{params.states} {params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "

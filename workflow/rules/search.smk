@@ -110,6 +110,7 @@ rule fit_estimate:
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
+    priority: STUDENT_CHAIN
     shell:
         "python -m naus --threads {threads} fit-estimate --input {input.source} --lm {input.lm} --length {wildcards.length} "
         "{params.flags} {params.sentences} {params.static} {params.onnx} --out {output} > {log} 2>&1"
@@ -137,6 +138,7 @@ rule search_shard:
     conda:
         "../../envs/naus-cpu.yaml"
     threads: 1
+    priority: lambda w: chain_priority(w.split)
     shell:
         "python -m naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
         "--shard {wildcards.shard}/{params.shards} {params.flags} {params.static} {params.reranking} "

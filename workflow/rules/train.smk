@@ -24,6 +24,7 @@ rule encode_states:
     conda:
         "../../envs/naus.yaml"
     threads: workflow.cores
+    priority: lambda w: chain_priority(w.split)
     shell:
         "python -m naus --threads {threads} encode-states --input {input} --out {output} > {log} 2>&1"
 
@@ -69,6 +70,7 @@ rule train:
     threads: 1  # students train side by side: at these sizes that beats one student on every core (benchmarks/train_speed.py)
     resources:
         gpu=1,
+    priority: STUDENT_CHAIN
     shell:
         "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.train_source} "
         "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
@@ -89,6 +91,7 @@ rule ensemble:
         f"{LOGS}/train/{{model}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
+    priority: STUDENT_CHAIN
     shell:
         "python -m naus ensemble --members {input} --out {output} > {log} 2>&1"
 

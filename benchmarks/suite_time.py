@@ -10,14 +10,11 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 ## Measured
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
-to, numba's kernels removed first, `NAUS_DATA` set, nothing else running; 2 cores of the same Xeon): 241.2 s, 686
-passed (commit f38cba6); the same code took 222.4 to 275.9 s in four runs within the hour before on this virtual
-machine, whose speed varies. 325 s at the stop before, with its kernels already compiled. Searches and states no
-longer import transformers, and the README's Python block no longer compiles every decoder again in the printed
-commands' checkout. This Xeon was measured 1.6–1.8× slower than the Zen 5 in an earlier session, so a plain AVX2
-machine (about 2.7× slower than a Zen 5) is about 1.5–1.7× slower than it: 5.6–7.8 min for 222–276 s, **within the
-budget**; the virtual machine ran about a quarter faster today than in that session, and at 2.1× the slowest run
-would be 9.7 min (goal: ≤ 480 s on a plain 2-core AVX2 machine (projected, not measured there))
+to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
+of an AMD EPYC, Zen 4, 4 December 2026, commit a3bac96): 246.6 s, 818 passed (215.7 s of pytest; the decoders'
+compilation 27 s). At the 1.7× a plain AVX2 machine ran the suite slower (issue 88: 5 min 59 s there) that is about
+7 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there). The
+longest test, the README's printed commands over the micro run, takes about 2 minutes of one worker.
 """
 
 from __future__ import annotations

@@ -14,11 +14,10 @@ from pathlib import Path
 import yaml
 
 from naus import NausError
-from naus.evaluation.evaluate import evaluate_files
+from naus.evaluation.evaluate import METRICS, evaluate_files
 from naus.files import read_json, write_json, write_lines
 from naus.settings import ModelConfig, TrainConfig
 
-SCORES = ("rouge1", "rouge2", "rougeL")
 
 
 def choose(recipes: dict[str, dict]) -> tuple[str, dict]:
@@ -118,7 +117,7 @@ def run_all(pool: ProcessPoolExecutor, calls: list[tuple]) -> list:
 
 def total(hyp: Path, titles: Path) -> dict:
     scores = evaluate_files(hyp, [titles])
-    return {**{k: round(scores[k], 2) for k in SCORES}, "total": round(sum(scores[k] for k in SCORES), 2)}
+    return {**{k: round(scores[k], 2) for k in METRICS}, "total": round(sum(scores[k] for k in METRICS), 2)}
 
 
 def settings(profile: Path) -> tuple[dict, dict]:

@@ -73,10 +73,12 @@ def student(work: Path, name: str, generation: int, seed: int) -> Path:
     return work / name / (f"s{seed}" if generation == 1 else f"g{generation}/s{seed}")
 
 
-def summary(totals: list[float], seconds: list[float]) -> dict:
+def summary(runs: list[dict]) -> dict:
+    """Seeds' students: their dev totals, mean ± sd and standard error, and CPU seconds a student."""
+    totals = [run["dev_total"] for run in runs]
     return {"dev_totals": totals, "dev_total": round(statistics.mean(totals), 2),
             "dev_sd": round(statistics.stdev(totals), 2), "dev_se": round(statistics.stdev(totals) / len(totals) ** 0.5, 2),
-            "cpu_seconds_per_student": round(statistics.mean(seconds), 1)}
+            "cpu_seconds_per_student": round(statistics.mean(run["cpu_seconds"] for run in runs), 1)}
 
 
 def main() -> None:
@@ -107,18 +109,17 @@ def main() -> None:
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
         def trained(jobs: dict) -> dict:
-            """Each job's student trained and its dev summaries scored: (CPU seconds, dev total) by key."""
+            """Each job's student trained and its dev summaries scored: its CPU seconds, steps and dev total by key."""
             runs = run_all(pool, [(train, j) for j in jobs.values()])
             run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], states["dev"], LENGTH, j["out"] / "dev.txt")
                            for j in jobs.values()])
-            return {key: (run["cpu_seconds"], total(j["out"] / "dev.txt", titles)["total"], run["steps"])
+            return {key: {**run, "dev_total": total(j["out"] / "dev.txt", titles)["total"]}
                     for (key, j), run in zip(jobs.items(), runs)}
 
         done = trained(first)
         for name, changes in RECIPES.items():
             runs = [done[name, seed] for seed in args.seeds]
-            recipes[name] = {"changes": changes, **summary([r[1] for r in runs], [r[0] for r in runs]),
-                             "steps_run": [r[2] for r in runs]}
+            recipes[name] = {"changes": changes, **summary(runs), "steps_run": [run["steps"] for run in runs]}
         targets = {name: search for name in args.chain}
         for generation in range(1, generations + 1):
             jobs = {(name, seed): job(name, generation, seed, targets[name]) for name in args.chain
@@ -131,11 +132,12 @@ def main() -> None:
                 folder.mkdir(parents=True, exist_ok=True)
                 if not (folder / "best.pt").is_file():
                     save_ensemble(members, folder / "best.pt")
-                labels = {s: folder / f"{s}.txt" for s in ("pool", "dev")}
+                # the next generation's labels (the pool's and dev's), or the last one's dev summaries alone
+                labels = {s: folder / f"{s}.txt" for s in (("pool", "dev") if generation < generations else ("dev",))}
                 made = run_all(pool, [(decode, folder / "best.pt", source[s], states[s], LENGTH, labels[s])
                                       for s in labels])
                 chains.setdefault(name, {})[f"generation {generation}"] = {
-                    **summary([r[1] for r in runs], [r[0] for r in runs]),
+                    **summary(runs),
                     "ensemble_dev_total": total(labels["dev"], titles)["total"],
                     "ensemble_labels_cpu_seconds": round(sum(m["seconds"] for m in made), 1)}
                 targets[name] = labels  # the next generation learns from this one's ten seeds as one model

@@ -33,6 +33,23 @@ side: 0.1092 and 0.11564 s against 0.10131 alone. Eight sentences' groups of one
 quantization scales each product's input by the whole batch's range; largest change 0.035): batching across
 sentences can neither keep the search records nor make them faster (goal: issue 75's 2× re-ranking at the same
 bytes: **not reachable this way**)
+
+Cheaper re-rankings on dev (`--choices`, 4 December 2026: 2 cores of an AMD EPYC, Zen 4, one process a length; the
+dev split's 500 sentences; AVX2 seconds projected from the AVX2 measurement above, stage by stage, as onnxruntime
+cannot be pinned; issue 88's goal: 0.05 s at L = 10 with dev totals no lower):
+
+| MiniLM layers, states encoded | L = 10 dev total | projected AVX2 s | L = 8 dev total | projected AVX2 s |
+|---|---|---|---|---|
+| 6, 20 (today's) | 83.75 | 0.1023 | 83.45 | 0.0865 |
+| 6, 10 | 82.78 (−0.97) | 0.0709 | 82.12 (−1.33) | 0.0591 |
+| 6, 5 | 82.29 (−1.46) | 0.0515 | 80.56 (−2.89) | 0.041 |
+| 4, 20 | 67.44 (−16.31) | 0.0748 | 64.23 (−19.22) | 0.0643 |
+| 3, 20 | 67.76 (−15.99) | 0.0668 | 65.1 (−18.35) | 0.0514 |
+| 2, 20 | 67.28 (−16.47) | 0.0542 | 64.76 (−18.69) | 0.0417 |
+
+MiniLM's sentence vector needs all six layers (a cut encoder ranks states by another similarity and loses 16 to 19
+points), and the climb and the source pass alone take 0.032 of the 0.05: **no choice reaches 0.05 s at L = 10
+without a lower dev total** (the nearest, 5 states, loses 1.46 and 2.89). Not chosen; the teacher stays.
 """
 
 from __future__ import annotations
@@ -180,12 +197,92 @@ def side_by_side(build: Path, length: int, onnx: Path, sentences: int) -> dict:
         return {"sentences_per_shard": sentences, "alone": alone, "side_by_side": [rate(0), rate(1)]}
 
 
+CHOICES = [(6, 20), (6, 10), (6, 5), (4, 20), (3, 20), (2, 20)]  # (MiniLM layers, states encoded); the first: today's
+
+
+def choice_row(build: Path, length: int, layers: int, exact: int, work: Path) -> dict:
+    """One cheaper re-ranking on dev: MiniLM cut to its first `layers` layers (the source pass and the encoded states
+    alike, its estimate fitted anew as `naus fit-estimate` fits one) and `exact` states encoded; the dev total
+    against the dev titles and the seconds of each stage a sentence on this CPU."""
+    from naus.evaluation.evaluate import METRICS, rouge
+    from naus.teacher.build import build_teacher
+
+    onnx = work / f"minilm-{layers}-layers.onnx"
+    if not onnx.is_file():
+        export_onnx(onnx, layers=0 if layers == LAYERS else layers)
+    dev = read_lines(build / layout.search_source("dev"))
+    titles = read_lines(build / layout.split_file("dev", "title"))
+    teacher = build_teacher(build / layout.LM_MODEL, length, onnx=onnx,
+                            fit_on=read_lines(build / layout.search_source("pool")), rerank_exact=exact)
+    seconds = collections.Counter()
+
+    def timing(name, call):
+        def wrapped(*args):
+            start = time.perf_counter()
+            result = call(*args)
+            seconds[name] += time.perf_counter() - start
+            return result
+        return wrapped
+
+    teacher.climber.search = timing("climb", teacher.climber.search)
+    teacher.contextual.source_context = timing("source pass", teacher.contextual.source_context)
+    teacher.contextual.encode_group = timing("exact encoding", teacher.contextual.encode_group)
+    teacher.summarize([(0, dev[0])])  # warm-up
+    seconds.clear()
+    start = time.perf_counter()
+    summaries = [s.summary for s in teacher.summarize(list(enumerate(dev)))]
+    whole = time.perf_counter() - start
+    scores = rouge(summaries, [titles])
+    split = {name: round(value / len(dev), 5) for name, value in seconds.items()}
+    split["rest (estimate, scoring)"] = round((whole - sum(seconds.values())) / len(dev), 5)
+    return {"length": length, "minilm_layers": layers, "states_encoded": exact,
+            "dev_total": round(sum(scores[k] for k in METRICS), 2), "seconds_here": split}
+
+
+def choices(build: Path, committed: dict) -> dict:
+    """Each choice of CHOICES at L = 10 and 8, one process a length side by side, each stage's AVX2 cost projected
+    from the committed AVX2 measurement (`committed`: this JSON's lengths) by its ratio to today's teacher here."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    work = ROOT / "build/benchmarks/teacher_speed"
+    work.mkdir(parents=True, exist_ok=True)
+    for layers in sorted({layers for layers, _ in CHOICES}):  # exported once, before the workers read them
+        if not (work / f"minilm-{layers}-layers.onnx").is_file():
+            export_onnx(work / f"minilm-{layers}-layers.onnx", layers=0 if layers == LAYERS else layers)
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
+        rows = {length: [pool.submit(choice_row, build, length, layers, exact, work) for layers, exact in CHOICES]
+                for length in (10, 8)}
+        rows = {length: [future.result() for future in futures] for length, futures in rows.items()}
+    out = {}
+    for length, found in rows.items():
+        today, avx2 = found[0], committed[str(length)]["int8 (committed)"]
+        for row in found:
+            row["avx2_projected"] = round(sum(avx2[stage] * row["seconds_here"][stage] / today["seconds_here"][stage]
+                                              for stage in today["seconds_here"]), 4)
+            row["dev_total_change"] = round(row["dev_total"] - today["dev_total"], 2)
+        out[str(length)] = found
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=ROOT / "build/gigaword-sample")
     parser.add_argument("--sentences", type=int, default=200, help="test sentences timed at each length")
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--choices", action="store_true",
+                        help="only the cheaper re-rankings of CHOICES on dev, added to the JSON's AVX2 measurement")
     args = parser.parse_args()
+    if args.choices:
+        result = json.loads(args.out.read_text())
+        result["choices"] = {"data": "the dev split's 500 sentences and titles (R-1 + R-2 + R-L F1); each estimate "
+                                     "fitted on the pool's first sentences as `naus fit-estimate` fits one",
+                             "machine": {"cpu": cpu_name(), "isa": isa()},
+                             "avx2_projected": "each stage's committed AVX2 seconds (lengths) times its ratio to "
+                                               "today's teacher on this machine (onnxruntime cannot be pinned)",
+                             "rows": choices(args.build, result["lengths"])}
+        write_json(args.out, result)
+        return
     onnx = args.build / layout.MINILM_ONNX
     sentences = read_lines(args.build / layout.search_source("test"))[: args.sentences]
     result = {"machine": {"cpu": cpu_name(), "isa": isa(), "cores": os.cpu_count()}, "threads": 1,

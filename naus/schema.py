@@ -80,7 +80,11 @@ def build(skeleton: dict) -> dict:
         if overlap := set(generated) & set(body.get("properties", {})):
             raise NausError(f"config schema: section {section} writes the settings {sorted(overlap)} of "
                             f"naus.settings.{SECTIONS[section].__name__} again")
-        schema["properties"][section] = {**body, "properties": {**generated, **body.get("properties", {})}}
+        own = {key: ({**spec, "properties": {k: {n: v for n, v in setting.items() if n != "default"}
+                                             for k, setting in generated.items()}}
+                     if spec.get("properties") == "settings" else spec)  # a sub-section of the same settings
+               for key, spec in body.get("properties", {}).items()}
+        schema["properties"][section] = {**body, "properties": {**generated, **own}}
     return schema
 
 

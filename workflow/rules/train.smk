@@ -2,12 +2,17 @@ TRAIN_CFG = config["train"]
 # `naus train` options: the model section and the training section (the Figure 3 sweep is the workflow's).
 # (the seeds and the fractions are the workflow's: each student's name carries them).
 # (the architecture is each student's: `model.arch` for the profile's own, `ar-L10` names its own)
-TRAIN_FLAGS = flags(
-    {
-        **{k: v for k, v in config["model"].items() if k != "arch"},
-        **{k: v for k, v in TRAIN_CFG.items() if k not in ("fractions", "seeds", "analysis_seeds", "generations")},
-    }
-)
+TRAIN_SETTINGS = {
+    **{k: v for k, v in config["model"].items() if k != "arch"},
+    **{k: v for k, v in TRAIN_CFG.items()
+       if k not in ("fractions", "seeds", "analysis_seeds", "generations", "last_generation")},
+}
+
+
+def train_flags(name: str) -> str:
+    """A student's `naus train` options: the last generation's own settings over the rest's."""
+    last = TRAIN_CFG["generations"] > 1 and layout.parse_model(name).generation == TRAIN_CFG["generations"]
+    return flags({**TRAIN_SETTINGS, **(TRAIN_CFG["last_generation"] if last else {})})
 
 
 rule encode_states:
@@ -51,7 +56,7 @@ rule train:
         history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
         timing=f"{BUILD}/{layout.train_timing('{model}')}",
     params:
-        flags=TRAIN_FLAGS,
+        flags=lambda w: train_flags(w.model),
         arch=lambda w: student_arch(w.model),
         fraction=lambda w: layout.parse_model(w.model).fraction,
         seed=lambda w: layout.parse_model(w.model).seed,

@@ -1,20 +1,3 @@
-TRAIN_CFG = config["train"]
-# `naus train` options: the model section and the training section (the Figure 3 sweep is the workflow's).
-# (the seeds and the fractions are the workflow's: each student's name carries them).
-# (the architecture is each student's: `model.arch` for the profile's own, `ar-L10` names its own)
-TRAIN_SETTINGS = {
-    **{k: v for k, v in config["model"].items() if k != "arch"},
-    **{k: v for k, v in TRAIN_CFG.items()
-       if k not in ("fractions", "seeds", "analysis_seeds", "generations", "last_generation")},
-}
-
-
-def train_flags(name: str) -> str:
-    """A student's `naus train` options: the last generation's own settings over the rest's."""
-    last = TRAIN_CFG["generations"] > 1 and layout.parse_model(name).generation == TRAIN_CFG["generations"]
-    return flags({**TRAIN_SETTINGS, **(TRAIN_CFG["last_generation"] if last else {})})
-
-
 rule encode_states:
     """A split's frozen MiniLM states (one vector per word): computed once, read by every student that learns on
     them (model.arch naus-copy), whatever its length, seed or share of the pool."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import yaml
 
 from naus import NausError
+from naus.device import cpu_name, isa
 from naus.evaluation.evaluate import METRICS, evaluate_files
 from naus.files import read_json, write_json, write_lines
 from naus.settings import ModelConfig, TrainConfig
@@ -126,3 +127,18 @@ def settings(profile: Path) -> tuple[dict, dict]:
     fields = {kind: {f.name for f in dataclasses.fields(kind)} for kind in (ModelConfig, TrainConfig)}
     model = {k: v for k, v in config["model"].items() if k in fields[ModelConfig] and k != "arch"}
     return model, {k: v for k, v in config["train"].items() if k in fields[TrainConfig]}
+
+
+def seed_summary(runs: list[dict]) -> dict:
+    """Seeds' students (each a dict with its dev total and CPU seconds): the dev totals, their mean ± sd and standard
+    error, and the CPU seconds a student."""
+    totals = [run["dev_total"] for run in runs]
+    return {"dev_totals": totals, "dev_total": round(statistics.mean(totals), 2),
+            "dev_sd": round(statistics.stdev(totals), 2), "dev_se": round(statistics.stdev(totals) / len(totals) ** 0.5, 2),
+            "cpu_seconds_per_student": round(statistics.mean(run["cpu_seconds"] for run in runs), 1)}
+
+
+def students_machine() -> dict:
+    """Where students were trained side by side, for a study's JSON."""
+    return {"machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores, two students side by side",
+            "kernels": "PyTorch pinned to AVX2 (naus.cli.portable_cpu_kernels)"}

@@ -39,9 +39,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from benchmarks.common import decode, one_thread, run_all, settings, total, train
+from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from naus import layout
-from naus.device import cpu_name, isa
 from naus.files import read_lines, write_json
 
 LENGTH = 10
@@ -96,18 +95,15 @@ def main() -> None:
                        for j in jobs.values()])
     rows = {}
     for k in args.layers:
-        totals = [total(jobs[k, seed]["out"] / "dev.txt", titles)["total"] for seed in args.seeds]
-        rows[str(k)] = {"dev_totals": totals, "dev_total": round(statistics.mean(totals), 2),
-                        "dev_se": round(statistics.stdev(totals) / len(totals) ** 0.5, 2),
-                        "best_dev_loss": round(statistics.mean(best_dev_loss(jobs[k, seed]["out"]) for seed in args.seeds), 3),
-                        "pool_states_cpu_seconds": encoded[k, "pool"],
-                        "cpu_seconds_per_student": round(statistics.mean(runs[k, s]["cpu_seconds"] for s in args.seeds), 1)}
+        seeds = [{**runs[k, seed], "dev_total": total(jobs[k, seed]["out"] / "dev.txt", titles)["total"]}
+                 for seed in args.seeds]
+        rows[str(k)] = {**seed_summary(seeds), "pool_states_cpu_seconds": encoded[k, "pool"],
+                        "best_dev_loss": round(statistics.mean(best_dev_loss(jobs[k, s]["out"]) for s in args.seeds), 3)}
     base = rows[str(max(args.layers))]
     for row in rows.values():
         row["dev_total_change"] = round(row["dev_total"] - base["dev_total"], 2)
         row["states_time_ratio"] = round(row["pool_states_cpu_seconds"] / base["pool_states_cpu_seconds"], 2)
-    write_json(args.out, {"machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores, two workers side by side",
-                          "kernels": "PyTorch pinned to AVX2 (naus.cli.portable_cpu_kernels)",
+    write_json(args.out, {**students_machine(),
                           "data": f"{args.build}: the pool's searched sentences at L = {LENGTH}, the dev split's 500",
                           "recipe": f"{args.profile}'s student, first generation", "seeds": args.seeds,
                           "metric": "R-1 + R-2 + R-L F1 of length control against the dev titles", "layers": rows})

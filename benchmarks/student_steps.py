@@ -53,15 +53,13 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import statistics
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import yaml
 
-from benchmarks.common import decode, one_thread, run_all, settings, total, train
+from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from naus import layout
-from naus.device import cpu_name, isa
 from naus.files import write_json
 from naus.student.checkpoint import save_ensemble
 
@@ -97,14 +95,6 @@ def student(work: Path, generation: int, seed: int) -> Path:
     """A student's folder under its recipe's or chain's (the first generation's where the one-generation comparison
     left it)."""
     return work / (f"s{seed}" if generation == 1 else f"g{generation}/s{seed}")
-
-
-def summary(runs: list[dict]) -> dict:
-    """Seeds' students: their dev totals, mean ± sd and standard error, and CPU seconds a student."""
-    totals = [run["dev_total"] for run in runs]
-    return {"dev_totals": totals, "dev_total": round(statistics.mean(totals), 2),
-            "dev_sd": round(statistics.stdev(totals), 2), "dev_se": round(statistics.stdev(totals) / len(totals) ** 0.5, 2),
-            "cpu_seconds_per_student": round(statistics.mean(run["cpu_seconds"] for run in runs), 1)}
 
 
 def main() -> None:
@@ -145,7 +135,7 @@ def main() -> None:
         done = trained(first)
         for name, changes in RECIPES.items():
             runs = [done[name, seed] for seed in args.seeds]
-            recipes[name] = {"changes": changes, **summary(runs), "steps_run": [run["steps"] for run in runs]}
+            recipes[name] = {"changes": changes, **seed_summary(runs), "steps_run": [run["steps"] for run in runs]}
         targets = {name: search for name in args.chain}
         for generation in range(1, generations + 1):
             jobs = {(name, seed): job(recipes_of(name, generations)[generation - 1],
@@ -164,7 +154,7 @@ def main() -> None:
                 made = run_all(pool, [(decode, ensemble / "best.pt", source[s], states[s], LENGTH, labels[s])
                                       for s in labels])
                 chains.setdefault(name, {"recipes": recipes_of(name, generations)})[f"generation {generation}"] = {
-                    **summary(runs),
+                    **seed_summary(runs),
                     "ensemble_dev_total": total(labels["dev"], titles)["total"],
                     "ensemble_labels_cpu_seconds": round(sum(m["seconds"] for m in made), 1)}
                 targets[name] = labels  # the next generation learns from this one's ten seeds as one model
@@ -172,8 +162,7 @@ def main() -> None:
     for entry in recipes.values():
         entry["dev_total_change"] = round(entry["dev_total"] - base["dev_total"], 2)
         entry["time_ratio"] = round(entry["cpu_seconds_per_student"] / base["cpu_seconds_per_student"], 2)
-    write_json(args.out, {"machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores, two students side by side",
-                          "kernels": "PyTorch pinned to AVX2 (naus.cli.portable_cpu_kernels)",
+    write_json(args.out, {**students_machine(),
                           "data": f"{build}: the pool's searched sentences at L = {LENGTH}, the dev split's 500",
                           "length": LENGTH, "method": "length control",
                           "metric": "R-1 + R-2 + R-L F1 against the dev titles",

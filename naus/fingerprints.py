@@ -22,7 +22,7 @@ from naus.settings import IN_CONTEXT, LEARNED
 # estimate's SHA-256 in each shard's provenance), not by value.
 UNRECORDED = {"data": ("data_dir",),
               "search": ("shards", "lengths", "pool_limit", "embedder", "preset", "fit_sentences"),
-              "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"), "model": ()}
+              "train": ("seeds", "analysis_seeds", "fractions", "device"), "model": ()}
 
 
 def fingerprints(build: Path, config: dict) -> dict:
@@ -92,13 +92,13 @@ NEWER = object()  # a setting the configuration has and an output's record lacks
 def stale(prints: dict) -> list[str]:
     """Each setting an output was made with that the configuration now sets otherwise, once per key:
     `search.rerank_k: 200 made the results, the configuration says 1600`."""
-    recorded = [("search", output["settings"]) for output in prints["search"].values()]
-    recorded += [(section, _configured_part(name, section, values)) for name, output in prints["students"].items()
-                 for section, values in output["settings"].items()]
     configured, found = prints["settings"], {}
-    for section, values in recorded:
+    recorded = [("search", output["settings"], configured.get("search", {})) for output in prints["search"].values()]
+    recorded += [(section, _configured_part(name, section, values), _section(configured, section, name))
+                 for name, output in prints["students"].items() for section, values in output["settings"].items()]
+    for section, values, section_wants in recorded:
         for key, value in values.items():
-            want = configured.get(section, {}).get(key, value)
+            want = section_wants.get(key, value)
             if key not in UNRECORDED.get(section, ()) and want != value:
                 found.setdefault(f"{section}.{key}", (value, want))
         if section == "search" and values:  # every search setting is recorded: one missing is newer than the output
@@ -110,6 +110,12 @@ def stale(prints: dict) -> list[str]:
 
 def _made(value) -> str:
     return "not yet a setting when the results were made" if value is NEWER else f"{value!r} made the results"
+
+
+def _section(configured: dict, section: str, student: str) -> dict:
+    """The configuration's section as this student is made with it (the last generation's training its own)."""
+    values = configured.get(section, {})
+    return layout.train_settings(values, student) if section == "train" else values
 
 
 def _configured_part(student: str, section: str, values: dict) -> dict:

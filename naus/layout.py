@@ -137,6 +137,14 @@ def teacher_model(name: str) -> str | None:
     return model(student.length, student.arch, student.fraction, ENSEMBLE, student.generation - 1)
 
 
+def train_settings(train: dict, name: str) -> dict:
+    """The training section as student `name` trains with it: the last generation's own settings
+    (`train.last_generation`, with `train.generations` above 1) over the section's."""
+    generations = train.get("generations", 1)
+    last = generations > 1 and parse_model(name).generation == generations
+    return {**train, **(train.get("last_generation") or {})} if last else train
+
+
 def chars_target(budget: Part) -> str:
     """A budget in characters as a decoding target (`c75`: char-control within 75 characters)."""
     return f"c{budget}"

@@ -298,18 +298,15 @@ def reranking_models(wildcards, input) -> str:
 # `naus train` options: the model section and the training section. The seeds, the fractions and the generations
 # are the workflow's (each student's name carries them); the architecture is each student's (`model.arch` for the
 # profile's own, `ar-L10` names its own).
-TRAIN_SETTINGS = {
-    **{k: v for k, v in config["model"].items() if k != "arch"},
-    **{
-        k: v
-        for k, v in config["train"].items()
-        if k not in ("fractions", "seeds", "analysis_seeds", "generations", "last_generation")
-    },
-}
+WORKFLOW_TRAIN_KEYS = ("fractions", "seeds", "analysis_seeds", "generations", "last_generation")
 
 
 def train_flags(name: str) -> str:
-    """A student's `naus train` options: the last generation's own settings over the rest's."""
-    train = config["train"]
-    last = train["generations"] > 1 and layout.parse_model(name).generation == train["generations"]
-    return flags({**TRAIN_SETTINGS, **(train["last_generation"] if last else {})})
+    """A student's `naus train` options: the last generation's own settings over the rest's (`layout.train_settings`)."""
+    section = layout.train_settings(config["train"], name)
+    return flags(
+        {
+            **{k: v for k, v in config["model"].items() if k != "arch"},
+            **{k: v for k, v in section.items() if k not in WORKFLOW_TRAIN_KEYS},
+        }
+    )

@@ -63,7 +63,7 @@ from naus import layout
 from naus.files import write_json
 from naus.student.checkpoint import save_ensemble
 
-LENGTH = 10
+LENGTH = 10  # the length the recipes were chosen at; --length checks another
 # Each recipe: its training settings over the profile's. The first was gigaword-sample's own before this study (its
 # last generation's now).
 STEPS_600 = {"max_steps": 600, "warmup": 100, "eval_every": 100}
@@ -76,7 +76,8 @@ RECIPES = {
 # Each chain: the recipe of each generation in turn (the last one repeats). Chains that share their first
 # generations share those students (`folder`).
 CHAINS = {"steps-600": ["steps-600"], "steps-300": ["steps-300"],
-          "steps-300-last-600": ["steps-300", "steps-300", "steps-600"]}
+          "steps-300-last-600": ["steps-300", "steps-300", "steps-600"],
+          "steps-300-then-600": ["steps-300", "steps-600"]}
 
 
 def recipes_of(chain: str, generations: int) -> list[str]:
@@ -101,12 +102,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
     parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
-    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_steps"))
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
+    parser.add_argument("--length", type=int, default=LENGTH)
+    parser.add_argument("--work", type=Path, help="default: build/benchmarks/student_steps (-L8 at another length)")
+    parser.add_argument("--seeds", type=int, nargs="*", default=list(range(6)),
+                        help="the first generation's seeds for every recipe (none: the chains alone)")
     parser.add_argument("--chain", nargs="*", default=list(CHAINS), choices=list(CHAINS),
                         help="chains of recipes run through the profile's generations, ten seeds each")
-    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_steps.json"))
+    parser.add_argument("--out", type=Path, help="default: results/benchmarks/student_steps.json (_L8 at L = 8)")
     args = parser.parse_args()
+    suffix = "" if args.length == LENGTH else f"_L{args.length}"
+    args.work = args.work or Path(f"build/benchmarks/student_steps{suffix.replace('_', '-')}")
+    args.out = args.out or Path(f"results/benchmarks/student_steps{suffix}.json")
+    length = args.length
     model, training = settings(args.profile)
     generations, chain_seeds = yaml.safe_load(args.profile.read_text())["train"]["generations"], list(range(10))
     build, work = args.build, args.work
@@ -119,21 +126,22 @@ def main() -> None:
                 "dev_target": targets["dev"], "states": states["pool"], "dev_states": states["dev"], "model": model,
                 "train": {**training, **RECIPES[recipe], "seed": seed}, "out": student(where, generation, seed)}
 
-    search = {s: build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
+    search = {s: build / f"{layout.search(s, length)}.txt" for s in ("pool", "dev")}
     first = {(name, seed): job(name, work / name, 1, seed, search) for name in RECIPES for seed in args.seeds}
     recipes, chains = {}, {}
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
         def trained(jobs: dict) -> dict:
             """Each job's student trained and its dev summaries scored: its CPU seconds, steps and dev total by key."""
-            runs = run_all(pool, [(train, j) for j in jobs.values()])
-            run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], states["dev"], LENGTH, j["out"] / "dev.txt")
-                           for j in jobs.values()])
-            return {key: {**run, "dev_total": total(j["out"] / "dev.txt", titles)["total"]}
-                    for (key, j), run in zip(jobs.items(), runs)}
+            unique = list({j["out"]: j for j in jobs.values()}.values())  # chains that share a generation share it
+            runs = dict(zip((j["out"] for j in unique), run_all(pool, [(train, j) for j in unique])))
+            run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], states["dev"], length, j["out"] / "dev.txt")
+                           for j in unique])
+            return {key: {**runs[j["out"]], "dev_total": total(j["out"] / "dev.txt", titles)["total"]}
+                    for key, j in jobs.items()}
 
         done = trained(first)
-        for name, changes in RECIPES.items():
+        for name, changes in RECIPES.items() if args.seeds else ():
             runs = [done[name, seed] for seed in args.seeds]
             recipes[name] = {"changes": changes, **seed_summary(runs), "steps_run": [run["steps"] for run in runs]}
         targets = {name: search for name in args.chain}
@@ -151,20 +159,20 @@ def main() -> None:
                     save_ensemble(members, ensemble / "best.pt")
                 # the next generation's labels (the pool's and dev's), or the last one's dev summaries alone
                 labels = {s: ensemble / f"{s}.txt" for s in (("pool", "dev") if generation < generations else ("dev",))}
-                made = run_all(pool, [(decode, ensemble / "best.pt", source[s], states[s], LENGTH, labels[s])
+                made = run_all(pool, [(decode, ensemble / "best.pt", source[s], states[s], length, labels[s])
                                       for s in labels])
                 chains.setdefault(name, {"recipes": recipes_of(name, generations)})[f"generation {generation}"] = {
                     **seed_summary(runs),
                     "ensemble_dev_total": total(labels["dev"], titles)["total"],
                     "ensemble_labels_cpu_seconds": round(sum(m["seconds"] for m in made), 1)}
                 targets[name] = labels  # the next generation learns from this one's ten seeds as one model
-    base = recipes["steps-600"]
     for entry in recipes.values():
+        base = recipes["steps-600"]
         entry["dev_total_change"] = round(entry["dev_total"] - base["dev_total"], 2)
         entry["time_ratio"] = round(entry["cpu_seconds_per_student"] / base["cpu_seconds_per_student"], 2)
     write_json(args.out, {**students_machine(),
-                          "data": f"{build}: the pool's searched sentences at L = {LENGTH}, the dev split's 500",
-                          "length": LENGTH, "method": "length control",
+                          "data": f"{build}: the pool's searched sentences at L = {length}, the dev split's 500",
+                          "length": length, "method": "length control",
                           "metric": "R-1 + R-2 + R-L F1 against the dev titles",
                           "first_generation": {"seeds": args.seeds, "recipes": recipes},
                           "generations": {"seeds": chain_seeds, "labels": "each generation after the first learns "

@@ -22,7 +22,7 @@ from naus.settings import IN_CONTEXT, LEARNED
 # estimate's SHA-256 in each shard's provenance), not by value.
 UNRECORDED = {"data": ("data_dir",),
               "search": ("shards", "lengths", "pool_limit", "embedder", "preset", "fit_sentences"),
-              "train": ("seeds", "analysis_seeds", "fractions", "device"), "model": ()}
+              "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"), "model": ()}
 
 
 def fingerprints(build: Path, config: dict) -> dict:
@@ -113,7 +113,7 @@ def _made(value) -> str:
 
 
 def _section(configured: dict, section: str, student: str) -> dict:
-    """The configuration's section as this student is made with it (the last generation's training its own)."""
+    """The configuration's section as this student is made with it (the first generation's training its own)."""
     values = configured.get(section, {})
     return layout.train_settings(values, student) if section == "train" else values
 

@@ -138,11 +138,11 @@ def teacher_model(name: str) -> str | None:
 
 
 def train_settings(train: dict, name: str) -> dict:
-    """The training section as student `name` trains with it: the last generation's own settings
-    (`train.last_generation`, with `train.generations` above 1) over the section's."""
-    generations = train.get("generations", 1)
-    last = generations > 1 and parse_model(name).generation == generations
-    return {**train, **(train.get("last_generation") or {})} if last else train
+    """The training section as student `name` trains with it: a first-generation student's own settings
+    (`train.first_generation`: the analyses' students, and those whose labels the next generation learns from)
+    over the section's."""
+    first = parse_model(name).generation == 1
+    return {**train, **(train.get("first_generation") or {})} if first else train
 
 
 def chars_target(budget: Part) -> str:

@@ -99,11 +99,11 @@ def _listed(words: list[str]) -> str:
     return " and ".join(filter(None, [", ".join(words[:-1]), words[-1]])) if words else ""
 
 
-def _last_generation(train: dict) -> str:
-    """What the last generation's students train with that the others do not (`train.last_generation`)."""
-    own = train.get("last_generation") or {}
-    return (", but generation {} trains with {}".format(train["generations"], ", ".join(
-        f"{key} {own[key]} (the others' {train.get(key, '–')})" for key in own)) if own else "")
+def _first_generation(train: dict) -> str:
+    """What the first generation's students train with that the later ones do not (`train.first_generation`)."""
+    own = train.get("first_generation") or {}
+    return (", but the first trains with {}".format(", ".join(
+        f"{key} {own[key]} (the later ones' {train.get(key, '–')})" for key in own)) if own else "")
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -228,7 +228,7 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     last = spec.config["train"].get("generations", 1)
     runs += (f" Rows of generation n (2 to {last}): students that learn from the length-control summaries of the pool "
              "and of dev by generation n - 1's students as one model (the mean of their probabilities), not from the "
-             "search's; everything else as the first's" + _last_generation(spec.config["train"]) + "." if last > 1
+             "search's; everything else as the first's" + _first_generation(spec.config["train"]) + "." if last > 1
              else "")
     runs += (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean of "
              "theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")

@@ -304,22 +304,23 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
         refresh(tmp_path / "out", config)
 
 
-def test_the_last_generation_is_measured_against_its_own_settings():
-    """Students of the last generation train with `train.last_generation` over the section: what they record is
-    compared with that, the others' with the section (the workflow's flags and this check share one definition)."""
+def test_the_first_generation_is_measured_against_its_own_settings():
+    """Students of the first generation train with `train.first_generation` over the section: what they record is
+    compared with that, the later ones' with the section (the workflow's flags and this check share one definition)."""
     from naus.fingerprints import stale
 
-    train = {"max_steps": 300, "warmup": 50, "generations": 3, "last_generation": {"max_steps": 600, "warmup": 100}}
-    made = lambda **recorded: {"settings": {"train": {"max_steps": 300, "warmup": 50, **recorded}}}  # noqa: E731
+    train = {"max_steps": 600, "warmup": 100, "generations": 3, "first_generation": {"max_steps": 300, "warmup": 50}}
+    made = lambda **recorded: {"settings": {"train": {"max_steps": 600, "warmup": 100, **recorded}}}  # noqa: E731
     prints = {"settings": {"train": train}, "search": {},
-              "students": {"L10-s1": made(), "L10-g2-s1": made(), "L10-g3-s1": made(max_steps=600, warmup=100)}}
+              "students": {"L10-s1": made(max_steps=300, warmup=50), "L10-f0.1-s1": made(max_steps=300, warmup=50),
+                           "L10-g2-s1": made(), "L10-g3-s1": made()}}
     assert stale(prints) == []
-    prints["students"]["L10-g2-s1"] = made(max_steps=600)
-    assert stale(prints) == ["train.max_steps: 600 made the results, the configuration says 300"]
+    prints["students"]["L10-g2-s1"] = made(max_steps=300)
+    assert stale(prints) == ["train.max_steps: 300 made the results, the configuration says 600"]
     prints["students"]["L10-g2-s1"] = made()
-    prints["students"]["L10-g3-s1"] = made()
-    assert stale(prints) == ["train.max_steps: 300 made the results, the configuration says 600",
-                             "train.warmup: 50 made the results, the configuration says 100"]
+    prints["students"]["L10-s1"] = made()
+    assert stale(prints) == ["train.max_steps: 600 made the results, the configuration says 300",
+                             "train.warmup: 100 made the results, the configuration says 50"]
 
 
 def test_p_values_and_the_source_length_figure_come_from_the_outputs_in_build(tmp_path):

@@ -306,21 +306,22 @@ def test_the_gpu_node_profile_plans_the_same_jobs_with_sixteen_gpu_slots(env):
     assert yaml.safe_load((ROOT / "workflow/profiles/gpu-node/config.yaml").read_text())["resources"] == ["gpu=16"]
 
 
-def test_the_last_generation_trains_with_its_own_settings_and_the_others_with_the_sections(tmp_path, env):
-    """train.last_generation lists what the tables' last students change; the earlier ones keep the section's."""
+def test_the_first_generation_trains_with_its_own_settings_and_the_later_ones_with_the_sections(tmp_path, env):
+    """train.first_generation lists what the students that learn from the search change; the later generations
+    keep the section's."""
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
     steps = yaml.safe_load(text)["train"]["max_steps"]
-    text = text.replace("  fractions:", "  generations: 2\n  last_generation: {max_steps: 7, lr: 0.002}\n  fractions:")
+    text = text.replace("  fractions:", "  generations: 2\n  first_generation: {max_steps: 7, lr: 0.002}\n  fractions:")
     config = write(tmp_path / "generations.yaml", text)
     code, out = snakemake(["-n", "--configfile", str(config), "--forceall", "-p", "build/other/train/L8-g2/best.pt"],
                           env)
     assert code == 0, out[-2000:]
-    first, last = (re.search(rf"naus --threads 1 train .*--out build/other/train/{name} ", out).group(0)
-                   for name in ("L8", "L8-g2"))
-    assert f"--max-steps {steps} " in first and "--lr 0.001 " in first
-    assert "--max-steps 7 " in last and "--lr 0.002 " in last and "--warmup 30 " in last
-    filled = {"profile": "x", "data": {"source": "demo"}, "train": {"last_generation": {"lr": 0.002}}}
+    first, later = (re.search(rf"naus --threads 1 train .*--out build/other/train/{name} ", out).group(0)
+                    for name in ("L8", "L8-g2"))
+    assert "--max-steps 7 " in first and "--lr 0.002 " in first and "--warmup 30 " in first
+    assert f"--max-steps {steps} " in later and "--lr 0.001 " in later
+    filled = {"profile": "x", "data": {"source": "demo"}, "train": {"first_generation": {"lr": 0.002}}}
     schema.validate(filled, config_schema(), set_default=True)
-    assert filled["train"]["last_generation"] == {"lr": 0.002}  # no default of a setting fills it in
-    assert schema_error({**filled, "train": {"last_generation": {"max_step": 7}}}).startswith(
-        "config key train.last_generation: Additional properties are not allowed ('max_step' was unexpected)")
+    assert filled["train"]["first_generation"] == {"lr": 0.002}  # no default of a setting fills it in
+    assert schema_error({**filled, "train": {"first_generation": {"max_step": 7}}}).startswith(
+        "config key train.first_generation: Additional properties are not allowed ('max_step' was unexpected)")

@@ -298,11 +298,11 @@ def reranking_models(wildcards, input) -> str:
 # `naus train` options: the model section and the training section. The seeds, the fractions and the generations
 # are the workflow's (each student's name carries them); the architecture is each student's (`model.arch` for the
 # profile's own, `ar-L10` names its own).
-WORKFLOW_TRAIN_KEYS = ("fractions", "seeds", "analysis_seeds", "generations", "last_generation")
+WORKFLOW_TRAIN_KEYS = ("fractions", "seeds", "analysis_seeds", "generations", "first_generation")
 
 
 def train_flags(name: str) -> str:
-    """A student's `naus train` options: the last generation's own settings over the rest's (`layout.train_settings`)."""
+    """A student's `naus train` options: the first generation's own settings over the rest's (`layout.train_settings`)."""
     section = layout.train_settings(config["train"], name)
     return flags(
         {

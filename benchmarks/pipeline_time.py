@@ -98,10 +98,13 @@ def git(*args: str, cwd: Path) -> str:
     return subprocess.run(["git", *args], capture_output=True, text=True, cwd=cwd, check=True).stdout.strip()
 
 
-def prepare(clone: Path) -> None:
-    """A fresh clone of HEAD, or an existing one (a resumed run) brought to HEAD: its build is kept."""
+def prepare(clone: Path, profile: str) -> None:
+    """A fresh clone of HEAD without the profile's committed results, or an existing one (a resumed run) brought to
+    HEAD: its build is kept. A committed output left in a fresh clone would count as made: Snakemake would not make
+    what it needs, and the tables would mix the committed run's numbers into the timed one's."""
     if not clone.exists():
         subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+        shutil.rmtree(clone / "results" / profile)
     else:
         git("pull", "-q", "--ff-only", str(ROOT), "HEAD", cwd=clone)
     if git("rev-parse", "HEAD", cwd=clone) != git("rev-parse", "HEAD", cwd=ROOT):
@@ -188,7 +191,7 @@ def main() -> None:
         clone = (args.clone or Path(tmp) / "naus").resolve()
         if args.setup and clone.exists():
             raise SystemExit(f"{clone}: --setup times a fresh clone's set-up; give a new directory")
-        prepare(clone)
+        prepare(clone, args.profile)
         made = setup(clone) if args.setup else None
         python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
         run(clone, args.profile, args.targets, args.stop_after, python)

@@ -40,7 +40,8 @@ def strip_vocabulary(payload: dict) -> dict:
 def shipped(results: Path) -> str:
     """The student that ships: the last generation of the committed results at 8 words, seed 0 (Table 2's last rows;
     the profile's `train.generations` says which)."""
-    students = [layout.parse_model(name) for name in read_json(results / layout.FINGERPRINTS, ("students",))["students"]]
+    names = read_json(results / layout.FINGERPRINTS, ("students",))["students"]
+    students = [layout.parse_model(name) for name in names]
     last = max((s.generation for s in students if s.length == 8 and s.arch == "naus" and s.fraction == 1.0), default=0)
     if not last:
         raise NausError(f"{results / layout.FINGERPRINTS}: no student of 8 words to ship")
@@ -117,8 +118,9 @@ def card(results: Path, checkpoint: Path) -> str:
     config = model.config
     rounds = f"{layout.profile_dir('results', 'benchmarks')}/student_rounds.json"
     got, student = scores(results), shipped(results)
-    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(layout.parse_model(student).generation, PROFILE, rounds)}",
-                            115, subsequent_indent="  ")
+    generation = layout.parse_model(student).generation
+    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, rounds)}", 115,
+                            subsequent_indent="  ")
     transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
     native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
     built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)

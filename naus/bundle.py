@@ -83,7 +83,8 @@ def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
 def scores(results: Path) -> dict[str, dict]:
     """The shipped student's test scores by method, as the pipeline committed them."""
     methods = {LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8, CHAR_CONTROL.name: layout.chars_target(50)}
-    return {method: read_json(results / "metrics" / f"{layout.decoded('test', shipped(results), method, target)}.json")
+    student = shipped(results)
+    return {method: read_json(results / "metrics" / f"{layout.decoded('test', student, method, target)}.json")
             for method, target in methods.items()}
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import yaml
 
+from naus.evaluation.evaluate import METRICS
 from naus.files import read_json, write_json
 
 # a seed's decoding: decode/{test|duc}/L{n}[-g{k}][-s{seed}]/{method}, DUC2004's under duc2004/
@@ -37,7 +38,7 @@ def rows(metrics: dict) -> dict:
         match = ROW.match(stem)
         if match:
             key = (match["split"], int(match["length"]), int(match["generation"] or 1), match["method"])
-            found[key].append(sum(scores[k] for k in ("rouge1", "rouge2", "rougeL")))
+            found[key].append(sum(scores[k] for k in METRICS))
     return found
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import logging
 import os
+import textwrap
 from pathlib import Path
 
 from naus import NausError, layout
@@ -21,7 +22,6 @@ from naus.models import BUNDLED, BUNDLED_DIR, CARD
 log = logging.getLogger(__name__)
 
 MAX_BYTES = 5 << 20  # what a clone carries: the frozen MiniLM comes from its package
-SHIPPED = "L8-g3"  # gigaword-sample's third generation (the chosen recipe), seed 0, for 8 words
 PROFILE = "gigaword-sample"
 CHECK_LINES = 200  # dev sentences both checkpoints decode, to show that the vocabulary's removal changes nothing
 
@@ -37,15 +37,27 @@ def strip_vocabulary(payload: dict) -> dict:
     return {**payload, "vocab": list(SPECIALS), "model_config": config}
 
 
+def shipped(results: Path) -> str:
+    """The student that ships: the last generation of the committed results at 8 words, seed 0 (Table 2's last rows;
+    the profile's `train.generations` says which)."""
+    names = read_json(results / layout.FINGERPRINTS, ("students",))["students"]
+    students = [layout.parse_model(name) for name in names]
+    last = max((s.generation for s in students if s.length == 8 and s.arch == "naus" and s.fraction == 1.0), default=0)
+    if not last:
+        raise NausError(f"{results / layout.FINGERPRINTS}: no student of 8 words to ship")
+    return layout.model(8, generation=last)
+
+
 def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
-    """The shipped student of `build` (`SHIPPED`) written to `out` less its vocabulary, checked to decode dev as
+    """The shipped student of `build` (`shipped`) written to `out` less its vocabulary, checked to decode dev as
     the original does, and its model card from the scores under `results` (they must be this student's: the
     test decoding's fingerprint in results is checked against the build's)."""
     from naus.decoding.summarizer import Summarizer
     from naus.student.checkpoint import load_checkpoint, save_checkpoint
 
-    source = build / layout.student_checkpoint(SHIPPED)
-    stem = layout.decoded("test", SHIPPED, LENGTH_CONTROL.name, 8)
+    student = shipped(results)
+    source = build / layout.student_checkpoint(student)
+    stem = layout.decoded("test", student, LENGTH_CONTROL.name, 8)
     committed = read_json(results / layout.FINGERPRINTS, ("decodings",))["decodings"].get(stem)
     made = sha256sum(build / f"{stem}.txt")
     if committed != made:
@@ -71,7 +83,8 @@ def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
 def scores(results: Path) -> dict[str, dict]:
     """The shipped student's test scores by method, as the pipeline committed them."""
     methods = {LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8, CHAR_CONTROL.name: layout.chars_target(50)}
-    return {method: read_json(results / "metrics" / f"{layout.decoded('test', SHIPPED, method, target)}.json")
+    student = shipped(results)
+    return {method: read_json(results / "metrics" / f"{layout.decoded('test', student, method, target)}.json")
             for method, target in methods.items()}
 
 
@@ -84,6 +97,18 @@ def _row(table: Path, system: str, length: int | None = None) -> dict:
     raise NausError(f"{table}: no row {system!r}" + (f" at L = {length}" if length else ""))
 
 
+def _lineage(generation: int, profile: str, rounds: str) -> str:
+    """Which students the shipped one learned from, back to the search."""
+    search = "the search teacher's summaries of 16,842 Gigaword articles"
+    if generation == 1:
+        return f"profile `{profile}`'s first generation, seed 0: it learned from {search}."
+    before = (f"generation {generation - 1}'s ten seeds as one model, each generation from the one before, the first "
+              f"from {search}" if generation > 2 else f"the first generation's ten seeds as one model, which learned "
+              f"from {search}")
+    return (f"generation {generation} of profile `{profile}` (the recipe `{rounds}` chose on dev), seed 0: it "
+            f"learned from the length-control summaries of {before}.")
+
+
 def card(results: Path, checkpoint: Path) -> str:
     """The model card: what the student is, what it learned from, its scores (read from `results`), the lengths
     it serves, its limits and the licences of what it learned from."""
@@ -92,11 +117,14 @@ def card(results: Path, checkpoint: Path) -> str:
     payload = load_checkpoint(checkpoint)
     model, _ = model_from_checkpoint(payload, checkpoint)
     config = model.config
-    got = scores(results)
+    rounds = f"{layout.profile_dir('results', 'benchmarks')}/student_rounds.json"
+    got, student = scores(results), shipped(results)
+    generation = layout.parse_model(student).generation
+    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, rounds)}", 115,
+                            subsequent_indent="  ")
     transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
     native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
     built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)
-    rounds = f"{layout.profile_dir('results', 'benchmarks')}/student_rounds.json"
     rows = "\n".join(f"| {method}{' (50 bytes)' if method == CHAR_CONTROL.name else ''} | "
                      + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"
                      for method, s in got.items())
@@ -112,17 +140,14 @@ def card(results: Path, checkpoint: Path) -> str:
 
 `Summarizer.from_pretrained()` and `naus summarize` without `--checkpoint` load `{checkpoint.name}`
 ({checkpoint.stat().st_size:,} bytes, sha256 `{sha256sum(checkpoint)[:16]}`). `naus bundle --build {built}`
-remakes it and this card from the pipeline's student `{SHIPPED}` and `{shown}`.
+remakes it and this card from the pipeline's student `{student}` and `{shown}`.
 
 ## What it is
 - A `{config.arch}` student ({ARCHITECTURES[config.arch].label}): {config.n_layers} layer of width
   {config.d_model} ({config.n_heads} heads, feed-forward {config.d_ff}) over all-MiniLM-L6-v2's states of each
   word, computed and never trained, and a copy head (each slot emits nothing or a word of its sentence); {weights:,}
   weights; it reads a sentence's first {config.max_len} words.
-- Trained for 8 words, the third generation of profile `{PROFILE}` (the recipe `{rounds}`
-  chose on dev), seed 0: it learned from the length-control summaries of the second generation's ten seeds as one
-  model, which learned from the first's, which learned from the search teacher's summaries of 16,842 Gigaword
-  articles.
+{lineage}
 - Unsupervised: no title of an article it learned from reached the teacher's language model, a threshold or a
   choice (the default protocol); each generation's checkpoint was chosen on dev summaries by the one before (the
   first's by the search), never on real titles.

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from naus import NausError
-from naus.bundle import BUNDLED, CARD, MAX_BYTES, PROFILE, check_bundle
+from naus.bundle import BUNDLED, CARD, MAX_BYTES, PROFILE, check_bundle, shipped
 from naus.decoding.summarizer import Summarizer
 from naus.text import CLITICS, source_tokens
 from tests.helpers import ROOT, naus_main
@@ -35,6 +35,19 @@ def test_the_bundled_student_is_small_and_its_card_is_what_results_make():
     assert Summarizer.pretrained_path(None) == BUNDLED and Summarizer.pretrained_path(BUNDLED.parent) == (
         BUNDLED.parent / "best.pt")
     assert "| length-control |" in CARD.read_text()
+
+
+def test_the_student_that_ships_is_the_last_generation_the_results_hold_at_8_words(tmp_path):
+    """The profile's `train.generations` decides it, through the students its results were made with."""
+    def holding(*students):
+        (tmp_path / "fingerprints.json").write_text(json.dumps({"students": {name: {} for name in students}}))
+        return tmp_path
+
+    assert shipped(holding("L8", "L8-s1", "L8-g2", "L8-g2-s3", "L8-ens", "L10-g3", "L8-f0.1-g3", "nar-ctc-copy-L8")) \
+        == "L8-g2"
+    assert shipped(holding("L8-s2")) == "L8"
+    with pytest.raises(NausError, match="no student of 8 words to ship"):
+        shipped(holding("L10-g2"))
 
 
 @pytest.mark.parametrize("length", [8, 10, 13])

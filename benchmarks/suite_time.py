@@ -11,12 +11,13 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
 to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
-of an AMD EPYC, Zen 4, 4 December 2026, commit 2877e22): 250.9 s, 820 passed (211.5 s of pytest; the decoders'
-compilation about 27 s). At the 1.7× a plain AVX2 machine ran the suite slower (issue 88: 5 min 59 s there) that is
-about 7 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there).
-Both workers are busy to the end (about 410 CPU seconds in 211 s): a shorter suite needs less work in all, not a
-shorter longest test (the README's training example, which took a minute with the paper's model, now takes 15 s
-and the suite no less).
+of an AMD EPYC, Zen 4, 4 December 2026, commit 1fbd541): 233.3 s, 821 passed (200.5 s of pytest; the decoders'
+compilation about 30 s). At the 1.7× a plain AVX2 machine ran the suite slower (issue 88: 5 min 59 s there) that is
+about 6.6 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there).
+Both workers are busy to the end, and nearly all the work is in the processes the tests start (the micro pipeline's
+80 jobs alone take 83 CPU seconds, its ONNX export 10, 7 of them imports): a shorter suite needs less work in all,
+not a shorter longest test. On a fresh clone, before `make setup` compiled the packages to bytecode, each of those
+processes' first imports compiled them: `.ci/run` took 439 s there (pytest 348.5 s), 327 s after (pytest 212.6 s).
 """
 
 from __future__ import annotations

@@ -25,12 +25,12 @@ import argparse
 import json
 import re
 import statistics
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
 import yaml
 
+from benchmarks.pipeline_time import ROOT, git
 from naus.evaluation.evaluate import METRICS
 from naus.evaluation.significance import unpaired_p_value
 from naus.files import read_json, write_json
@@ -77,8 +77,7 @@ def main() -> None:
     args = parser.parse_args()
 
     def at_base(path: str) -> dict:
-        return json.loads(subprocess.run(["git", "show", f"{args.base}:{path}"], capture_output=True, text=True,
-                                         check=True).stdout)
+        return json.loads(git("show", f"{args.base}:{path}", cwd=ROOT))
 
     committed = at_base(f"results/{args.profile}/metrics.json")
     made = read_json(args.clone / "results" / args.profile / "metrics.json")
@@ -105,8 +104,7 @@ def main() -> None:
         "run": {k: timing.get(k) for k in ("commit", "machine", "isa", "cores", "total_seconds", "job_seconds",
                                             "stages", "runs", "resumed")},
         "committed_run_seconds": at_base("results/benchmarks/gigaword_time.json")["total_seconds"],
-        "committed_at": subprocess.run(["git", "rev-parse", args.base], capture_output=True, text=True,
-                                       check=True).stdout.strip(),
+        "committed_at": git("rev-parse", args.base, cwd=ROOT),
         "metric": "R-1 + R-2 + R-L F1 on the test set (DUC2004: recall at 75 bytes), mean and sd over the seeds",
         "rows": table, "last_generation": chosen,
         "last_generation_note": "each table's last generation against the committed one's (p: two-sided permutation "

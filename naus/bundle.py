@@ -80,11 +80,10 @@ def make_bundle(build: Path, results: Path, out: Path = BUNDLED_DIR) -> None:
     log.info("%s: %s bytes, from %s; card %s", target, f"{target.stat().st_size:,}", source, out / CARD.name)
 
 
-def scores(results: Path) -> dict[str, dict]:
+def scores(results: Path, student: str) -> dict[str, dict]:
     """The shipped student's test scores by method, as the pipeline committed them."""
     methods = {SOURCE_ORDER.name: 8, LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8,
                CHAR_CONTROL.name: layout.chars_target(50)}
-    student = shipped(results)
     return {method: read_json(results / "metrics" / f"{layout.decoded('test', student, method, target)}.json")
             for method, target in methods.items()}
 
@@ -119,7 +118,8 @@ def card(results: Path, checkpoint: Path) -> str:
     model, _ = model_from_checkpoint(payload, checkpoint)
     config = model.config
     recipe = f"{layout.profile_dir('results', 'benchmarks')}/student_steps*.json"
-    got, student = scores(results), shipped(results)
+    student = shipped(results)
+    got = scores(results, student)
     generation = layout.parse_model(student).generation
     lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, recipe)}", 115,
                             subsequent_indent="  ")

@@ -59,9 +59,11 @@ which repeats the defaults for the workflow (a test checks that both agree). Con
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -69,6 +71,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import psutil
 
 from naus.device import cpu_name, isa
 from naus.files import write_json
@@ -155,18 +159,26 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
     runs = json.loads(runs_file.read_text()) if runs_file.exists() else []
     log = logs / f"timed_run_{len(runs)}.log"
     shutil.rmtree(clone / ".snakemake" / "locks", ignore_errors=True)  # a stopped run's lock (one run at a time)
-    tick = time.perf_counter()
+    tick, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "w") as out:
         snakemake = subprocess.Popen([str(python), "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
                                       "--configfile", f"config/{profile}.yaml", "--", *targets],
                                      cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            code, stopped = snakemake.wait(timeout=stop_after), False
-        except subprocess.TimeoutExpired:
-            os.killpg(snakemake.pid, signal.SIGTERM)
-            code, stopped = snakemake.wait(), True
+        own, stopped = 0.0, False  # Snakemake's own CPU time (scheduling), read while it runs
+        process = psutil.Process(snakemake.pid)
+        while (code := snakemake.poll()) is None:
+            with contextlib.suppress(psutil.Error):
+                own = sum(process.cpu_times()[:2])
+            if stop_after is not None and time.perf_counter() - tick > stop_after:
+                os.killpg(snakemake.pid, signal.SIGTERM)
+                code, stopped = snakemake.wait(), True
+                break
+            time.sleep(2)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     record = {"commit": git("rev-parse", "HEAD", cwd=clone), "targets": targets or ["all"],
-              "seconds": round(time.perf_counter() - tick, 1), "exit": code, **({"stopped": True} if stopped else {})}
+              "seconds": round(time.perf_counter() - tick, 1), "exit": code,
+              "cpu_seconds": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+              "snakemake_cpu_seconds": round(own, 1), **({"stopped": True} if stopped else {})}
     write_json(runs_file, [*runs, record])
     if stopped:
         raise SystemExit(f"stopped after {stop_after:.0f} s as asked; the same command continues (its log: {log})")
@@ -217,7 +229,8 @@ def main() -> None:
         "note": ("make setup from PyPI, then " if made else "") + "the profile's pipeline "
                 + ("" if made else "(set-up done) ") + "from an empty build on a fresh clone; total_seconds sums "
                 "the wall time of " + ("the set-up and " if made else "") + "each invocation (runs); job seconds from Snakemake's benchmark records (jobs without "
-                "one, such as scoring and merging, are in the wall time only)"})
+                "one, such as scoring and merging, are in the wall time only); each run's cpu_seconds: the CPU time of "
+                "Snakemake and every job, snakemake_cpu_seconds: Snakemake's own (choosing and tracking jobs)"})
     print(f"{args.profile}: {total:.0f} s on {os.cpu_count()} cores of {cpu_name()}")
 
 

@@ -102,8 +102,9 @@ def _listed(words: list[str]) -> str:
 def _first_generation(train: dict) -> str:
     """What the first generation's students train with that the later ones do not (`train.first_generation`)."""
     own = train.get("first_generation") or {}
+    later = "the second's" if train.get("generations", 1) == 2 else "the later ones'"
     return (", but the first trains with {}".format(", ".join(
-        f"{key} {own[key]} (the later ones' {train.get(key, '–')})" for key in own)) if own else "")
+        f"{key} {own[key]} ({later} {train.get(key, '–')})" for key in own)) if own else "")
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -226,10 +227,11 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
              f"those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, {BOOTSTRAP:,} resamples)."
              if len(spec.seeds) > 1 else "One student per row (one seed).")
     last = spec.config["train"].get("generations", 1)
-    runs += (f" Rows of generation n (2 to {last}): students that learn from the length-control summaries of the pool "
-             "and of dev by generation n - 1's students as one model (the mean of their probabilities), not from the "
-             "search's; everything else as the first's" + _first_generation(spec.config["train"]) + "." if last > 1
-             else "")
+    later = "Rows of generation 2" if last == 2 else f"Rows of generation n (2 to {last})"
+    teachers = "generation 1's" if last == 2 else "generation n - 1's"
+    runs += (f" {later}: students that learn from the length-control summaries of the pool and of dev by {teachers} "
+             "students as one model (the mean of their probabilities), not from the search's; everything else as the "
+             "first's" + _first_generation(spec.config["train"]) + "." if last > 1 else "")
     runs += (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean of "
              "theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")
     significance = ("p vs teacher, p vs truncate, p vs length control: two-sided p-value of a paired approximate "

@@ -123,6 +123,10 @@ SEEDS, ANALYSIS_SEEDS = config["train"]["seeds"], config["train"]["analysis_seed
 # later generation, labels; the students) runs before what only the tables read (the test set's and DUC's searches
 # and decodings), so that training starts early and both cores stay busy to the end.
 STUDENT_CHAIN = 1
+# Above it, the small jobs that rewrite or score a file (a second or so each): run as soon as they can. Waiting, they
+# pile up by the hundred behind the students, and Snakemake re-reads every waiting job's inputs and params each time
+# it picks jobs (once a job finishes): its own process then took a third of the two cores from the jobs.
+BOOKKEEPING = STUDENT_CHAIN + 1
 
 
 def chain_priority(split: str) -> int:

@@ -65,6 +65,7 @@ rule decoding:
         f"{LOGS}/decode/{{stem}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
+    priority: BOOKKEEPING
     shell:
         "python -m naus unbundle --bundle {input} --stem {wildcards.stem} --out {output.summaries} "
         "--provenance {output.provenance} > {log} 2>&1"

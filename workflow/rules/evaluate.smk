@@ -20,6 +20,7 @@ rule lead:
         f"{LOGS}/baseline/{{split}}-lead-{{length}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
+    priority: BOOKKEEPING
     shell:
         "python -m naus lead --input {input} --length {params.length} --out {output} > {log} 2>&1"
 
@@ -41,6 +42,7 @@ rule evaluate_test:
         f"{LOGS}/evaluate/{{system}}.log",
     conda:
         "../../envs/naus-cpu.yaml"
+    priority: BOOKKEEPING
     shell:
         f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.ref}} {GIGAWORD.options()} --json {{params.lines}} "
         "--out {output} > {log} 2>&1"
@@ -61,6 +63,7 @@ if config["data"].get("published_dir"):
             f"{LOGS}/published/{{label}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
+        priority: BOOKKEEPING
         shell:
             "python -m naus reorder --input {input.hyp:q} --index {input.index:q} --out {output} > {log} 2>&1"
 
@@ -90,6 +93,7 @@ if config["data"].get("peers"):
             f"{LOGS}/peers/{{peer}}-{{collection}}-L{{length}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
+        priority: BOOKKEEPING
         shell:
             "python -m naus peer --peer {wildcards.peer} --collection {wildcards.collection} --length {wildcards.length} "
             "--input {input.hyp:q} --source {input.source} {params.index} --out {output} > {log} 2>&1"
@@ -107,6 +111,7 @@ if config["data"].get("peers"):
             f"{LOGS}/peers/{{peer}}-{{collection}}-L{{length}}-cut.log",
         conda:
             "../../envs/naus-cpu.yaml"
+        priority: BOOKKEEPING
         shell:
             "python -m naus lead --input {input} --length {wildcards.length} --out {output} > {log} 2>&1"
 
@@ -124,6 +129,7 @@ if DUC_LENGTH:
             f"{LOGS}/duc/{{system}}-restore.log",
         conda:
             "../../envs/naus-cpu.yaml"
+        priority: BOOKKEEPING
         shell:
             "python -m naus digits --input {input.hyp} --restore-from {input.source} --out {output} > {log} 2>&1"
 
@@ -139,6 +145,7 @@ if DUC_LENGTH:
             f"{LOGS}/evaluate/{DUC2004.folder}/{{system}}.log",
         conda:
             "../../envs/naus-cpu.yaml"
+        priority: BOOKKEEPING
         shell:
             f"python -m naus evaluate --hyp {{input.hyp}} --ref {{input.refs}} {DUC2004.options()} --json "
             "--out {output} > {log} 2>&1"

@@ -155,6 +155,7 @@ rule search_merge:
         f"{LOGS}/search/{{split}}-L{{length}}-merge.log",
     conda:
         "../../envs/naus-cpu.yaml"
+    priority: BOOKKEEPING
     shell:
         "python -m naus merge {input} --out {output.jsonl} --text {output.text} > {log} 2>&1"
 

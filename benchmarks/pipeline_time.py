@@ -15,7 +15,8 @@ The pipeline then runs in the clone's environment, and `total_seconds` is the se
 A long profile runs in a clone that stays (`--clone DIR`): run the same command again after a stop and it pulls
 HEAD into the clone and continues where the pipeline stopped; `--targets` runs part of it (say, `stage_search`
 while the rest is still being written). Each invocation's wall time is kept in the clone, and `total_seconds` is
-their sum.
+their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. On a CPU with AVX-512
+the JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
 
     python -m benchmarks.pipeline_time --results                     # make demo's pipeline -> demo_time.json
     python -m benchmarks.pipeline_time --setup --results             # make demo with its set-up, from PyPI
@@ -80,6 +81,19 @@ from naus.files import write_json
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET_SECONDS = {"demo": 480, "gigaword-sample": 9000}  # make demo with its set-up: 8 minutes
 RECORD = {"demo": "demo_time.json", "gigaword-sample": "gigaword_time.json"}
+# How much slower each stage's jobs ran on a plain AVX2 CPU (a Zen 3 without AVX-512 or VNNI) than on the AVX-512
+# Zen 4 these runs are made on (issue 88's measurements: the teacher 2.0x, onnxruntime's int8 MiniLM with it; the
+# students' training 1.36x; decoding and MiniLM's states about 1.6x). A stage not listed is taken as equal.
+AVX2_SLOWER = {"search": 2.0, "similarity": 2.0, "train": 1.36, "decode": 1.6, "states": 1.6, "time": 1.6}
+
+
+def avx2_projection(total: float, stages: dict[str, dict]) -> dict:
+    """The wall time projected on a plain AVX2 CPU: this run's, scaled as its job-seconds scale by AVX2_SLOWER."""
+    measured = sum(stage["seconds"] for stage in stages.values())
+    projected = sum(stage["seconds"] * AVX2_SLOWER.get(name, 1.0) for name, stage in stages.items())
+    return {"seconds": round(total * projected / measured), "job_seconds": round(projected, 1),
+            "slower_by_stage": AVX2_SLOWER, "how": "total_seconds times the ratio of the job-seconds so scaled to "
+            "those measured (jobs without a benchmark record are scaled alike)"}
 
 
 def stage_seconds(records: Path) -> tuple[dict[str, dict], list[tuple[float, str]]]:
@@ -198,6 +212,8 @@ def main() -> None:
                                                           "recorded (a long profile run across sessions)")
     parser.add_argument("--setup", action="store_true", help="time the clone's own `make setup` from PyPI first "
                                                              "(a fresh clone only), and run in its environment")
+    parser.add_argument("--summary-only", action="store_true", help="run nothing: write the JSON from the clone's "
+                                                                      "recorded runs (after they ended)")
     parser.add_argument("--results", action="store_true", help="replace results/{profile} with the timed run's: the "
                                                                "committed tables are then the ones timed")
     args = parser.parse_args()
@@ -205,10 +221,14 @@ def main() -> None:
         clone = (args.clone or Path(tmp) / "naus").resolve()
         if args.setup and clone.exists():
             raise SystemExit(f"{clone}: --setup times a fresh clone's set-up; give a new directory")
-        prepare(clone, args.profile)
-        made = setup(clone) if args.setup else None
-        python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
-        run(clone, args.profile, args.targets, args.stop_after, python)
+        if args.summary_only and (args.setup or args.targets or not (clone / "logs" / args.profile).is_dir()):
+            raise SystemExit("--summary-only reads a kept clone's runs (--clone), without --setup or --targets")
+        made = None
+        if not args.summary_only:
+            prepare(clone, args.profile)
+            made = setup(clone) if args.setup else None
+            python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
+            run(clone, args.profile, args.targets, args.stop_after, python)
         if args.targets:
             print(f"{args.profile}: {', '.join(args.targets)} done; run again without --targets to finish")
             return
@@ -225,6 +245,7 @@ def main() -> None:
         **({"setup": made, "pipeline_seconds": pipeline} if made else {}), "runs": runs,
         "job_seconds": round(sum(stage["seconds"] for stage in stages.values()), 1),
         "jobs_benchmarked": len(jobs), "stages": stages,
+        **({"avx2_projection": avx2_projection(total, stages)} if "avx512f" in isa() and not made else {}),
         "longest_jobs": [{"seconds": seconds, "job": job} for seconds, job in jobs[:10]],
         "note": ("make setup from PyPI, then " if made else "") + "the profile's pipeline "
                 + ("" if made else "(set-up done) ") + "from an empty build on a fresh clone; total_seconds sums "

@@ -39,7 +39,7 @@ lock: | $(STAMP)
 	$(UV_PIP) compile --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 		requirements.txt -o requirements.lock
 
-$(VENV)/bin/lmplz:
+$(VENV)/bin/lmplz: | $(STAMP)  # its script downloads KenLM with the venv's pip: after the venv is whole
 	scripts/build-kenlm.sh $(VENV)/bin
 
 # The decoders compiled once, on a core KenLM's build leaves: numba keeps them beside their modules, so a pipeline's

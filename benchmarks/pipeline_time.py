@@ -161,11 +161,12 @@ def setup(clone: Path) -> dict:
 
 
 def run(clone: Path, profile: str, targets: list[str], stop_after: float | None = None,
-        python: Path = Path(sys.executable)) -> dict:
-    """One Snakemake invocation in the clone, its log beside the pipeline's; returns its record. With `stop_after`
-    seconds, Snakemake and its jobs are stopped then (SIGTERM to its process group: Snakemake alone would wait for
-    its running jobs, a search shard's minutes; naus keeps finished work) and the invocation recorded as stopped, so that
-    a run cut short by a session's end still counts its time; the same command continues it."""
+        python: Path = Path(sys.executable), options: tuple[str, ...] = ()) -> dict:
+    """One Snakemake invocation in the clone (`options` added to its command line), its log beside the pipeline's;
+    returns its record. With `stop_after` seconds, Snakemake and its jobs are stopped then (SIGTERM to its process
+    group: Snakemake alone would wait for its running jobs, a search shard's minutes; naus keeps finished work) and
+    the invocation recorded as stopped, so that a run cut short by a session's end still counts its time; the same
+    command continues it."""
     env = {**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
     logs = clone / "logs" / profile
     logs.mkdir(parents=True, exist_ok=True)
@@ -176,7 +177,7 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
     tick, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(log, "w") as out:
         snakemake = subprocess.Popen([str(python), "-m", "snakemake", "--cores", "all", "--rerun-incomplete",
-                                      "--configfile", f"config/{profile}.yaml", "--", *targets],
+                                      "--configfile", f"config/{profile}.yaml", *options, "--", *targets],
                                      cwd=clone, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         own, stopped = 0.0, False  # Snakemake's own CPU time (scheduling), read while it runs
         process = psutil.Process(snakemake.pid)
@@ -190,6 +191,7 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
             time.sleep(2)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     record = {"commit": git("rev-parse", "HEAD", cwd=clone), "targets": targets or ["all"],
+              **({"options": list(options)} if options else {}),
               "seconds": round(time.perf_counter() - tick, 1), "exit": code,
               "cpu_seconds": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
               "snakemake_cpu_seconds": round(own, 1), **({"stopped": True} if stopped else {})}

@@ -3,6 +3,7 @@ import os
 import re
 import shlex
 import sys
+import threading
 from pathlib import Path
 
 import yaml
@@ -58,6 +59,23 @@ RUNNING_PYTHON = "" if USES_CONDA else f"export PATH={shlex.quote(os.path.dirnam
 shell.prefix(
     f"set -euo pipefail; {RUNNING_PYTHON}export PYTHONPATH={shlex.quote(workflow.basedir)}${{{{PYTHONPATH:+:$PYTHONPATH}}}}; "
 )
+
+
+def cancel_reevaluation_timers() -> None:
+    """Snakemake's rate limiter leaves its re-evaluation timers armed after the last job (the default profile's
+    max-jobs-per-timespan span, ten seconds); they are not daemon threads, so Python would wait them out at exit."""
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+
+
+onsuccess:
+    cancel_reevaluation_timers()
+
+
+onerror:
+    cancel_reevaluation_timers()
+
 
 try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])

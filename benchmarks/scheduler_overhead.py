@@ -15,8 +15,9 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 The 570 scoring jobs of the gigaword-sample build in `gigaword_time.json` (2 cores of an AMD EPYC, Zen 4, nothing
 else running; 4 December 2026): under Snakemake's default `100/1s` they took 236.1 s, Snakemake's own process
 116.7 CPU-seconds against its jobs' 333.9; under the default profile's `10000/10s`, 188.0 s and 39.9 (jobs 327.4).
-Under the default, half a core went to Snakemake itself, a fifth under the profile's. Over the whole profile's run the same setting
-took Snakemake from 1153.7 CPU-seconds to 293.8, and the run from 5667.6 s to 4903.3 (`pipeline_time.py`).
+Under the default, half a core went to Snakemake itself, a fifth under the profile's. Over the whole profile's run
+the same setting took Snakemake from 1153.7 CPU-seconds to 293.8, and the run from 5667.6 s to 4903.3
+(`pipeline_time.py`).
 """
 
 from __future__ import annotations

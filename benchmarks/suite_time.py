@@ -11,9 +11,9 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
 to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
-of an AMD EPYC, Zen 4, 4 December 2026, commit 1fbd541): 233.3 s, 821 passed (200.5 s of pytest; the decoders'
+of an AMD EPYC, Zen 4, 4 December 2026, commit d889ade): 223.1 s, 821 passed (192.07 s of pytest; the decoders'
 compilation about 30 s). At the 1.7× a plain AVX2 machine ran the suite slower (issue 88: 5 min 59 s there) that is
-about 6.6 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there).
+about 6.3 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there).
 Both workers are busy to the end, and nearly all the work is in the processes the tests start (the micro pipeline's
 80 jobs alone take 83 CPU seconds, its ONNX export 10, 7 of them imports): a shorter suite needs less work in all,
 not a shorter longest test. On a fresh clone, before `make setup` compiled the packages to bytecode, each of those

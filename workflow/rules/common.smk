@@ -62,8 +62,8 @@ shell.prefix(
 
 
 def cancel_reevaluation_timers() -> None:
-    """Snakemake's rate limiter leaves its re-evaluation timers armed after the last job (the default profile's
-    max-jobs-per-timespan span, ten seconds); they are not daemon threads, so Python would wait them out at exit."""
+    """Snakemake's rate limiter leaves its re-evaluation timers armed after the last job (for the default profile's
+    max-jobs-per-timespan span); they are not daemon threads, so Python would wait them out at exit."""
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer):
             thread.cancel()

@@ -27,8 +27,8 @@ import re
 import subprocess
 import time
 
-from benchmarks.pipeline_time import ROOT, git
-from naus.device import cpu_name
+from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine
+from naus.device import cpu_name, isa
 from naus.files import write_json
 
 BUDGET_SECONDS = 300
@@ -48,9 +48,12 @@ def main() -> None:
     if done.returncode:
         raise SystemExit(f"make test failed ({done.returncode}): {summary}\n{done.stderr[-2000:]}")
     write_json(ROOT / "results" / "benchmarks" / "suite_time.json", {
-        "commit": git("rev-parse", "HEAD", cwd=ROOT), "machine": cpu_name(), "cores": os.cpu_count(),
+        "commit": git("rev-parse", "HEAD", cwd=ROOT), **machine(),
         "data": "NAUS_DATA set" if os.environ.get("NAUS_DATA") else "NAUS_DATA unset (the real-data tests skipped)",
         "seconds": seconds, "budget_seconds": BUDGET_SECONDS, "pytest": re.sub(r"=+", "", summary).strip(),
+        **({"avx2_projection": {"seconds": round(seconds * AVX2_SLOWER["suite"]), "slower": AVX2_SLOWER["suite"],
+                                "how": "seconds times how much slower the suite ran on issue 88's AVX2 machine"}}
+           if "avx512f" in isa() else {}),
         "numba_kernels_removed": len(kernels),
         "note": "make test's wall time (its set-up done but for the decoders' compilation) in the checkout the "
                 "installed package points to, numba's compiled kernels removed first, nothing else running"})

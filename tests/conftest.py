@@ -44,13 +44,16 @@ def module_of(nodeid: str) -> str:
 
 def pytest_collection_modifyitems(items):
     """The order the modules are handed out in under pytest-xdist (`make test`): the micro run's first (the
-    suite's longest step), then the others with the most tests first, so that the last to finish is short."""
+    suite's longest step), then the other workflow modules (each test a Snakemake run: seconds), then the unit
+    modules with the most tests first, so that the last to finish is short."""
     sizes = Counter(module_of(item.nodeid) for item in items)
 
-    def rank(item) -> tuple[bool, int]:
+    def rank(item) -> tuple[int, int]:
         """The micro run's modules in their own order (MICRO_RUN_MODULES), then the others."""
         module = module_of(item.nodeid)
-        return (False, MICRO_RUN_MODULES.index(module)) if module in MICRO_RUN_MODULES else (True, -sizes[module])
+        if module in MICRO_RUN_MODULES:
+            return 0, MICRO_RUN_MODULES.index(module)
+        return (1 if module.startswith("tests/workflow/") else 2), -sizes[module]
 
     items.sort(key=rank)
 

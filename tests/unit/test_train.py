@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from naus import NausError
+from naus.cli import PORTABLE_KERNELS
 from naus.decoding import greedy_batch, reduce_path
 from naus.student.model import NAUS, ctc_loss
 from naus.settings import ModelConfig, TrainConfig
@@ -205,7 +206,7 @@ def test_a_last_checkpoint_without_the_architecture_mark_is_refused_as_a_best_on
     assert "\n" not in str(err.value) and (tmp_path / "old" / "last.pt").read_bytes() == before
 
 
-PINS = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA", "MKL_CBWR")  # naus.cli.portable_cpu_kernels
+PINS = tuple(variable for variable, _ in PORTABLE_KERNELS)
 
 
 def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, env):

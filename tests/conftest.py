@@ -49,7 +49,8 @@ def pytest_collection_modifyitems(items):
     sizes = Counter(module_of(item.nodeid) for item in items)
 
     def rank(item) -> tuple[int, int]:
-        """The micro run's modules in their own order (MICRO_RUN_MODULES), then the others."""
+        """The micro run's modules in their own order (MICRO_RUN_MODULES), then the other workflow modules, then
+        the unit ones, each group by its number of tests."""
         module = module_of(item.nodeid)
         if module in MICRO_RUN_MODULES:
             return 0, MICRO_RUN_MODULES.index(module)

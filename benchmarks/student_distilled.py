@@ -1,0 +1,197 @@
+"""A smaller MiniLM trained once to give the states the whole one gives, under the CPU student, chosen on dev (issue
+88: the student at 6 ms a sentence on plain AVX2, MiniLM's states most of it; `student_layers.py` found that MiniLM
+cut to its first k layers, untrained, costs 1.75 at k = 3 and 3.30 at k = 2).
+
+For each k, a k-layer encoder starts from MiniLM's embeddings and k of its six layers, spread from the first to the
+last, and learns to give each piece of the pool's searched sentences the state all six layers give it (mean squared
+error; the pool's articles only, no title, no dev sentence). Its pool and dev states then feed first-generation
+`naus-copy` students at L = 10, six seeds, trained and dev-decoded as `student_layers.py` trains them, beside that
+study's own rows (its work folder's states and students, reused). Finished work is kept under `--work`.
+
+    python -m benchmarks.student_distilled --build build/gigaword-sample
+
+Writes results/benchmarks/student_distilled.json.
+
+Findings (the JSON's numbers, as read when it was written; Markdown):
+
+## Measured
+
+`python -m benchmarks.student_distilled` (5 December 2026, 2 cores of an AMD EPYC, Zen 4, PyTorch pinned to AVX2;
+gigaword-sample's build: the pool's 16,842 searched sentences at L = 10, dev's 500; two epochs of distillation, lr
+1e-4; six seeds a row, mean ± standard error; the whole and cut rows are `student_layers.py`'s runs):
+
+| encoder under the student | dev total | the pool's states, CPU s (one thread) |
+|---|---|---|
+| MiniLM, 6 layers (today's) | 89.32 ± 0.24 | 166.2 |
+| cut to layers 0-2 | 87.57 ± 0.52 (−1.75) | 82.8 |
+| **3 layers from 0, 2, 5, distilled** (682.5 CPU-s, last epoch's mse 0.02259) | **89.31 ± 0.39 (−0.01)** | 77.7 (0.47×) |
+| cut to layers 0-1 | 86.02 ± 0.59 (−3.30) | 55.3 |
+| 2 layers from 0, 5, distilled (530.4 CPU-s, mse 0.03335) | 87.15 ± 0.37 (−2.17) | 52.9 (0.32×) |
+
+The distilled 3-layer encoder gives students as good on dev as the whole MiniLM's, within these seeds' noise (the
+difference's standard error about 0.46, more than the 0.2 issue 88 allows to lose: more seeds would tell), at 0.47
+of the states' time. Its mse was still falling (0.03772 after one epoch), as the 2-layer one's (0.05457): longer
+distillation is untried. Not adopted yet: the students, their tables and the bundled student would change bytes,
+and the 6-ms goal needs the states' time and the student's measured together on AVX2 (at the 1.66× issue 88 measured
+for the bundled student, 0.47 of today's 6.247 ms of states and its 0.987 ms after them project to about 6.5 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import random
+import statistics
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
+from benchmarks.student_layers import LENGTH, best_dev_loss, encode
+from naus import layout
+from naus.files import read_lines, write_json
+
+LAYERS = 6  # all-MiniLM-L6-v2's
+
+
+def kept_layers(k: int) -> list[int]:
+    """Which of MiniLM's layers a k-layer encoder starts from: the first, the last, and evenly between."""
+    return [round(i * (LAYERS - 1) / (k - 1)) for i in range(k)] if k > 1 else [LAYERS - 1]
+
+
+def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
+    """A k-layer encoder trained on `source`'s sentences to give MiniLM's last states (kept: trained once)."""
+    import torch
+    from safetensors.torch import save_file
+
+    from naus.student.frozen import BATCH, Encoder
+
+    record = out.with_suffix(".json")
+    if record.is_file():
+        import json
+
+        return json.loads(record.read_text())
+    torch.manual_seed(0)
+    teacher = Encoder()
+    words = [s.split() for s in read_lines(source)]
+    pieces = [e.ids for e in teacher.tokenizer.encode_batch(words, is_pretokenized=True)]
+    groups: dict[int, list[int]] = {}
+    for i, ids in enumerate(pieces):
+        groups.setdefault(len(ids), []).append(i)
+    batches = [torch.tensor([pieces[i] for i in rows[j : j + BATCH]]) for _, rows in sorted(groups.items())
+               for j in range(0, len(rows), BATCH)]
+    tick = time.process_time()
+    with torch.no_grad():  # not inference mode: its tensors cannot enter the loss's graph
+        targets = [teacher.model(ids) for ids in batches]
+    student = Encoder()
+    chosen = kept_layers(k)
+    weights = {name: value for name, value in student.model.w.items() if not name.startswith("encoder.layer.")}
+    for new, old in enumerate(chosen):
+        prefix = f"encoder.layer.{old}."
+        weights |= {f"encoder.layer.{new}.{name[len(prefix):]}": value for name, value in student.model.w.items()
+                    if name.startswith(prefix)}
+    weights = {name: value.clone().requires_grad_(value.is_floating_point()) for name, value in weights.items()}
+    student.model.w, student.model.layers = weights, k
+    optimizer = torch.optim.AdamW([v for v in weights.values() if v.requires_grad], lr=lr, weight_decay=0.0)
+    order, rng, losses = list(range(len(batches))), random.Random(0), []
+    for _ in range(epochs):
+        rng.shuffle(order)
+        for b in order:
+            loss = torch.nn.functional.mse_loss(student.model(batches[b]), targets[b])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        print(f"{k} layers: epoch {len(losses) // len(batches)}, mse {statistics.mean(losses[-len(batches):]):.5f}, "
+              f"{time.process_time() - tick:.0f} CPU-s", flush=True)
+    seconds = time.process_time() - tick
+    save_file({name: value.detach().contiguous() for name, value in weights.items()}, out)
+    result = {"layers_from": chosen, "epochs": epochs, "lr": lr, "steps": len(losses),
+              "first_epoch_mse": round(statistics.mean(losses[: len(batches)]), 5),
+              "last_epoch_mse": round(statistics.mean(losses[-len(batches):]), 5),
+              "cpu_seconds": round(seconds, 1)}
+    write_json(record, result)
+    return result
+
+
+def encode_distilled(source: Path, weights: Path, k: int, out: Path) -> float:
+    """The frozen states of `source` from the distilled encoder (kept: made once); their CPU seconds."""
+    record = out.with_suffix(".seconds")
+    if not record.is_file():
+        from safetensors.torch import load_file
+
+        from naus.student.frozen import Encoder
+
+        encoder = Encoder()
+        encoder.model.w, encoder.model.layers = load_file(weights), k
+        tick = time.process_time()
+        states = encoder.encode(read_lines(source))
+        seconds = time.process_time() - tick
+        states.save(out)
+        record.write_text(f"{seconds:.1f}\n")
+    return float(record.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
+    parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
+    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_layers"))
+    parser.add_argument("--layers", type=int, nargs="+", default=[3, 2])
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
+    parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_distilled.json"))
+    args = parser.parse_args()
+    import torch
+
+    from naus.cli import portable_cpu_kernels
+
+    portable_cpu_kernels()
+    torch.set_num_threads(2)
+    model, training = settings(args.profile)
+    source = {s: args.build / layout.STATES_SOURCES[s] for s in ("pool", "dev")}
+    search = {s: args.build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
+    titles = args.build / layout.split_file("dev", "title")
+    kinds = [("whole", LAYERS)] + [(kind, k) for k in args.layers for kind in ("cut", "distilled")]
+    folder = {(kind, k): args.work / (f"d{k}" if kind == "distilled" else f"k{k}") for kind, k in kinds}
+    for path in folder.values():
+        path.mkdir(parents=True, exist_ok=True)
+    trained = {k: distil(source["pool"], k, args.epochs, args.lr, folder["distilled", k] / "encoder.safetensors")
+               for k in args.layers}
+    states = {(kind, k, s): folder[kind, k] / f"{s}.npz" for kind, k in kinds for s in source}
+    jobs = {(kind, k, seed): {"source": source["pool"], "target": search["pool"], "dev_source": source["dev"],
+                              "dev_target": search["dev"], "states": states[kind, k, "pool"],
+                              "dev_states": states[kind, k, "dev"], "model": model, "train": {**training, "seed": seed},
+                              "out": folder[kind, k] / f"s{seed}"} for kind, k in kinds for seed in args.seeds}
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
+        calls = [(encode_distilled, source[s], folder[kind, k] / "encoder.safetensors", k, path) if kind == "distilled"
+                 else (encode, source[s], k, path) for (kind, k, s), path in states.items()]
+        encoded = dict(zip(states, run_all(pool, calls)))
+        runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))
+        run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], j["dev_states"], LENGTH, j["out"] / "dev.txt")
+                       for j in jobs.values()])
+    rows = {}
+    for kind, k in kinds:
+        seeds = [{**runs[kind, k, seed], "dev_total": total(jobs[kind, k, seed]["out"] / "dev.txt", titles)["total"]}
+                 for seed in args.seeds]
+        rows[f"{kind} {k}"] = {**seed_summary(seeds), "pool_states_cpu_seconds": encoded[kind, k, "pool"],
+                               "best_dev_loss": round(statistics.mean(best_dev_loss(jobs[kind, k, s]["out"])
+                                                                      for s in args.seeds), 3),
+                               **({"distillation": trained[k]} if kind == "distilled" else {})}
+    base = rows[f"whole {LAYERS}"]
+    for row in rows.values():
+        row["dev_total_change"] = round(row["dev_total"] - base["dev_total"], 2)
+        row["states_time_ratio"] = round(row["pool_states_cpu_seconds"] / base["pool_states_cpu_seconds"], 2)
+    write_json(args.out, {**students_machine(),
+                          "data": f"{args.build}: the pool's searched sentences at L = {LENGTH} (the distillation's "
+                                  "too), the dev split's 500",
+                          "recipe": f"{args.profile}'s student, first generation", "seeds": args.seeds,
+                          "metric": "R-1 + R-2 + R-L F1 of length control against the dev titles", "encoders": rows})
+    for name, row in rows.items():
+        print(f"{name}: dev {row['dev_total']:.2f} ± {row['dev_se']:.2f} ({row['dev_total_change']:+.2f}), "
+              f"states {row['states_time_ratio']}x the time")
+
+
+if __name__ == "__main__":
+    main()

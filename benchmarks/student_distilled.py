@@ -47,7 +47,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
-from benchmarks.student_layers import LENGTH, best_dev_loss, encode
+from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, show, study
 from naus import layout
 from naus.files import read_lines, write_json
 
@@ -114,24 +114,6 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
     return result
 
 
-def encode_distilled(source: Path, weights: Path, k: int, out: Path) -> float:
-    """The frozen states of `source` from the distilled encoder (kept: made once); their CPU seconds."""
-    record = out.with_suffix(".seconds")
-    if not record.is_file():
-        from safetensors.torch import load_file
-
-        from naus.student.frozen import Encoder
-
-        encoder = Encoder()
-        encoder.model.w, encoder.model.layers = load_file(weights), k
-        tick = time.process_time()
-        states = encoder.encode(read_lines(source))
-        seconds = time.process_time() - tick
-        states.save(out)
-        record.write_text(f"{seconds:.1f}\n")
-    return float(record.read_text())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
@@ -165,8 +147,8 @@ def main() -> None:
                               "dev_states": states[kind, k, "dev"], "model": model, "train": {**training, "seed": seed},
                               "out": folder[kind, k] / f"s{seed}"} for kind, k in kinds for seed in args.seeds}
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
-        calls = [(encode_distilled, source[s], folder[kind, k] / "encoder.safetensors", k, path) if kind == "distilled"
-                 else (encode, source[s], k, path) for (kind, k, s), path in states.items()]
+        calls = [(encode, source[s], k, path, folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None)
+                 for (kind, k, s), path in states.items()]
         encoded = dict(zip(states, run_all(pool, calls)))
         runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))
         run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], j["dev_states"], LENGTH, j["out"] / "dev.txt")
@@ -179,18 +161,11 @@ def main() -> None:
                                "best_dev_loss": round(statistics.mean(best_dev_loss(jobs[kind, k, s]["out"])
                                                                       for s in args.seeds), 3),
                                **({"distillation": trained[k]} if kind == "distilled" else {})}
-    base = rows[f"whole {LAYERS}"]
-    for row in rows.values():
-        row["dev_total_change"] = round(row["dev_total"] - base["dev_total"], 2)
-        row["states_time_ratio"] = round(row["pool_states_cpu_seconds"] / base["pool_states_cpu_seconds"], 2)
+    against(rows, f"whole {LAYERS}")
     write_json(args.out, {**students_machine(),
                           "data": f"{args.build}: the pool's searched sentences at L = {LENGTH} (the distillation's "
-                                  "too), the dev split's 500",
-                          "recipe": f"{args.profile}'s student, first generation", "seeds": args.seeds,
-                          "metric": "R-1 + R-2 + R-L F1 of length control against the dev titles", "encoders": rows})
-    for name, row in rows.items():
-        print(f"{name}: dev {row['dev_total']:.2f} ± {row['dev_se']:.2f} ({row['dev_total_change']:+.2f}), "
-              f"states {row['states_time_ratio']}x the time")
+                                  "too), the dev split's 500", **study(args.profile, args.seeds), "encoders": rows})
+    show(rows)
 
 
 if __name__ == "__main__":

@@ -46,13 +46,18 @@ from naus.files import read_lines, write_json
 LENGTH = 10
 
 
-def encode(source: Path, layers: int, out: Path) -> float:
-    """The frozen states of `source` from MiniLM's first `layers` layers (kept: made once); their CPU seconds."""
+def encode(source: Path, layers: int, out: Path, weights: Path | None = None) -> float:
+    """The frozen states of `source` from MiniLM's first `layers` layers, or from an encoder of that many with
+    `weights` (kept: made once); their CPU seconds."""
     record = out.with_suffix(".seconds")
     if not record.is_file():
+        from safetensors.torch import load_file
+
         from naus.student.frozen import Encoder
 
         encoder = Encoder()
+        if weights is not None:
+            encoder.model.w = load_file(weights)
         encoder.model.layers = layers
         tick = time.process_time()
         states = encoder.encode(read_lines(source))
@@ -66,6 +71,25 @@ def best_dev_loss(student: Path) -> float:
     """A student's lowest loss on dev against the search's summaries (what its training minimises)."""
     history = json.loads((student / "history.json").read_text())["history"]
     return min(entry["dev_loss"] for entry in history if "dev_loss" in entry)
+
+
+def against(rows: dict[str, dict], base: str) -> None:
+    """Each row's dev total and states' time against the `base` row's (added to each row)."""
+    for row in rows.values():
+        row["dev_total_change"] = round(row["dev_total"] - rows[base]["dev_total"], 2)
+        row["states_time_ratio"] = round(row["pool_states_cpu_seconds"] / rows[base]["pool_states_cpu_seconds"], 2)
+
+
+def study(profile: Path, seeds: list[int]) -> dict:
+    """What a study of the students' states trained and scored, for its JSON."""
+    return {"recipe": f"{profile}'s student, first generation", "seeds": seeds,
+            "metric": "R-1 + R-2 + R-L F1 of length control against the dev titles"}
+
+
+def show(rows: dict[str, dict]) -> None:
+    for name, row in rows.items():
+        print(f"{name}: dev {row['dev_total']:.2f} ± {row['dev_se']:.2f} ({row['dev_total_change']:+.2f}), "
+              f"states {row['states_time_ratio']}x the time")
 
 
 def main() -> None:
@@ -99,17 +123,11 @@ def main() -> None:
                  for seed in args.seeds]
         rows[str(k)] = {**seed_summary(seeds), "pool_states_cpu_seconds": encoded[k, "pool"],
                         "best_dev_loss": round(statistics.mean(best_dev_loss(jobs[k, s]["out"]) for s in args.seeds), 3)}
-    base = rows[str(max(args.layers))]
-    for row in rows.values():
-        row["dev_total_change"] = round(row["dev_total"] - base["dev_total"], 2)
-        row["states_time_ratio"] = round(row["pool_states_cpu_seconds"] / base["pool_states_cpu_seconds"], 2)
+    against(rows, str(max(args.layers)))
     write_json(args.out, {**students_machine(),
                           "data": f"{args.build}: the pool's searched sentences at L = {LENGTH}, the dev split's 500",
-                          "recipe": f"{args.profile}'s student, first generation", "seeds": args.seeds,
-                          "metric": "R-1 + R-2 + R-L F1 of length control against the dev titles", "layers": rows})
-    for k, row in rows.items():
-        print(f"{k} layers: dev {row['dev_total']:.2f} ± {row['dev_se']:.2f} ({row['dev_total_change']:+.2f}), "
-              f"states {row['states_time_ratio']}x the time")
+                          **study(args.profile, args.seeds), "layers": rows})
+    show({f"{k} layers": row for k, row in rows.items()})
 
 
 if __name__ == "__main__":

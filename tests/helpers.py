@@ -42,6 +42,55 @@ def command(cmd: list, cwd: Path, env: dict) -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
+def snakemake(args: list, env: dict, cwd: Path = ROOT, timeout: float = 600) -> tuple[int, str]:
+    """`snakemake ARGS` as the venv's command runs it, in `cwd` with only `env`: its exit status and its output
+    (stdout and stderr in one: Snakemake logs to either). The command's own code, `snakemake.cli.main`, in a process
+    forked from this one, which imported it once: a new Snakemake process spends about 0.9 of its 1.4 s importing
+    it (and every executor plugin it finds), dozens of times a suite."""
+    import os
+    import signal
+    import tempfile
+    import time
+
+    import snakemake.cli
+
+    with tempfile.TemporaryFile() as out:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        child = os.fork()
+        if child == 0:  # nothing here may return into pytest: the child ends at os._exit, whatever happens
+            code = 1
+            try:
+                os.chdir(cwd)
+                os.environ.clear()
+                os.environ.update(env)
+                os.dup2(out.fileno(), 1)
+                os.dup2(out.fileno(), 2)
+                sys.stdout, sys.stderr = (open(fd, "w", closefd=False) for fd in (1, 2))  # noqa: SIM115
+                sys.argv = ["snakemake", *map(str, args)]
+                snakemake.cli.main(sys.argv[1:])
+                code = 0
+            except SystemExit as exit_:
+                code = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        deadline = time.monotonic() + timeout
+        while (reaped := os.waitpid(child, os.WNOHANG))[0] == 0:
+            if time.monotonic() > deadline:
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
+                raise subprocess.TimeoutExpired(["snakemake", *map(str, args)], timeout)
+            time.sleep(0.02)
+        out.seek(0)
+        return os.waitstatus_to_exitcode(reaped[1]), out.read().decode(errors="replace")
+
+
 def naus_main(argv: list, capsys, stdin: str | None = None) -> subprocess.CompletedProcess:
     """`naus ARGV` run in this process (on `stdin` if given), reported as `subprocess.run` reports a process
     (argparse's refusals exit 2): for a test of what a command does rather than of its process, which would pay

@@ -92,8 +92,10 @@ class LanguageModel:
         path = check_file(path, "language model", "run the lm step first")
         self.path, self.sha256 = path, sha256sum(path)  # read once: checked here, recorded by the search's provenance
         _check_integrity(path, self.sha256)
+        config = kenlm.Config()  # an ARPA file (`naus compile`'s) loads without KenLM's bar and advice on stderr
+        config.show_progress, config.arpa_complain = False, kenlm.ARPALoadComplain.NONE
         try:
-            self.model = kenlm.Model(str(path))
+            self.model = kenlm.Model(str(path), config)
         except (OSError, RuntimeError, ValueError) as err:  # ValueError: bytes that are not UTF-8
             raise NausError(f"{path}: not a KenLM model ({type(err).__name__})") from None
         self.order = self.model.order

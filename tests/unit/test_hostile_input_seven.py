@@ -14,6 +14,7 @@ import pytest
 
 from naus import NausError
 from naus.files import parse_json, read_json, read_lines, same_digest
+from naus.commands.decode import STDIN_CHUNK
 from tests.helpers import ROOT, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
 from tests.unit.test_search import lm3, lm3_file  # noqa: F401 (fixtures)
@@ -134,8 +135,8 @@ def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
 
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
     """`naus summarize < big | head -1` ended with an error message from a command that did nothing wrong."""
-    # 3,000 headlines are more than a pipe holds (64 KiB): the command writes after the reader has gone
-    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * 3000)
+    # two chunks of standard input: the second's headlines are written a second or more after the reader has gone
+    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (2 * STDIN_CHUNK))
     with open(source, "rb") as stdin:
         process = subprocess.Popen([sys.executable, "-m", "naus", "--quiet", "summarize", "--length", "4"], cwd=ROOT,
                                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -11,7 +11,7 @@ import pytest
 
 from naus import NausError
 from naus.files import OutputLock
-from tests.helpers import ROOT, write
+from tests.helpers import ROOT, snakemake, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
 from tests.unit.test_hostile_input import decode
 
@@ -103,10 +103,10 @@ def test_a_data_directory_that_is_none_is_one_line_before_the_dag(tmp_path, env,
         write(path, "not a directory\n")
     elif kind == "fifo":
         os.mkfifo(path)
-    result = subprocess.run(["snakemake", "-n", "--configfile", "config/gigaword-sample.yaml"], cwd=ROOT,
-                            capture_output=True, text=True, env={**env, "NAUS_DATA": str(path)}, timeout=120)
-    last = result.stderr.strip().splitlines()[-1]
-    assert result.returncode != 0 and last.startswith(f"naus: error: {path}") and "Traceback" not in result.stderr
+    code, out = snakemake(["-n", "--configfile", "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(path)},
+                          timeout=120)
+    last = out.strip().splitlines()[-1]
+    assert code != 0 and last.startswith(f"naus: error: {path}") and "Traceback" not in out
     assert "NAUS_DATA names" in last
 
 

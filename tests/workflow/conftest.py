@@ -12,6 +12,7 @@ import pytest
 
 from tests.conftest import MICRO_RUN_MODULES
 from tests.helpers import BIN, HEADLINES, ROOT, write
+from tests.helpers import snakemake as run_snakemake
 
 WORDS = "police government stocks president japan minister protesters schools talks trade earnings war".split()
 FILLER = "the a of on in said thursday monday as after for with".split()
@@ -50,12 +51,10 @@ def pytest_collection_modifyitems(items):
 
 
 def snakemake(workdir, config, env, *extra):
-    """The venv's snakemake by its path, the venv not on PATH (not activated): the rules must still
-    find its python and lmplz."""
-    cmd = [str(BIN / "snakemake"), "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), "--configfile",
-           str(config), "--cores", "2", *extra]
-    result = subprocess.run(cmd, capture_output=True, text=True, env={**env, "PATH": "/usr/bin:/bin"})
-    return result.returncode, result.stdout + result.stderr
+    """The venv's Snakemake with the venv not on PATH (not activated): the rules must still find its python and
+    lmplz."""
+    return run_snakemake(["-s", ROOT / "Snakefile", "--directory", workdir, "--configfile", config, "--cores", "2",
+                          *extra], {**env, "PATH": "/usr/bin:/bin"})
 
 
 SHARED_TIMING = ("--set-threads", "time_decode=1")  # the micro times mean nothing: share the cores

@@ -1,11 +1,10 @@
 """The SLURM profile, as a dry run of the paper profile (no cluster needed)."""
 
 import re
-import subprocess
 
 import yaml
 
-from tests.helpers import ROOT, write
+from tests.helpers import ROOT, snakemake, write
 
 PAPER_FILES = ["gigaword/train/train.article.txt", "gigaword/train/train.title.txt",
                "gigaword/test/input.txt", "gigaword/test/task1_ref0.txt",
@@ -25,12 +24,9 @@ def test_slurm_dry_run_sends_gpu_rules_to_gpus_and_shards_to_one_core(tmp_path, 
     config = (ROOT / "config/paper.yaml").read_text().replace("  source: gigaword\n", f"  source: gigaword\n  data_dir: {data}\n")
     config = config.replace("shards: 512", "shards: 3")
     paper = write(tmp_path / "paper.yaml", config)
-    result = subprocess.run(
-        ["snakemake", "--workflow-profile", "workflow/profiles/slurm", "-n", "--configfile", str(paper)],
-        capture_output=True, text=True, env={**env, "NAUS_DATA": ""}, cwd=ROOT,
-    )
-    out = result.stdout + result.stderr
-    assert result.returncode == 0, out[-3000:]
+    code, out = snakemake(["--workflow-profile", "workflow/profiles/slurm", "-n", "--configfile", paper],
+                          {**env, "NAUS_DATA": ""})
+    assert code == 0, out[-3000:]
     assert "Group job evaluate" in out  # the small scoring jobs are submitted together
     blocks = job_blocks(out)
     gpu_jobs = [(rule, text) for rule, text in blocks if "gpu=1" in text]

@@ -8,13 +8,7 @@ import yaml
 
 from naus import NausError, layout, schema
 from naus.settings import SearchConfig
-from tests.helpers import ROOT, config_schema, resolved_config, write
-
-
-def snakemake(args, env, cwd=ROOT):
-    """Run snakemake; returns (exit code, stdout and stderr together: Snakemake logs to either)."""
-    result = subprocess.run(["snakemake", *args], capture_output=True, text=True, env=env, cwd=cwd)
-    return result.returncode, result.stdout + result.stderr
+from tests.helpers import ROOT, config_schema, resolved_config, snakemake, write
 
 
 def test_demo_dag_dry_run_with_the_default_profile(env):

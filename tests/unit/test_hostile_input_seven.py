@@ -135,8 +135,8 @@ def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
 
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
     """`naus summarize < big | head -1` ended with an error message from a command that did nothing wrong."""
-    # two chunks of standard input: the second's headlines are written a second or more after the reader has gone
-    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (2 * STDIN_CHUNK))
+    # two chunks of standard input: the second's 256 headlines are written a second after the reader has gone
+    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (STDIN_CHUNK + 256))
     with open(source, "rb") as stdin:
         process = subprocess.Popen([sys.executable, "-m", "naus", "--quiet", "summarize", "--length", "4"], cwd=ROOT,
                                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -9,7 +9,7 @@ import shutil
 
 import yaml
 
-from tests.helpers import command
+from tests.helpers import command, snakemake
 from tests.workflow.conftest import SECRET
 from tests.workflow.printed import DRY, printed, run
 
@@ -38,7 +38,7 @@ def dvc_tracks_the_build(checkout, env):
     stages = yaml.safe_load((checkout / "dvc.yaml").read_text())["stages"]
     targets = [word for stage in stages.values()
                for word in stage["cmd"].replace("${SMK}", "").replace("${profile}", "micro").split()]
-    code, out = call("snakemake", "--configfile", "config/demo.yaml", "--cores", "1", "-n", *targets)
+    code, out = snakemake(["--configfile", "config/demo.yaml", "--cores", "1", "-n", *targets], env, checkout)
     assert code == 0 and "Nothing to be done" in out, (targets, out[-2000:])
     assert (checkout / "dvc.lock").is_file() and "up to date" in call("dvc", "status")[1]
 

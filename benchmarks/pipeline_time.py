@@ -28,15 +28,16 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make demo` with its set-up from a fresh clone (`benchmarks/pipeline_time.py --setup` → `demo_time.json`, 2 cores of
 an AMD EPYC, Zen 4 with AVX-512 and VNNI, PyTorch, oneDNN and MKL pinned to AVX2, nothing else running; 5 December
-2026, commit 2f95450): 249.3 s, of which `make setup` 95.3 s (everything from PyPI, KenLM built from its source, the
-packages compiled to bytecode; the Debian packages were installed already) and the pipeline 154.0 s (26 jobs
-benchmarked: searches 87.5 s, students 80.8, fits and export 26.3, decodings 25.5, states 15.9, timing 13.8, data
-11.4, report 3.9). Before the set-up compiled the packages to bytecode, every pipeline job's first imports did: the
-pipeline took 202.6 s. Not measured on a plain AVX2 machine; projected (`avx2_projection`): 448 s, within the
-8-minute budget: the pipeline 256 s (≤ 5 minutes), the set-up 192 s, **over its 3 minutes** if KenLM's build (87 s
-there, 32.7 here) adds all its difference and the Debian packages take their 42 s (the issue's machine). Starting
-KenLM's build beside uv's install instead of after it saved nothing here (two fresh set-ups each way: 103.3 and
-120.6 s against 101.5 and 102.4): both are busy on every core.
+2026, commit 119d051): 248.2 s, of which `make setup` 96.2 s (everything from PyPI, KenLM built from its source, the
+packages compiled to bytecode, `naus compile` in a process a core; the Debian packages were installed already) and
+the pipeline 152.0 s (26 jobs benchmarked: searches 87.0 s, students 79.7, decodings 25.5, fits and export
+21.7, states 16.1, timing 13.0, data 11.4, report 4.1; 249.3 s at 2f95450, before `naus compile` shared the cores).
+Before the set-up compiled the packages to bytecode, every pipeline job's first imports did: the pipeline took 202.6
+s. Not measured on a plain AVX2 machine; projected (`avx2_projection`): 444 s, within the 8-minute budget: the
+pipeline 252 s (≤ 5 minutes), the set-up 192 s, **over its 3 minutes** if KenLM's build (87 s there, 32.7 here)
+adds all its difference and the Debian packages take their 42 s (the issue's machine). Starting KenLM's build beside
+uv's install instead of after it saved nothing here (two fresh set-ups each way: 103.3 and 120.6 s against 101.5 and
+102.4): both are busy on every core.
 
 gigaword-sample from an empty build on a fresh clone (`--profile gigaword-sample --clone ... --results` →
 `gigaword_time.json`, the same machine, nothing else running; 4 December 2026, commit ab53ee6): 4903.3 s in one

@@ -135,7 +135,9 @@ def main() -> None:
     search = {s: args.build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
     titles = args.build / layout.split_file("dev", "title")
     kinds = [("whole", LAYERS)] + [(kind, k) for k in args.layers for kind in ("cut", "distilled")]
-    folder = {(kind, k): args.work / (f"d{k}" if kind == "distilled" else f"k{k}") for kind, k in kinds}
+    recipe = "".join(f"-{name}{getattr(args, name)}" for name in ("epochs", "lr")
+                     if getattr(args, name) != parser.get_default(name))  # d2 is the default recipe's, d2-epochs8 not
+    folder = {(kind, k): args.work / (f"d{k}{recipe}" if kind == "distilled" else f"k{k}") for kind, k in kinds}
     for path in folder.values():
         path.mkdir(parents=True, exist_ok=True)
     trained = {k: distil(source["pool"], k, args.epochs, args.lr, folder["distilled", k] / "encoder.safetensors")

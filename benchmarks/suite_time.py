@@ -11,16 +11,22 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
 to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
-of an AMD EPYC, Zen 4, 5 December 2026, commit b1f7223): 205.8 s, 823 passed (177.11 s of pytest; the decoders'
-compilation about 26 s, on one core). At the 1.7× a plain AVX2 machine ran the suite slower (`AVX2_SLOWER`) that is
-350 s: **over the 5-minute budget** (goal: ≤ 300 s on a plain 2-core AVX2 machine, not measured there). Both
-workers are busy to the end (the workflow modules are handed out before the unit ones, so the last to finish are
-short), and nearly all the work is in the processes the tests start: a shorter suite needs less work in all, not a
-shorter longest test. Where it goes, read from one run with every Python process's CPU time logged: the micro run's
-80 jobs about 67 CPU-seconds (alone: 38 s of wall time), each process that imports torch pays about 1.5 s for it
-(35 such), each Snakemake start about 1.3 s of imports (about 50 starts; the SLURM executor plugin alone imports
-pandas). On a fresh clone, before `make setup` compiled the packages to bytecode, each of those processes' first
-imports compiled them: `.ci/run` took 439 s there (pytest 348.5 s), 327 s after (pytest 212.6 s).
+of an AMD EPYC, Zen 4, 5 December 2026, commit 35a58af): **168.0 s**, 823 passed (148.58 s of pytest; `naus compile`
+about 19 s). At the 1.7× a plain AVX2 machine ran the suite slower (`AVX2_SLOWER`) that is **286 s, within the
+5-minute budget** (not measured there; 205.8 s and 350 s projected at b1f7223, the same 823 tests). What changed:
+- Snakemake's runs in the tests (about 30, most of them dry runs) are forked from the test worker, which imported
+  Snakemake once (`tests.helpers.snakemake`): a new Snakemake process spent about 0.9 of its 1.4 s importing it and
+  every executor plugin it finds (the SLURM one imports pandas). `test_workflow.py` alone: 32.2 s to 11.7 s.
+- `naus compile` compiles in a process a core (it was one process, 26 s, beside an idle core) and compiles the
+  hill climb too, which each test or pipeline process that searched first compiled again (about 4 s).
+- The closed-pipe test decodes 1,280 headlines instead of 3,000: the second chunk of standard input is all it needs.
+
+Both workers are busy to the end (the workflow modules are handed out before the unit ones), and nearly all the work
+is in the processes the tests start. Where it went at b1f7223, read from one run with every Python process's CPU time
+logged: the micro run's 80 jobs about 67 CPU-seconds (alone: 38 s of wall time), each process that imports torch
+about 1.5 s for it (35 such), each Snakemake start about 1.3 s of imports (about 50). On a fresh clone, before `make
+setup` compiled the packages to bytecode, each of those processes' first imports compiled them: `.ci/run` took 439 s
+there (pytest 348.5 s), 327 s after (pytest 212.6 s).
 """
 
 from __future__ import annotations

@@ -74,8 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     portable_cpu_kernels()
     if args.threads:
         limit_threads(args.threads)
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    # naus's own progress at INFO; other libraries' warnings only (onnxruntime's quantizer logs a line a tensor)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
+    logging.getLogger("naus").setLevel(logging.WARNING if args.quiet else logging.INFO)
     _RECEIVED.clear()
     for stop in (signal.SIGINT, signal.SIGTERM):  # a scheduler's stop takes the same path as Ctrl-C
         signal.signal(stop, _interrupt)

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     portable_cpu_kernels()
     if args.threads:
         limit_threads(args.threads)
-    # naus's own progress at INFO; other libraries' warnings only (onnxruntime's quantizer logs a line a tensor)
+    # naus's own progress at INFO; other libraries' warnings only (onnxruntime's quantizer logs dozens of lines)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("naus").setLevel(logging.WARNING if args.quiet else logging.INFO)
     _RECEIVED.clear()

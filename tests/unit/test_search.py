@@ -432,3 +432,27 @@ def test_searchconfig_defaults_are_the_settings_naus_search_runs():
     args = build_parser().parse_args(["search", "--input", "in", "--lm", "lm", "--length", "10", "--out", "out"])
     assert settings_from(args, SearchConfig, length=args.length, ratio=args.ratio, min_length=args.min_length) \
         == SearchConfig(length=10)
+
+
+def test_naus_compile_climbs_on_a_language_model_it_writes_itself(tmp_path):
+    """`naus compile` (the set-up's, before KenLM's lmplz is built) compiles the hill climb on a bigram ARPA model
+    it writes: KenLM loads it without a word on stderr, and the sentence is long enough that the climb runs."""
+    import math
+    import subprocess
+    import sys
+
+    from naus.commands.decode import COMPILE_LM, COMPILE_NEWS
+    from naus.files import sha256sum
+    from naus.teacher.lm import checksum_path
+
+    arpa = write(tmp_path / "lm.arpa", COMPILE_LM)
+    write(checksum_path(arpa), sha256sum(arpa) + "\n")
+    words = COMPILE_NEWS[0].lower().split()
+    config = SearchConfig(length=4, rerank_k=0)
+    steps, restarts = config.budget(len(words), 4)
+    assert math.comb(len(words), 4) > steps * restarts  # not the exhaustive mode
+    found = HillClimber(LanguageModel(arpa), config).search(0, words)
+    assert found.positions.shape[1] == 4 and found.scorings > 0
+    loaded = subprocess.run([sys.executable, "-c", "import sys; from naus.teacher.lm import LanguageModel; "
+                             "LanguageModel(sys.argv[1])", str(arpa)], capture_output=True, text=True)
+    assert loaded.returncode == 0 and loaded.stderr == "", loaded.stderr

@@ -34,22 +34,30 @@ quantization scales each product's input by the whole batch's range; largest cha
 sentences can neither keep the search records nor make them faster (goal: issue 75's 2× re-ranking at the same
 bytes: **not reachable this way**)
 
-Cheaper re-rankings on dev (`--choices`, 4 December 2026: 2 cores of an AMD EPYC, Zen 4, one process a length; the
+Cheaper re-rankings on dev (`--choices`, 5 December 2026: 2 cores of an AMD EPYC, Zen 4, one process a length; the
 dev split's 500 sentences; AVX2 seconds projected from the AVX2 measurement above, stage by stage, as onnxruntime
 cannot be pinned; issue 88's goal: 0.05 s at L = 10 with dev totals no lower):
 
-| MiniLM layers, states encoded | L = 10 dev total | projected AVX2 s | L = 8 dev total | projected AVX2 s |
+| encoder's layers, states encoded | L = 10 dev total | projected AVX2 s | L = 8 dev total | projected AVX2 s |
 |---|---|---|---|---|
 | 6, 20 (today's) | 83.75 | 0.1023 | 83.45 | 0.0865 |
-| 6, 10 | 82.78 (−0.97) | 0.0709 | 82.12 (−1.33) | 0.0591 |
-| 6, 5 | 82.29 (−1.46) | 0.0515 | 80.56 (−2.89) | 0.041 |
-| 4, 20 | 67.44 (−16.31) | 0.0748 | 64.23 (−19.22) | 0.0643 |
-| 3, 20 | 67.76 (−15.99) | 0.0668 | 65.1 (−18.35) | 0.0514 |
-| 2, 20 | 67.28 (−16.47) | 0.0542 | 64.76 (−18.69) | 0.0417 |
+| 6, 10 | 82.78 (−0.97) | 0.0675 | 82.12 (−1.33) | 0.0576 |
+| 6, 5 | 82.29 (−1.46) | 0.0541 | 80.56 (−2.89) | 0.0436 |
+| 4, 20 | 67.44 (−16.31) | 0.0786 | 64.23 (−19.22) | 0.0645 |
+| 3, 20 | 67.76 (−15.99) | 0.0661 | 65.1 (−18.35) | 0.0548 |
+| 2, 20 | 67.28 (−16.47) | 0.0537 | 64.76 (−18.69) | 0.0423 |
+| 3 distilled, 20 | 82.75 (−1.0) | 0.0663 | 81.76 (−1.69) | 0.0526 |
+| 3 distilled, 10 | 81.9 (−1.85) | 0.0493 | 80.54 (−2.91) | 0.0359 |
+| 2 distilled (8 epochs), 20 | 82.12 (−1.63) | 0.0539 | 81.07 (−2.38) | 0.0417 |
+| 2 distilled (8 epochs), 10 | 81.93 (−1.82) | 0.0402 | 81.03 (−2.42) | 0.0309 |
 
 MiniLM's sentence vector needs all six layers (a cut encoder ranks states by another similarity and loses 16 to 19
-points), and the climb and the source pass alone take 0.032 of the 0.05: **no choice reaches 0.05 s at L = 10
-without a lower dev total** (the nearest, 5 states, loses 1.46 and 2.89). Not chosen; the teacher stays.
+points), and the climb and the source pass alone take 0.032 of the 0.05. The encoders `student_distilled.py` trained
+to give MiniLM's token states (`d3`, `d2-epochs8`, exported with their weights: `export_onnx(weights=...)`) recover
+most of it but not all: three layers lose 1.0 and 1.69 at 0.0663 s, two 1.63 and 2.38 at 0.0539 s. **No choice
+reaches 0.05 s at L = 10 without a lower dev total** (the nearest: 3 distilled layers and 10 states, 0.0493 s,
+1.85 and 2.91 lower). Not chosen; the teacher stays. An encoder distilled on what the teacher compares (sentence
+vectors of sources and of their summaries) rather than on token states is untried.
 """
 
 from __future__ import annotations
@@ -71,7 +79,7 @@ import numpy as np  # noqa: E402
 
 from naus.device import cpu_name, isa  # noqa: E402
 from naus import layout  # noqa: E402
-from naus.files import read_lines, write_json  # noqa: E402
+from naus.files import read_json, read_lines, write_json  # noqa: E402
 from naus.settings import SearchConfig  # noqa: E402
 from naus.teacher.lm import LanguageModel  # noqa: E402
 from naus.teacher.search import Teacher  # noqa: E402
@@ -197,19 +205,35 @@ def side_by_side(build: Path, length: int, onnx: Path, sentences: int) -> dict:
         return {"sentences_per_shard": sentences, "alone": alone, "side_by_side": [rate(0), rate(1)]}
 
 
-CHOICES = [(6, 20), (6, 10), (6, 5), (4, 20), (3, 20), (2, 20)]  # (MiniLM layers, states encoded); the first: today's
+# (the encoder, states encoded); the first: today's. An encoder is MiniLM's first so many layers, or one that
+# `student_distilled.py` trained to imitate MiniLM, by its folder under DISTILLED.
+CHOICES = [(6, 20), (6, 10), (6, 5), (4, 20), (3, 20), (2, 20), ("d3", 20), ("d3", 10), ("d2-epochs8", 20),
+           ("d2-epochs8", 10)]
+DISTILLED = ROOT / "build/benchmarks/student_layers"
 
 
-def choice_row(build: Path, length: int, layers: int, exact: int, work: Path) -> dict:
-    """One cheaper re-ranking on dev: MiniLM cut to its first `layers` layers (the source pass and the encoded states
-    alike, its estimate fitted anew as `naus fit-estimate` fits one) and `exact` states encoded; the dev total
-    against the dev titles and the seconds of each stage a sentence on this CPU."""
+def distilled_layers(encoder: int | str) -> int:
+    return encoder if isinstance(encoder, int) else len(read_json(DISTILLED / encoder / "encoder.json")["layers_from"])
+
+
+def choice_onnx(encoder: int | str, work: Path) -> Path:
+    """A choice's encoder as the teacher's int8 ONNX model (exported once)."""
+    onnx = work / (f"minilm-{encoder}-layers.onnx" if isinstance(encoder, int) else f"minilm-{encoder}.onnx")
+    if not onnx.is_file():
+        layers = distilled_layers(encoder)
+        export_onnx(onnx, layers=0 if layers == LAYERS else layers,
+                    weights=None if isinstance(encoder, int) else DISTILLED / encoder / "encoder.safetensors")
+    return onnx
+
+
+def choice_row(build: Path, length: int, encoder: int | str, exact: int, work: Path) -> dict:
+    """One cheaper re-ranking on dev: its encoder for the source pass and the encoded states alike (its estimate
+    fitted anew as `naus fit-estimate` fits one) and `exact` states encoded; the dev total against the dev titles and
+    the seconds of each stage a sentence on this CPU."""
     from naus.evaluation.evaluate import METRICS, rouge
     from naus.teacher.build import build_teacher
 
-    onnx = work / f"minilm-{layers}-layers.onnx"
-    if not onnx.is_file():
-        export_onnx(onnx, layers=0 if layers == LAYERS else layers)
+    onnx = choice_onnx(encoder, work)
     dev = read_lines(build / layout.search_source("dev"))
     titles = read_lines(build / layout.split_file("dev", "title"))
     teacher = build_teacher(build / layout.LM_MODEL, length, onnx=onnx,
@@ -235,7 +259,8 @@ def choice_row(build: Path, length: int, layers: int, exact: int, work: Path) ->
     scores = rouge(summaries, [titles])
     split = {name: round(value / len(dev), 5) for name, value in seconds.items()}
     split["rest (estimate, scoring)"] = round((whole - sum(seconds.values())) / len(dev), 5)
-    return {"length": length, "minilm_layers": layers, "states_encoded": exact,
+    return {"length": length, "minilm_layers": distilled_layers(encoder),
+            **({"distilled": encoder} if isinstance(encoder, str) else {}), "states_encoded": exact,
             "dev_total": round(sum(scores[k] for k in METRICS), 2), "seconds_here": split}
 
 
@@ -247,11 +272,10 @@ def choices(build: Path, committed: dict) -> dict:
 
     work = ROOT / "build/benchmarks/teacher_speed"
     work.mkdir(parents=True, exist_ok=True)
-    for layers in sorted({layers for layers, _ in CHOICES}):  # exported once, before the workers read them
-        if not (work / f"minilm-{layers}-layers.onnx").is_file():
-            export_onnx(work / f"minilm-{layers}-layers.onnx", layers=0 if layers == LAYERS else layers)
+    for encoder in dict.fromkeys(encoder for encoder, _ in CHOICES):  # exported once, before the workers read them
+        choice_onnx(encoder, work)
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn")) as pool:
-        rows = {length: [pool.submit(choice_row, build, length, layers, exact, work) for layers, exact in CHOICES]
+        rows = {length: [pool.submit(choice_row, build, length, encoder, exact, work) for encoder, exact in CHOICES]
                 for length in (10, 8)}
         rows = {length: [future.result() for future in futures] for length, futures in rows.items()}
     out = {}

@@ -229,10 +229,12 @@ def _onnx_session(path: str | Path):
     return session
 
 
-def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True) -> None:
+def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True,
+                weights: str | Path | None = None) -> None:
     """MiniLM's transformer (token states out) as ONNX from the shipped weights; int8 weights
     (per-channel dynamic quantization) unless `quantize` is false; only its first `layers`
-    layers when that is positive (a cheaper, coarser encoder).
+    layers when that is positive (a cheaper, coarser encoder), with `weights` instead of the shipped ones when given
+    (a safetensors file of that many layers' tensors by MiniLM's names: a smaller encoder trained to imitate it).
 
     `reduce_range` keeps the weights within ±64 (7 bits): x86 CPUs without VNNI multiply u8 activations by
     s8 weights with VPMADDUBSW, whose int16 pair sums saturate at 255·127·2 but not at 255·64·2 = 32,640,
@@ -254,6 +256,15 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
     model = AutoModel.from_pretrained(str(model_dir())).eval()
     if layers > 0:
         model.encoder.layer = model.encoder.layer[:layers]
+    if weights is not None:
+        from safetensors.torch import load_file
+
+        try:
+            missing = model.load_state_dict(load_file(weights), strict=False).missing_keys
+        except Exception as err:  # safetensors' own error for a file that is not one; RuntimeError for other shapes
+            raise NausError(f"{weights}: not the weights of a {layers or 'six'}-layer MiniLM encoder ({err})") from None
+        if missing:
+            raise NausError(f"{weights}: not the weights of a {layers or 'six'}-layer MiniLM encoder (no {missing[0]})")
     model = TokenStates(model)
     example = (torch.ones((2, 8), dtype=torch.int64), torch.ones((2, 8), dtype=torch.int64))
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},

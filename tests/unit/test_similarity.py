@@ -123,6 +123,32 @@ def test_an_export_of_the_first_layers_gives_those_layers_states(tmp_path, conte
     assert np.abs(states - hidden[-1].numpy()).max() > 0.1
 
 
+def test_an_export_with_other_weights_computes_with_them_and_refuses_a_file_that_lacks_a_layer(tmp_path):
+    """`weights` replaces the shipped tensors (a smaller encoder trained to imitate MiniLM: here its layers 0 and 5
+    as a two-layer one): the ONNX model's states are those weights' states; a file without a layer's tensor is
+    refused in one line naming it."""
+    import torch
+    from safetensors.torch import save_file
+
+    from naus.student.frozen import Encoder
+
+    encoder = Encoder()
+    shipped = encoder.model.w
+    moved = {name.replace("encoder.layer.5.", "encoder.layer.1."): value for name, value in shipped.items()
+             if not name.startswith(("encoder.layer.1.", "encoder.layer.2.", "encoder.layer.3.", "encoder.layer.4."))}
+    save_file(moved, tmp_path / "two.safetensors")
+    export_onnx(tmp_path / "two.onnx", quantize=False, layers=2, weights=tmp_path / "two.safetensors")
+    states, _, encodings = ContextualEmbedder(onnx=tmp_path / "two.onnx")._states([SOURCE], split=False)
+    encoder.model.w, encoder.model.layers = moved, 2
+    with torch.inference_mode():
+        expected = encoder.model(torch.tensor([encodings[0].ids])).numpy()
+    np.testing.assert_allclose(states, expected, atol=1e-4)
+    save_file({k: v for k, v in moved.items() if k != "encoder.layer.1.output.dense.bias"}, tmp_path / "bad.safetensors")
+    with pytest.raises(NausError, match=r"bad.safetensors: not the weights of a 2-layer MiniLM encoder \(no encoder"):
+        export_onnx(tmp_path / "bad.onnx", quantize=False, layers=2, weights=tmp_path / "bad.safetensors")
+    assert not (tmp_path / "bad.onnx").exists()
+
+
 def test_onnx_backends_against_pytorch(contextual, onnx_models):
     """fp32 ONNX equals PyTorch; int8 stays within cos 0.97 of it and ranks the candidates alike."""
     texts = [SOURCE, *CANDIDATES]

@@ -11,9 +11,10 @@ Findings (the JSON's numbers, as read when it was written; Markdown):
 
 `make test` as CI runs it (`benchmarks/suite_time.py` → `suite_time.json`: the checkout the installed package points
 to, numba's kernels removed first and compiled again by the set-up, `NAUS_DATA` set, nothing else running; 2 cores
-of an AMD EPYC, Zen 4, 5 December 2026, commit 35a58af): **168.0 s**, 823 passed (148.58 s of pytest; `naus compile`
-about 19 s). At the 1.7× a plain AVX2 machine ran the suite slower (`AVX2_SLOWER`) that is **286 s, within the
-5-minute budget** (not measured there; 205.8 s and 350 s projected at b1f7223, the same 823 tests). What changed:
+of an AMD EPYC, Zen 4, 5 December 2026, commit b99e063): **171.5 s**, 825 passed (150.97 s of pytest; `naus compile`
+about 19 s). At the 1.7× a plain AVX2 machine ran the suite slower (`AVX2_SLOWER`) that is **292 s, within the
+5-minute budget** (not measured there; 205.8 s and 350 s projected at b1f7223 with 823 tests, 168.0 s at 35a58af
+before two tests were added). What changed:
 - Snakemake's runs in the tests (about 30, most of them dry runs) are forked from the test worker, which imported
   Snakemake once (`tests.helpers.snakemake`): a new Snakemake process spent about 0.9 of its 1.4 s importing it and
   every executor plugin it finds (the SLURM one imports pandas). `test_workflow.py` alone: 32.2 s to 11.7 s.

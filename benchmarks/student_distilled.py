@@ -58,7 +58,7 @@ from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, sh
 from naus import layout
 from naus.files import read_json, read_lines, write_json
 
-LAYERS = 6  # all-MiniLM-L6-v2's
+LAYERS, FFN = 6, 1536  # all-MiniLM-L6-v2's
 
 
 def kept_layers(k: int) -> list[int]:
@@ -66,8 +66,19 @@ def kept_layers(k: int) -> list[int]:
     return [round(i * (LAYERS - 1) / (k - 1)) for i in range(k)] if k > 1 else [LAYERS - 1]
 
 
-def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
-    """A k-layer encoder trained on `source`'s sentences to give MiniLM's last states (kept: trained once)."""
+def narrower(weights: dict, layer: int, ffn: int) -> dict:
+    """A layer's feed-forward block cut to the `ffn` inner units that carry the most (the product of their input and
+    output weights' norms), in their order: a cheaper layer for distillation to start from."""
+    inner, outer = f"encoder.layer.{layer}.intermediate.dense", f"encoder.layer.{layer}.output.dense.weight"
+    carried = weights[f"{inner}.weight"].norm(dim=1) * weights[outer].norm(dim=0)
+    keep = carried.topk(ffn).indices.sort().values
+    return {f"{inner}.weight": weights[f"{inner}.weight"][keep], f"{inner}.bias": weights[f"{inner}.bias"][keep],
+            outer: weights[outer][:, keep]}
+
+
+def distil(source: Path, k: int, epochs: int, lr: float, out: Path, ffn: int = FFN) -> dict:
+    """A k-layer encoder trained on `source`'s sentences to give MiniLM's last states (kept: trained once), its
+    feed-forward blocks `ffn` wide."""
     import torch
     from safetensors.torch import save_file
 
@@ -95,6 +106,9 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
         prefix = f"encoder.layer.{old}."
         weights |= {f"encoder.layer.{new}.{name[len(prefix):]}": value for name, value in student.model.w.items()
                     if name.startswith(prefix)}
+    if ffn < FFN:
+        for layer in range(k):
+            weights |= narrower(weights, layer, ffn)
     weights = {name: value.clone().requires_grad_(value.is_floating_point()) for name, value in weights.items()}
     student.model.w, student.model.layers = weights, k
     optimizer = torch.optim.AdamW([v for v in weights.values() if v.requires_grad], lr=lr, weight_decay=0.0)
@@ -111,7 +125,8 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path) -> dict:
               f"{time.process_time() - tick:.0f} CPU-s", flush=True)
     seconds = time.process_time() - tick
     save_file({name: value.detach().contiguous() for name, value in weights.items()}, out)
-    result = {"layers_from": chosen, "epochs": epochs, "lr": lr, "steps": len(losses),
+    result = {"layers_from": chosen, **({"ffn": ffn} if ffn < FFN else {}), "epochs": epochs, "lr": lr,
+              "steps": len(losses),
               "first_epoch_mse": round(statistics.mean(losses[: len(batches)]), 5),
               "last_epoch_mse": round(statistics.mean(losses[-len(batches):]), 5),
               "cpu_seconds": round(seconds, 1)}
@@ -127,6 +142,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, nargs="+", default=[3, 2])
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=1e-4)
+    parser.add_argument("--ffn", type=int, default=FFN, help="the distilled layers' feed-forward width")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_distilled.json"))
     args = parser.parse_args()
@@ -141,12 +157,13 @@ def main() -> None:
     search = {s: args.build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
     titles = args.build / layout.split_file("dev", "title")
     kinds = [("whole", LAYERS)] + [(kind, k) for k in args.layers for kind in ("cut", "distilled")]
-    recipe = "".join(f"-{name}{getattr(args, name)}" for name in ("epochs", "lr")
+    recipe = "".join(f"-{name}{getattr(args, name)}" for name in ("epochs", "lr", "ffn")
                      if getattr(args, name) != parser.get_default(name))  # d2 is the default recipe's, d2-epochs8 not
     folder = {(kind, k): args.work / (f"d{k}{recipe}" if kind == "distilled" else f"k{k}") for kind, k in kinds}
     for path in folder.values():
         path.mkdir(parents=True, exist_ok=True)
-    trained = {k: distil(source["pool"], k, args.epochs, args.lr, folder["distilled", k] / "encoder.safetensors")
+    trained = {k: distil(source["pool"], k, args.epochs, args.lr, folder["distilled", k] / "encoder.safetensors",
+                         args.ffn)
                for k in args.layers}
     states = {(kind, k, s): folder[kind, k] / f"{s}.npz" for kind, k in kinds for s in source}
     jobs = {(kind, k, seed): {"source": source["pool"], "target": search["pool"], "dev_source": source["dev"],

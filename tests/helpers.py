@@ -77,9 +77,11 @@ def snakemake(args: list, env: dict, cwd: Path = ROOT, timeout: float = 600) -> 
 
                 traceback.print_exc()
             finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code)
         deadline = time.monotonic() + timeout
         while (reaped := os.waitpid(child, os.WNOHANG))[0] == 0:
             if time.monotonic() > deadline:

@@ -80,10 +80,10 @@ def compile_decoders(args: argparse.Namespace) -> None:
     from concurrent.futures import ProcessPoolExecutor
 
     from naus.methods import METHODS
+    from naus.teacher.similarity import cores
 
     tick, tasks = time.perf_counter(), ["the hill climb", *METHODS]
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    with ProcessPoolExecutor(min(cores, len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
+    with ProcessPoolExecutor(min(cores(), len(tasks)), mp_context=multiprocessing.get_context("spawn")) as pool:
         for task, seconds in zip(tasks, pool.map(_compile, tasks)):
             log.info("%s compiled in %.1f s", task, seconds)
     log.info("%d decoders and the hill climb compiled in %.1f s", len(METHODS), time.perf_counter() - tick)

@@ -61,12 +61,17 @@ def minilm_tokenizer(max_length: int | None = None, pad: bool = False):
     return tokenizer
 
 
+def cores() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # macOS has none
+
+
 def cpu_threads() -> int:
     """The threads a process may use: `naus --threads` (OMP_NUM_THREADS), else the CPUs it may run on."""
     value = os.environ.get("OMP_NUM_THREADS", "")
     if value.isdigit() and int(value) > 0:
         return int(value)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # macOS has none
+    return cores()
 
 
 @dataclass

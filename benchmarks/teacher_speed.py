@@ -208,7 +208,7 @@ def side_by_side(build: Path, length: int, onnx: Path, sentences: int) -> dict:
 # (the encoder, states encoded); the first: today's. An encoder is MiniLM's first so many layers, or one that
 # `student_distilled.py` trained to imitate MiniLM, by its folder under DISTILLED.
 CHOICES = [(6, 20), (6, 10), (6, 5), (4, 20), (3, 20), (2, 20), ("d3", 20), ("d3", 10), ("d2-epochs8", 20),
-           ("d2-epochs8", 10)]
+           ("d2-epochs8", 10), ("d3-epochs4-ffn768", 20), ("d3-epochs4-ffn768", 10)]
 DISTILLED = ROOT / "build/benchmarks/student_layers"
 
 

@@ -258,19 +258,27 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
         def forward(self, input_ids, attention_mask):
             return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
-    model = AutoModel.from_pretrained(str(model_dir())).eval()
-    if layers > 0:
-        model.encoder.layer = model.encoder.layer[:layers]
-    if weights is not None:
+    if weights is None:
+        model = AutoModel.from_pretrained(str(model_dir()))
+        if layers > 0:
+            model.encoder.layer = model.encoder.layer[:layers]
+    else:  # MiniLM's architecture at the file's widths (a distilled one may be narrower), every tensor the file's
         from safetensors.torch import load_file
+        from transformers import AutoConfig
 
+        wrong = f"{weights}: not the weights of a {layers or 'six'}-layer MiniLM encoder"
         try:
-            missing = model.load_state_dict(load_file(weights), strict=False).missing_keys
-        except Exception as err:  # safetensors' own error for a file that is not one; RuntimeError for other shapes
-            raise NausError(f"{weights}: not the weights of a {layers or 'six'}-layer MiniLM encoder ({err})") from None
+            tensors = load_file(weights)
+            inner = tensors["encoder.layer.0.intermediate.dense.weight"].shape[0]
+            config = AutoConfig.from_pretrained(str(model_dir()), intermediate_size=inner,
+                                                **({"num_hidden_layers": layers} if layers > 0 else {}))
+            model = AutoModel.from_config(config)
+            missing = model.load_state_dict(tensors, strict=False).missing_keys
+        except Exception as err:  # safetensors' own error for a file that is not one; others for missing tensors
+            raise NausError(f"{wrong} ({type(err).__name__}: {err})") from None
         if missing:
-            raise NausError(f"{weights}: not the weights of a {layers or 'six'}-layer MiniLM encoder (no {missing[0]})")
-    model = TokenStates(model)
+            raise NausError(f"{wrong} (no {missing[0]})")
+    model = TokenStates(model.eval())
     example = (torch.ones((2, 8), dtype=torch.int64), torch.ones((2, 8), dtype=torch.int64))
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
             "states": {0: "batch", 1: "tokens"}}

@@ -153,6 +153,7 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=1e-4)
     parser.add_argument("--ffn", type=int, default=FFN, help="the distilled layers' feed-forward width")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
+    parser.add_argument("--length", type=int, default=LENGTH, help="the students' L (their own folders but at 10)")
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_distilled.json"))
     args = parser.parse_args()
     import torch
@@ -163,7 +164,7 @@ def main() -> None:
     torch.set_num_threads(2)
     model, training = settings(args.profile)
     source = {s: args.build / layout.STATES_SOURCES[s] for s in ("pool", "dev")}
-    search = {s: args.build / f"{layout.search(s, LENGTH)}.txt" for s in ("pool", "dev")}
+    search = {s: args.build / f"{layout.search(s, args.length)}.txt" for s in ("pool", "dev")}
     titles = args.build / layout.split_file("dev", "title")
     kinds = [("whole", LAYERS)] + [(kind, k) for k in args.layers for kind in ("cut", "distilled")]
     recipe = "".join(f"-{name}{getattr(args, name)}" for name in ("epochs", "lr", "ffn")
@@ -175,16 +176,17 @@ def main() -> None:
                          args.ffn)
                for k in args.layers}
     states = {(kind, k, s): folder[kind, k] / f"{s}.npz" for kind, k in kinds for s in source}
+    prefix = "" if args.length == LENGTH else f"L{args.length}-"  # the students of another L: folders of their own
     jobs = {(kind, k, seed): {"source": source["pool"], "target": search["pool"], "dev_source": source["dev"],
                               "dev_target": search["dev"], "states": states[kind, k, "pool"],
                               "dev_states": states[kind, k, "dev"], "model": model, "train": {**training, "seed": seed},
-                              "out": folder[kind, k] / f"s{seed}"} for kind, k in kinds for seed in args.seeds}
+                              "out": folder[kind, k] / f"{prefix}s{seed}"} for kind, k in kinds for seed in args.seeds}
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
         calls = [(encode, source[s], k, path, folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None)
                  for (kind, k, s), path in states.items()]
         encoded = dict(zip(states, run_all(pool, calls)))
         runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))
-        run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], j["dev_states"], LENGTH, j["out"] / "dev.txt")
+        run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], j["dev_states"], args.length, j["out"] / "dev.txt")
                        for j in jobs.values()])
     rows = {}
     for kind, k in kinds:
@@ -196,7 +198,7 @@ def main() -> None:
                                **({"distillation": trained[k]} if kind == "distilled" else {})}
     against(rows, f"whole {LAYERS}")
     write_json(args.out, {**students_machine(),
-                          "data": f"{args.build}: the pool's searched sentences at L = {LENGTH} (the distillation's "
+                          "data": f"{args.build}: the pool's searched sentences at L = {args.length} (the distillation's "
                                   "too), the dev split's 500", **study(args.profile, args.seeds), "encoders": rows})
     show(rows)
 

@@ -47,7 +47,9 @@ results/benchmarks/student_distilled_3_ffn768.json`: in each layer the units who
 most kept, then four epochs of distillation, 984.4 CPU-s, the last epoch's mse 0.02553; its folder
 `d3-epochs4-ffn768`): six seeds 89.60 ± 0.31 (+0.28), sixteen (`..._16_seeds.json`) **89.42 ± 0.23 against MiniLM's
 89.21 ± 0.19 (+0.21)**, at 0.372 of MiniLM's states' time at batch 64 (`student_distilled_speed.json`): the student
-projects to **5.63 ms a sentence on plain AVX2, within issue 88's 6**. The lead to adopt: a pipeline step that distils
+projects to **5.63 ms a sentence on plain AVX2, within issue 88's 6**. At L = 8 (`--length 8 --build
+build/gwrun4/build/gigaword-sample`, the full run's build, the same sources; `..._L8.json`), six seeds: 89.19 ± 0.24
+against MiniLM's 89.32 ± 0.27 (−0.13), cut to three layers 88.77 ± 0.39 (−0.55). The lead to adopt: a pipeline step that distils
 it once per build (its output fingerprinted, as the ONNX export is), the students and the bundled student on its
 states, gigaword-sample regenerated, `student_states.json` measured.
 """

@@ -65,7 +65,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
-from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, show, study
+from benchmarks.student_layers import LENGTH, WORK, against, best_dev_loss, encode, show, study
 from naus import layout
 from naus.files import read_json, read_lines, write_json
 
@@ -75,6 +75,11 @@ LAYERS, FFN = 6, 1536  # all-MiniLM-L6-v2's
 def kept_layers(k: int) -> list[int]:
     """Which of MiniLM's layers a k-layer encoder starts from: the first, the last, and evenly between."""
     return [round(i * (LAYERS - 1) / (k - 1)) for i in range(k)] if k > 1 else [LAYERS - 1]
+
+
+def layers_of(folder: Path) -> int:
+    """How many layers the encoder `distil` kept in `folder` has."""
+    return len(read_json(folder / "encoder.json")["layers_from"])
 
 
 def narrower(weights: dict, layer: int, ffn: int) -> dict:
@@ -149,7 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
     parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
-    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_layers"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--layers", type=int, nargs="+", default=[3, 2])
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=1e-4)

@@ -40,6 +40,8 @@ import argparse
 import os
 from pathlib import Path
 
+from benchmarks.student_distilled import layers_of
+from benchmarks.student_layers import WORK
 from benchmarks.student_states import median_seconds
 from naus import layout
 from naus.device import cpu_name, isa
@@ -55,7 +57,7 @@ GOAL_MS = 6.0
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
-    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_layers"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--samples", type=int, default=512)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_distilled_speed.json"))
@@ -72,9 +74,8 @@ def main() -> None:
     encoders = {"whole 6": Encoder()}
     for folder in sorted(args.work.glob("d*")):
         if (folder / "encoder.json").is_file():
-            recipe = read_json(folder / "encoder.json")
             encoder = Encoder()
-            encoder.model.w, encoder.model.layers = load_file(folder / "encoder.safetensors"), len(recipe["layers_from"])
+            encoder.model.w, encoder.model.layers = load_file(folder / "encoder.safetensors"), layers_of(folder)
             encoders[f"distilled {folder.name}"] = encoder
     sentences = read_lines(args.build / layout.DECODE_SOURCES["test"])[: args.samples]
     seconds = median_seconds({name: lambda e=encoder: e.encode(sentences) for name, encoder in encoders.items()})

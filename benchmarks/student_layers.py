@@ -44,6 +44,7 @@ from naus import layout
 from naus.files import read_lines, write_json
 
 LENGTH = 10
+WORK = Path("build/benchmarks/student_layers")  # the states and students these studies keep, reused
 
 
 def encode(source: Path, layers: int, out: Path, weights: Path | None = None) -> float:
@@ -96,7 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
     parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
-    parser.add_argument("--work", type=Path, default=Path("build/benchmarks/student_layers"))
+    parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--layers", type=int, nargs="+", default=[6, 3, 2])
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_layers.json"))

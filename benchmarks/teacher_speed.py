@@ -81,9 +81,11 @@ os.environ["OMP_NUM_THREADS"] = "1"  # one thread, as each search shard of the w
 
 import numpy as np  # noqa: E402
 
+from benchmarks.student_distilled import layers_of  # noqa: E402
+from benchmarks.student_layers import WORK  # noqa: E402
 from naus.device import cpu_name, isa  # noqa: E402
 from naus import layout  # noqa: E402
-from naus.files import read_json, read_lines, write_json  # noqa: E402
+from naus.files import read_lines, write_json  # noqa: E402
 from naus.settings import SearchConfig  # noqa: E402
 from naus.teacher.lm import LanguageModel  # noqa: E402
 from naus.teacher.search import Teacher  # noqa: E402
@@ -213,11 +215,11 @@ def side_by_side(build: Path, length: int, onnx: Path, sentences: int) -> dict:
 # `student_distilled.py` trained to imitate MiniLM, by its folder under DISTILLED.
 CHOICES = [(6, 20), (6, 10), (6, 5), (4, 20), (3, 20), (2, 20), ("d3", 20), ("d3", 10), ("d2-epochs8", 20),
            ("d2-epochs8", 10), ("d3-epochs4-ffn768", 20), ("d3-epochs4-ffn768", 10)]
-DISTILLED = ROOT / "build/benchmarks/student_layers"
+DISTILLED = ROOT / WORK
 
 
 def distilled_layers(encoder: int | str) -> int:
-    return encoder if isinstance(encoder, int) else len(read_json(DISTILLED / encoder / "encoder.json")["layers_from"])
+    return encoder if isinstance(encoder, int) else layers_of(DISTILLED / encoder)
 
 
 def choice_onnx(encoder: int | str, work: Path) -> Path:

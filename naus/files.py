@@ -277,10 +277,10 @@ MAX_ARRAY_ITEMS = 1 << 28  # a static table of 700,000 words x 384 floats; an es
 
 
 def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tuple[str, tuple]],
-             max_items: int = MAX_ARRAY_ITEMS) -> dict:
-    """The arrays of an `.npz` we wrote, by name: (dtype kinds, shape) each, a shape's None any size. Each
-    header is checked before its array is read, so a crafted header cannot ask for gigabytes, and nothing
-    is unpickled. Returns NumPy arrays."""
+             max_items: int = MAX_ARRAY_ITEMS, optional: tuple[str, ...] = ()) -> dict:
+    """The arrays of an `.npz` we wrote, by name: (dtype kinds, shape) each, a shape's None any size; those named
+    `optional` may be absent. Each header is checked before its array is read, so a crafted header cannot ask for
+    gigabytes, and nothing is unpickled. Returns NumPy arrays."""
     import zipfile
 
     import numpy as np
@@ -291,6 +291,8 @@ def read_npz(path: str | os.PathLike, what: str, hint: str, arrays: dict[str, tu
         with zipfile.ZipFile(path) as archive:
             for name, (kinds, shape) in arrays.items():
                 if f"{name}.npy" not in archive.namelist():
+                    if name in optional:
+                        continue
                     raise NausError(f"{path}: not a {what} (no array {name!r}; {hint})")
                 with archive.open(f"{name}.npy") as member:
                     version = np.lib.format.read_magic(member)

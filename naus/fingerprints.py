@@ -19,10 +19,12 @@ from naus.settings import IN_CONTEXT, LEARNED
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
 # search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
-# estimate's SHA-256 in each shard's provenance), not by value.
+# estimate's SHA-256 in each shard's provenance), not by value; model.distilled_states by its students' (their
+# checkpoints name the encoder whose states they learned on).
 UNRECORDED = {"data": ("data_dir",),
               "search": ("shards", "lengths", "pool_limit", "embedder", "preset", "fit_sentences"),
-              "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"), "model": ()}
+              "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"),
+              "model": ("distilled_states",)}
 
 
 def fingerprints(build: Path, config: dict) -> dict:

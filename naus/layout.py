@@ -79,6 +79,10 @@ STATES_SOURCES = {"pool": search_source("pool"), "dev": search_source("dev"), "t
                   "duc": DECODE_SOURCES["duc"]}
 
 
+# The smaller MiniLM the students' states come from where model.distilled_states is set (`naus distil`).
+DISTILLED_ENCODER = "states/encoder.safetensors"
+
+
 def frozen_states(split: str) -> str:
     """A split's frozen MiniLM states, line for line with `STATES_SOURCES[split]`."""
     return f"states/{split}.npz"

@@ -226,6 +226,7 @@ class ModelConfig:
     dropout: float = setting(0.1, "dropout probability", minimum=0, below=1)
     max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8, maximum=MAX_POSITIONS)
     arch: str = "naus"  # a key of naus.architectures.ARCHITECTURES
+    states_encoder: str = ""  # a student on frozen states: the distilled encoder's SHA-256 that made them; "": MiniLM
 
     def __post_init__(self) -> None:
         check_ranges(self)
@@ -234,7 +235,9 @@ class ModelConfig:
                             "d_model / n_heads dimensions)")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Its fields; `states_encoder` only when set (a student on MiniLM's states is written as before it was
+        a field: the same checkpoint bytes)."""
+        return {k: v for k, v in asdict(self).items() if k != "states_encoder" or v}
 
 
 @dataclass

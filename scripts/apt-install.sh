@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install the Debian packages named as arguments that are not installed yet (root or sudo).
 set -euo pipefail
-missing=$(for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+# installed means "install ok installed": a package removed with its configuration kept is listed by dpkg -s too
+missing=$(for p in "$@"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || echo "$p"; done)
 [ -z "$missing" ] && exit 0
 sudo_=""; [ "$(id -u)" = 0 ] || sudo_="sudo"
 echo "installing Debian packages: $missing" >&2

@@ -60,6 +60,8 @@ BUILD, RESULTS = (layout.profile_dir(kind, layout.ANY_PROFILE) for kind in ("bui
 DEVICE = ("--device", {"help": "cpu, cuda, cuda:1, ... (default: cuda when available)"})
 ONNX = ("--onnx", {"help": "run MiniLM in ONNX Runtime from this file (`naus export-onnx`); default: PyTorch"})
 STATIC = ("--static", {"help": "static embedding table (needed when --gamma > 0)"})
+ENCODER = ("--encoder", {"help": "the distilled encoder (`naus distil`) a student on frozen states learned on: "
+                                 "new text's states computed by it (default: MiniLM)"})
 
 
 def global_options(default) -> argparse.ArgumentParser:

@@ -11,7 +11,7 @@ import sys
 import time
 
 from naus import NausError, layout
-from naus.commands import DEVICE, IN, OUT, command, count, output_file, target
+from naus.commands import DEVICE, ENCODER, IN, OUT, command, count, output_file, target
 
 log = logging.getLogger("naus")
 
@@ -45,6 +45,7 @@ def register(sub) -> None:
                 ("--minilm-onnx", {"help": "compute them with this MiniLM (`naus export-onnx`: int8, about twice as "
                                            "fast; with --full-range at the fp32 states' dev quality; default: the "
                                            "fp32 MiniLM students learn on)"}),
+                ENCODER,
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
@@ -66,7 +67,7 @@ def register(sub) -> None:
                 "sentences it decodes, the JSON file its time is written to and, for a student on frozen states, "
                 "their file"})
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
-            "process", decoding, DEVICE,
+            "process", decoding, ENCODER, DEVICE,
             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
     command(sub, "compile", compile_decoders, "compile every decoder and the hill climb once (numba keeps them beside "
             "their modules): `make setup` does, so that a pipeline's first searches and decodings do not, each in its "
@@ -137,7 +138,7 @@ def decode(args: argparse.Namespace) -> None:
     checkpoint = Summarizer.pretrained_path(args.checkpoint)
     made_from = {"input": file_record(args.input), "checkpoint": file_record(checkpoint)} if recorded else {}
     tick = time.perf_counter()
-    summarizer = Summarizer.from_checkpoint(checkpoint, args.device, args.minilm_onnx)
+    summarizer = Summarizer.from_checkpoint(checkpoint, args.device, args.minilm_onnx, args.encoder)
     loaded = time.perf_counter() - tick
     if args.input == "-" and sys.stdin is None:
         raise NausError("standard input is closed: give the sentences (--input FILE, or a pipe)")
@@ -229,6 +230,8 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
         records[checkpoint] = file_record(checkpoint)
         summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
         frozen = ARCHITECTURES[summarizer.model.config.arch].frozen
+        if getattr(args, "encoder", None) and summarizer.model.config.states_encoder:  # `time`: for those that need it
+            summarizer.use_encoder(args.encoder)
         for stem, source, states in ((s, src, st) for s, c, src, st in plan if c == checkpoint):
             part = parts[stem]
             if source not in loaded:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from naus import layout
 from naus.bundle import PROFILE
-from naus.commands import IN, OUT, command, count, done, output_file, ranged, settings_from
+from naus.commands import IN, OUT, SENTENCES, command, count, done, output_file, ranged, settings_from
+from naus.student.distil import EPOCHS, FFN, LAYERS_FROM, LR
 
 
 def register(sub) -> None:
@@ -36,7 +37,17 @@ def register(sub) -> None:
             ("--out", {**IN, "help": "the checkpoint to write"}))
     command(sub, "encode-states", encode_states, "frozen MiniLM states of every word (naus-copy)",
             ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
-            ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}))
+            ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}),
+            ("--encoder", {"help": "compute them with this distilled encoder (`naus distil`; default: MiniLM)"}))
+    command(sub, "distil", distil, "a smaller MiniLM for the students' frozen states, trained to give MiniLM's states "
+            "to these sentences (the pool's sources; no title)",
+            ("--input", SENTENCES), ("--out", OUT),
+            ("--layers-from", {"type": ranged(int, minimum=0), "nargs": "+", "default": list(LAYERS_FROM),
+                               "help": "the MiniLM layers it starts from (default: %(default)s)"}),
+            ("--ffn", {"type": ranged(int, minimum=1), "default": FFN,
+                       "help": "its feed-forward width (MiniLM's: 1536; default: %(default)s)"}),
+            ("--epochs", {"type": ranged(int, minimum=1), "default": EPOCHS, "help": "default: %(default)s"}),
+            ("--lr", {"type": ranged(float, above=0), "default": LR, "help": "default: %(default)s"}))
     command(sub, "bundle", bundle, "remake the bundled student (naus/models: `from_pretrained()`) and its model card "
             "from gigaword-sample's student and committed results",
             ("--build", {"type": Path, "default": Path(layout.profile_dir("build", PROFILE)),
@@ -67,7 +78,16 @@ def ensemble(args: argparse.Namespace) -> None:
 def encode_states(args: argparse.Namespace) -> None:
     from naus.student.frozen import encode_file
 
-    encode_file(args.input, args.out, raw=args.raw)
+    encode_file(args.input, args.out, raw=args.raw, top=args.encoder)
+
+
+def distil(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.student.distil import distil
+
+    record = distil(read_lines(args.input), args.out, tuple(args.layers_from), args.ffn, args.epochs, args.lr)
+    done(args.out, f"{args.out}: {len(args.layers_from)} layers distilled on {record['sentences']} sentences, "
+                   f"mean squared error {record['last_epoch_mse']} in the last epoch")
 
 
 def bundle(args: argparse.Namespace) -> None:

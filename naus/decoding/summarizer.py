@@ -39,29 +39,55 @@ class Result:
 
 
 class Summarizer:
-    def __init__(self, model, vocab, device: torch.device, minilm_onnx: str | Path | None = None):
+    def __init__(self, model, vocab, device: torch.device, minilm_onnx: str | Path | None = None,
+                 encoder: str | Path | None = None):
         self.model, self.vocab, self.device = model.to(device).eval(), vocab, device
         self.minilm_onnx = None if minilm_onnx is None else Path(minilm_onnx)  # MiniLM for new text's frozen states
+        self.encoder: Path | None = None  # or the distilled one the student learned on
+        if encoder is not None:
+            self.use_encoder(encoder)
         self.word_bytes = np.array([len(token.encode()) for token in vocab.tokens])  # as written, for char-control
         self.last_timing: dict[str, float] = {}
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path, device: str | None = None,
-                        minilm_onnx: str | Path | None = None) -> "Summarizer":
+    def from_checkpoint(cls, path: str | Path, device: str | None = None, minilm_onnx: str | Path | None = None,
+                        encoder: str | Path | None = None) -> "Summarizer":
         """A trained student. `minilm_onnx` (a file of `naus export-onnx`): new text's frozen states computed by
         it, about twice as fast as the fp32 MiniLM the students learned on; the teacher's 7-bit int8 model loses
         some quality, an 8-bit one (`--full-range`, exact on CPUs with VNNI) keeps it
-        (results/benchmarks/student_states.json). The default gives the same bytes on any CPU."""
+        (results/benchmarks/student_states.json). The default gives the same bytes on any CPU. `encoder`: the
+        distilled encoder (`naus distil`) whose states the student learned on, for one that did."""
         device = pick_device(device)
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
-        return cls(model, vocab, device, minilm_onnx)
+        try:
+            return cls(model, vocab, device, minilm_onnx, encoder)
+        except NausError as err:
+            raise NausError(f"{path}: {err}") from None
 
     @classmethod
     def from_pretrained(cls, model: str | Path | None = None, device: str | None = None,
-                        minilm_onnx: str | Path | None = None) -> "Summarizer":
+                        minilm_onnx: str | Path | None = None, encoder: str | Path | None = None) -> "Summarizer":
         """The bundled Gigaword student (no argument: `naus/models/MODEL_CARD.md` says what it is) or another:
         a checkpoint, or the directory `naus train` wrote it to."""
-        return cls.from_checkpoint(cls.pretrained_path(model), device, minilm_onnx)
+        return cls.from_checkpoint(cls.pretrained_path(model), device, minilm_onnx, encoder)
+
+    def use_encoder(self, encoder: str | Path) -> None:
+        """Compute new text's states with this distilled encoder (`naus distil`), refused unless it is the one
+        the student learned on."""
+        from naus.student.frozen import identity
+
+        encoder, learned = Path(encoder), getattr(self.model.config, "states_encoder", "")
+        if not ARCHITECTURES[self.model.config.arch].frozen:
+            raise NausError(f"{encoder}: a distilled encoder, for a student on frozen states; this one is "
+                            f"{self.model.config.arch}")
+        if self.minilm_onnx is not None:
+            raise NausError(f"{self.minilm_onnx}: an ONNX MiniLM, for a student on MiniLM's states, not with a "
+                            f"distilled encoder ({encoder})")
+        given = identity(encoder)
+        if given != learned:
+            raise NausError(f"{encoder}: not the encoder whose states the student learned on (SHA-256 "
+                            f"{given[:16]}..., the student's {learned[:16] + '...' if learned else 'MiniLM'})")
+        self.encoder = encoder
 
     @staticmethod
     def pretrained_path(model: str | Path | None) -> Path:
@@ -220,7 +246,17 @@ class Summarizer:
             from naus.student.frozen import encoder
 
             cut = self.model.config.max_len
-            return encoder(self.minilm_onnx).encode([" ".join(text.split()[:cut]) for text in texts])
+            learned = getattr(self.model.config, "states_encoder", "")
+            if learned and self.encoder is None:
+                raise NausError(f"a student on the states of a distilled encoder (SHA-256 {learned[:16]}...): give "
+                                "its file (`naus distil`'s output; --encoder) or the states (--states)")
+            return encoder(self.minilm_onnx, self.encoder).encode([" ".join(text.split()[:cut]) for text in texts])
+        learned = getattr(self.model.config, "states_encoder", "")
+        if states.encoder != learned:
+            raise NausError(f"{states.source}: states of {'a distilled encoder' if states.encoder else 'MiniLM'}, "
+                            f"but the student learned on {'a distilled encoder' if learned else 'MiniLM'}'s"
+                            f"{' (another one)' if states.encoder and learned else ''}: make them with its "
+                            f"encoder (`naus encode-states{' --encoder' if learned else ''}`)")
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "
                            "of tokenised text without it" if raw else "run `naus encode-states` on the input")
         return states

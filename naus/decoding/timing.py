@@ -15,6 +15,7 @@ def time_decoding(summarizer, sentences: list[str], options: dict, batch_size: i
     sentences, each after an untimed warm-up (compiled decoders and device caches load once per process, not
     per sentence)."""
     given = options.get("states")
+    top = summarizer.encoder  # the states of new text are computed by the encoder the student learned on
 
     def first(count: int) -> dict:
         return options if given is None else {**options, "states": given.take(range(min(count, len(given))))}
@@ -29,7 +30,7 @@ def time_decoding(summarizer, sentences: list[str], options: dict, batch_size: i
 
     timing = passes(sentences, batch_size, timing_passes)
     # states read from a file: what computing them costs is timed too, and counted
-    states = {} if given is None else {"states_seconds_per_sample": seconds_per_sentence(tuple(sentences))}
+    states = {} if given is None else {"states_seconds_per_sample": seconds_per_sentence(tuple(sentences), top=top)}
     samples = max(timing["samples"], 1)
     report = {
         "method": timing["method"], "beam_size": options["beam_size"], "batch_size": batch_size,
@@ -39,7 +40,7 @@ def time_decoding(summarizer, sentences: list[str], options: dict, batch_size: i
     }
     if batch1_samples:
         once = passes(sentences[: batch1_samples], 1, timing_passes)
-        alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: batch1_samples]), alone=True)
+        alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: batch1_samples]), True, top)
         report.update(batch1_samples=once["samples"],
                       batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1) + alone)
     return report

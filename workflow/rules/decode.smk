@@ -109,9 +109,11 @@ rule time_decode:
     would measure."""
     input:
         **timed_inputs(TIMED),
+        encoder=STATES_ENCODER,
     output:
         [decoding[3] for decoding in TIMED],
     params:
+        encoder=lambda w, input: encoder_flag(input),
         decodings=" ".join(f"--decoding {' '.join(decoding)}" for decoding in TIMED),
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
@@ -128,7 +130,8 @@ rule time_decode:
         gpu=1,
     shell:
         "python -m naus --threads {threads} time --beam-size {params.beam} --batch-size {params.batch} "
-        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.decodings} > {log} 2>&1"
+        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.encoder} {params.decodings} "
+        "> {log} 2>&1"
 
 
 rule stage_decode:

@@ -1,8 +1,28 @@
+rule distil:
+    """The smaller MiniLM the frozen states come from (model.distilled_states), trained once on the pool's searched
+    sources (no title), on one thread: the same bytes on any machine."""
+    input:
+        f"{BUILD}/{layout.STATES_SOURCES['pool']}",
+    output:
+        f"{BUILD}/{layout.DISTILLED_ENCODER}",
+    log:
+        f"{LOGS}/states/distil.log",
+    benchmark:
+        f"{LOGS}/benchmark/states/distil.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    threads: 1
+    priority: STUDENT_CHAIN
+    shell:
+        "python -m naus --threads {threads} distil --input {input} --out {output} > {log} 2>&1"
+
+
 rule encode_states:
     """A split's frozen MiniLM states (one vector per word): computed once, read by every student that learns on
     them (model.arch naus-copy), whatever its length, seed or share of the pool."""
     input:
-        lambda w: f"{BUILD}/{layout.STATES_SOURCES[w.split]}",
+        source=lambda w: f"{BUILD}/{layout.STATES_SOURCES[w.split]}",
+        encoder=STATES_ENCODER,
     output:
         f"{BUILD}/{layout.frozen_states('{split}')}",
     log:
@@ -13,8 +33,11 @@ rule encode_states:
         "../../envs/naus.yaml"
     threads: 1  # on one core it runs as soon as one is free: a job on every core waits for both, behind the rest
     priority: lambda w: chain_priority(w.split)
+    params:
+        encoder=lambda w, input: encoder_flag(input),
     shell:
-        "python -m naus --threads {threads} encode-states --input {input} --out {output} > {log} 2>&1"
+        "python -m naus --threads {threads} encode-states --input {input.source} {params.encoder} --out {output} "
+        "> {log} 2>&1"
 
 
 rule train:

@@ -222,7 +222,9 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
     student = spec.config.get("model", {}).get("arch", "naus")
-    runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}. " if student != "naus" else "")
+    distilled = (" (the states of MiniLM distilled to three layers on the pool's sources, `naus distil`)"
+                 if ARCHITECTURES[student].frozen and spec.config["model"].get("distilled_states") else "")
+    runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}{distilled}. " if student != "naus" else "")
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
              f"those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, {BOOTSTRAP:,} resamples)."
              if len(spec.seeds) > 1 else "One student per row (one seed).")

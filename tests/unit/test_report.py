@@ -380,6 +380,9 @@ def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     caption = table_captions(declare(config), "cpu")["table2"]
     assert "(batch 32 and batch 1)" in caption and "batch 64" not in caption
     assert f"bootstrap, {BOOTSTRAP:,} resamples" in caption and f"{RESAMPLES:,} seeded sign flips" in caption
+    assert "distil" not in caption
+    config["model"]["distilled_states"] = True
+    assert "MiniLM distilled to three layers" in table_captions(declare(config), "cpu")["table2"]
 
 
 def test_a_stray_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp_path):

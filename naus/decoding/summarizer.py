@@ -21,7 +21,7 @@ from naus.architectures import ARCHITECTURES
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
 from naus.device import pick_device
-from naus.models import BUNDLED
+from naus.models import BUNDLED, BUNDLED_ENCODER
 from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS, WORDS, default_method
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
@@ -59,6 +59,8 @@ class Summarizer:
         distilled encoder (`naus distil`) whose states the student learned on, for one that did."""
         device = pick_device(device)
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
+        if encoder is None and Path(path) == BUNDLED and model.config.states_encoder:
+            encoder = BUNDLED_ENCODER  # shipped beside it
         try:
             return cls(model, vocab, device, minilm_onnx, encoder)
         except NausError as err:

@@ -5,3 +5,4 @@ from pathlib import Path
 
 BUNDLED_DIR = Path(__file__).resolve().parent
 BUNDLED, CARD = BUNDLED_DIR / "gigaword.pt", BUNDLED_DIR / "MODEL_CARD.md"
+BUNDLED_ENCODER = BUNDLED_DIR / "gigaword-encoder.safetensors"  # where the student learned on a distilled encoder

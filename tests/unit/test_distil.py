@@ -119,6 +119,14 @@ def test_a_student_on_its_states_refuses_minilms_and_new_text_without_its_encode
         Summarizer.from_checkpoint(student, "cpu", encoder=other)
 
 
+def test_the_bundled_student_reads_the_encoder_shipped_beside_it(top, student, monkeypatch):
+    import naus.decoding.summarizer as module
+
+    monkeypatch.setattr(module, "BUNDLED", student)
+    monkeypatch.setattr(module, "BUNDLED_ENCODER", top)
+    assert Summarizer.from_pretrained().encoder == top
+
+
 def test_a_student_on_minilms_states_refuses_a_distilled_encoder(top):
     from naus.bundle import BUNDLED
 

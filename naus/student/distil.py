@@ -2,8 +2,8 @@
 middle and the last) with their feed-forward blocks cut to the 768 of 1,536 units that carry the most, trained to
 give the whole model's last states to the pool's sources (no title reaches it). MiniLM's embeddings stay as they
 are, so a file holds its three layers alone (7.1 MB as fp16). On gigaword-sample its states cost 0.37 of MiniLM's
-CPU time and its first-generation students score as MiniLM's on dev (+0.06 over six seeds;
-results/benchmarks/student_distilled_pipeline.json).
+CPU time; its first-generation students score as MiniLM's on dev at L = 10 (+0.06, six seeds) and 0.56 lower at
+L = 8 (sixteen seeds; results/benchmarks/student_distilled_pipeline*.json): an option, not the profiles' default.
 
 `naus distil` writes one; `naus encode-states --encoder` and `naus summarize --encoder` compute states with it, and
 a student records which encoder's states it learned on (`ModelConfig.states_encoder`).

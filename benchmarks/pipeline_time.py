@@ -39,6 +39,13 @@ adds all its difference and the Debian packages take their 42 s (the issue's mac
 uv's install instead of after it saved nothing here (two fresh set-ups each way: 103.3 and 120.6 s against 101.5 and
 102.4): both are busy on every core.
 
+Once `make setup` left the tests' two Debian packages (Chromium, XML::Parser) to `make test` (6 December 2026,
+commit bd334ae, another machine of the same kind, a fresh one): 272.8 s, `make setup` 106.8 s and the pipeline
+166.0 s, every stage's jobs a few percent slower than on the machine above (searches 90.8 s, students 84.9,
+decodings 27.8, fits and export 23.0, states 16.7, timing 16.0, data 12.4, report 4.8), the demo's fingerprints the
+same. Projected: 454 s, the pipeline 274 s and the set-up 180 s, at its 3 minutes: the Debian packages there take
+42 s less the 22.9 the tests' two took here (`TEST_ONLY_PACKAGES_HERE`).
+
 gigaword-sample from an empty build on a fresh clone (`--profile gigaword-sample --clone ... --results` →
 `gigaword_time.json`, the same machine, nothing else running; 4 December 2026, commit ab53ee6): 4903.3 s in one
 invocation, 8971.5 job-seconds (students 4137.4, searches 2804.4, decodings 1402.1); 7,902 s projected on plain

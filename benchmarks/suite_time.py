@@ -28,6 +28,13 @@ logged: the micro run's 80 jobs about 67 CPU-seconds (alone: 38 s of wall time),
 about 1.5 s for it (35 such), each Snakemake start about 1.3 s of imports (about 50). On a fresh clone, before `make
 setup` compiled the packages to bytecode, each of those processes' first imports compiled them: `.ci/run` took 439 s
 there (pytest 348.5 s), 327 s after (pytest 212.6 s).
+
+On a fresh machine of the same kind (6 December 2026), slower: **195.6 s** at a17af2b, 837 passed (165.74 s of
+pytest), **333 s projected, over the 5 minutes**; the commit above (531b657, 825 tests) took 188.6 s there (160.83 s
+of pytest; 321 projected) against its 171.5 s on the first machine. Of the 24.1 s more, 17.1 are the machine and 7.0
+the twelve tests added since (the distilled encoder's, the set-up's). The slowest (`pytest --durations`): the
+printed commands' micro checkout, 57.8 s to make and 33.2 s to run in fresh shells; the SLURM profile's micro run
+17.5 s; the dry printed commands 12.1 s.
 """
 
 from __future__ import annotations

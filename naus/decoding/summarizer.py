@@ -59,7 +59,7 @@ class Summarizer:
         distilled encoder (`naus distil`) whose states the student learned on, for one that did."""
         device = pick_device(device)
         model, vocab = model_from_checkpoint(load_checkpoint(path, "cpu"), path)
-        if encoder is None and Path(path) == BUNDLED and model.config.states_encoder:
+        if encoder is None and Path(path).resolve() == BUNDLED and model.config.states_encoder:
             encoder = BUNDLED_ENCODER  # shipped beside it
         try:
             return cls(model, vocab, device, minilm_onnx, encoder)

@@ -65,8 +65,13 @@ to +1.00 (standard error 0.43): not resolved by six seeds. Sixteen (`--seeds 0 .
 `student_distilled_pipeline_L8_16_seeds.json`): **88.83 ± 0.16 against 89.39 ± 0.19 (−0.56)**, eleven of the sixteen
 seeds lower, the paired differences' mean −0.56 with standard error 0.24: at L = 8 this recipe loses more than the
 0.2 issue 88 allows, where the lead with MiniLM's embeddings retrained lost 0.13 over six seeds. Not adopted as the
-profiles' default: what the shipped file gave up (the embeddings, a 23-MB table as fp16) or the weights' rounding is
-the suspect, untried apart.
+profiles' default. Nor is what the shipped file gave up (the embeddings, the weights' rounding, the second thread) the
+cause: the lead itself, sixteen seeds at L = 8 (`--layers 3 --ffn 768 --epochs 4 --length 8 --seeds 0 ... 15 --out
+results/benchmarks/student_distilled_3_ffn768_L8_16_seeds.json`, its encoder distilled again, 961.9 CPU-s, mse
+0.02553 as before), scores **88.89 ± 0.14 against 89.39 ± 0.19 (−0.50)**, twelve of sixteen seeds lower (paired
+standard error 0.22); cut to three layers, 88.39 ± 0.25 (−1.00). Its six seeds' −0.13 was their luck. Three layers
+with half-width feed-forward blocks lose about half a point at L = 8 however they are distilled; what is left to try:
+full-width layers (0.527 of MiniLM's time, 7.2 ms projected), four layers, longer distillation.
 """
 
 from __future__ import annotations

@@ -109,20 +109,15 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path, ffn: int = F
     import torch
     from safetensors.torch import save_file
 
-    from naus.student.frozen import BATCH, Encoder
+    from naus.student.frozen import Encoder, piece_batches
 
     record = out.with_suffix(".json")
     if record.is_file():
         return read_json(record)
     torch.manual_seed(0)
     teacher = Encoder()
-    words = [s.split() for s in read_lines(source)]
-    pieces = [e.ids for e in teacher.tokenizer.encode_batch(words, is_pretokenized=True)]
-    groups: dict[int, list[int]] = {}
-    for i, ids in enumerate(pieces):
-        groups.setdefault(len(ids), []).append(i)
-    batches = [torch.tensor([pieces[i] for i in rows[j : j + BATCH]]) for _, rows in sorted(groups.items())
-               for j in range(0, len(rows), BATCH)]
+    encoded = teacher.tokenizer.encode_batch([s.split() for s in read_lines(source)], is_pretokenized=True)
+    batches = [torch.tensor([encoded[i].ids for i in rows]) for rows in piece_batches(encoded)]
     tick = time.process_time()
     with torch.no_grad():  # not inference mode: its tensors cannot enter the loss's graph
         targets = [teacher.model(ids) for ids in batches]

@@ -78,7 +78,7 @@ class Summarizer:
         the student learned on."""
         from naus.student.frozen import identity
 
-        encoder, learned = Path(encoder), getattr(self.model.config, "states_encoder", "")
+        encoder, learned = Path(encoder), self.model.config.states_encoder
         if not ARCHITECTURES[self.model.config.arch].frozen:
             raise NausError(f"{encoder}: a distilled encoder, for a student on frozen states; this one is "
                             f"{self.model.config.arch}")
@@ -244,16 +244,15 @@ class Summarizer:
 
     def _frozen_states(self, texts: list[str], states: States | None, raw: bool) -> States:
         """The sentences' frozen states: those given, checked to be theirs, or computed now."""
+        learned = self.model.config.states_encoder  # the distilled encoder it learned on ("": MiniLM)
         if states is None:  # of each line's first words the student reads: a 1 MB line costs no gigabytes
             from naus.student.frozen import encoder
 
             cut = self.model.config.max_len
-            learned = getattr(self.model.config, "states_encoder", "")
             if learned and self.encoder is None:
                 raise NausError(f"a student on the states of a distilled encoder (SHA-256 {learned[:16]}...): give "
                                 "its file (`naus distil`'s output; --encoder) or the states (--states)")
             return encoder(self.minilm_onnx, self.encoder).encode([" ".join(text.split()[:cut]) for text in texts])
-        learned = getattr(self.model.config, "states_encoder", "")
         if states.encoder != learned:
             raise NausError(f"{states.source}: states of {'a distilled encoder' if states.encoder else 'MiniLM'}, "
                             f"but the student learned on {'a distilled encoder' if learned else 'MiniLM'}'s"

@@ -11,6 +11,7 @@ a student records which encoder's states it learned on (`ModelConfig.states_enco
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import random
@@ -104,10 +105,10 @@ def _distil(sentences: list[str], out: str | Path, layers_from: tuple[int, ...],
                     if name.startswith(prefix)}
         weights |= narrower(weights, new, ffn)
     weights = {name: value.clone().requires_grad_() for name, value in weights.items()}
-    student = Encoder()
-    student.model.w, student.model.layers = {**whole.w, **weights}, len(layers_from)
+    student = copy.copy(whole)  # MiniLM's embeddings under the layers being trained
+    student.w, student.layers = {**whole.w, **weights}, len(layers_from)
     tick = time.process_time()
-    losses = fit(student.model, list(weights.values()), batches, targets, epochs, lr)
+    losses = fit(student, list(weights.values()), batches, targets, epochs, lr)
     record = {"kind": KIND, "layers_from": ",".join(map(str, layers_from)), "ffn": str(ffn), "epochs": str(epochs),
               "lr": str(lr), "sentences": str(len(sentences)),
               "last_epoch_mse": f"{statistics.mean(losses[-len(batches):]):.5f}",

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, check_file, read_npz
+from naus.files import atomic_open, check_file, read_npz, sha256sum
 from naus.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ class States:
     offsets: np.ndarray  # [sentences + 1] int64
     sentences: np.ndarray  # [sentences, 32] uint8: their digests
     source: str = "the states given"  # the file they were read from, for messages
-    encoder: str = ""  # the distilled encoder that computed them (`naus.student.distil.identity`); "": MiniLM
+    encoder: str = ""  # the distilled encoder that computed them (`identity`); "": MiniLM
 
     def __len__(self) -> int:
         return len(self.offsets) - 1
@@ -123,8 +123,6 @@ class MiniLM:
     transformers, whose import would be most of an encoding job's time."""
 
     def __init__(self, path: Path, top: Path | None = None):
-        import json
-
         from safetensors.torch import load_file
 
         config = json.loads((path / "config.json").read_text())
@@ -228,11 +226,7 @@ def piece_batches(encoded: list) -> list[list[int]]:
 
 def identity(path: str | Path) -> str:
     """What states and students name an encoder file by: the SHA-256 of its bytes."""
-    digest = hashlib.sha256()
-    with open(check_file(path, "distilled encoder", DISTIL_HINT), "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    return sha256sum(check_file(path, "distilled encoder", DISTIL_HINT))
 
 
 def load_layers(path: str | Path, reference: dict) -> tuple[dict, int]:

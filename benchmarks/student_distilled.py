@@ -88,7 +88,8 @@ from benchmarks.common import decode, one_thread, run_all, seed_summary, setting
 from benchmarks.student_layers import LENGTH, WORK, against, best_dev_loss, encode, show, study
 from naus import layout
 from naus.files import read_json, read_lines, write_json
-from naus.student.distil import LAYERS_FROM, fit, narrower
+from naus.student.distil import EPOCHS, LAYERS_FROM, LR, fit, narrower
+from naus.student.distil import FFN as PIPELINE_FFN
 
 LAYERS, FFN = 6, 1536  # all-MiniLM-L6-v2's
 
@@ -145,14 +146,46 @@ def distil(source: Path, k: int, epochs: int, lr: float, out: Path, ffn: int = F
     return result
 
 
-def pipeline_distil(source: Path, out: Path) -> dict:
-    """The encoder `naus distil` makes of `source` (kept: made once)."""
+def pipeline_distil(source: Path, out: Path, recipe: dict) -> dict:
+    """The encoder `naus distil` makes of `source` with `recipe`'s changes to its defaults (kept: made once)."""
     from naus.student.distil import distil as library_distil
 
     record = out.with_suffix(".json")
     if not record.is_file():
-        write_json(record, {**library_distil(read_lines(source), out), "layers_from": list(LAYERS_FROM)})
+        write_json(record, {**library_distil(read_lines(source), out, **recipe), "layers_from": list(LAYERS_FROM)})
     return read_json(record)
+
+
+def int8_model(encoder: Path, out: Path) -> Path:
+    """The distilled `encoder` on MiniLM's embeddings as an int8 ONNX model, exported and quantized as the teacher's
+    (`naus export-onnx`: 7-bit weights, the Softmax written out; kept: made once)."""
+    if not out.is_file():
+        from safetensors.torch import load_file, save_file
+
+        from naus.teacher.similarity import export_onnx, model_dir
+
+        layers = load_file(encoder)
+        merged = {name: value for name, value in load_file(model_dir() / "model.safetensors").items()
+                  if not name.startswith("encoder.layer.")} | {name: value.float() for name, value in layers.items()}
+        whole = out.with_suffix(".safetensors")
+        save_file(merged, whole)
+        export_onnx(out, layers=len({name.split(".")[2] for name in layers}), weights=whole)
+    return out
+
+
+def encode_int8(source: Path, onnx: Path, out: Path) -> float:
+    """The frozen states of `source` from the int8 ONNX model `onnx` (kept: made once); their CPU seconds."""
+    record = out.with_suffix(".seconds")
+    if not record.is_file():
+        from naus.student.frozen import Encoder
+
+        encoder = Encoder(onnx=onnx)
+        tick = time.process_time()
+        states = encoder.encode(read_lines(source))
+        seconds = time.process_time() - tick
+        states.save(out)
+        record.write_text(f"{seconds:.1f}\n")
+    return float(record.read_text())
 
 
 def main() -> None:
@@ -161,17 +194,25 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
     parser.add_argument("--work", type=Path, default=WORK)
     parser.add_argument("--layers", type=int, nargs="+", default=[3, 2])
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--lr", type=float, default=1e-4)
-    parser.add_argument("--ffn", type=int, default=FFN, help="the distilled layers' feed-forward width")
+    parser.add_argument("--epochs", type=int, help="epochs of distillation (default 2; with --pipeline, naus distil's)")
+    parser.add_argument("--lr", type=float, help="its learning rate (default 1e-4; with --pipeline, naus distil's)")
+    parser.add_argument("--ffn", type=int, help="the distilled layers' feed-forward width (default MiniLM's; with "
+                                                "--pipeline, naus distil's)")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
     parser.add_argument("--length", type=int, default=LENGTH, help="the students' L (their own folders but at 10)")
     parser.add_argument("--pipeline", action="store_true",
                         help="the encoder `naus distil` makes (its recipe: MiniLM's embeddings kept, one thread, fp16) "
                              "instead of --layers'")
+    parser.add_argument("--int8", action="store_true",
+                        help="with --pipeline: the students' states from its encoder exported as an int8 ONNX model")
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_distilled.json"))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")  # the distillation's progress
+    defaults = {"epochs": EPOCHS, "lr": LR, "ffn": PIPELINE_FFN} if args.pipeline else \
+        {"epochs": 2, "lr": 1e-4, "ffn": FFN}
+    changed = {name: getattr(args, name) for name in defaults if getattr(args, name) not in (None, defaults[name])}
+    for name, value in defaults.items():
+        setattr(args, name, changed.get(name, value))
     if args.pipeline:
         args.layers = [len(LAYERS_FROM)]
     import torch
@@ -186,13 +227,16 @@ def main() -> None:
     titles = args.build / layout.split_file("dev", "title")
     kinds = [("whole", LAYERS)] + ([("pipeline", len(LAYERS_FROM))] if args.pipeline else
                                    [(kind, k) for k in args.layers for kind in ("cut", "distilled")])
-    recipe = "".join(f"-{name}{getattr(args, name)}" for name in ("epochs", "lr", "ffn")
-                     if getattr(args, name) != parser.get_default(name))  # d2 is the default recipe's, d2-epochs8 not
-    folder = {(kind, k): args.work / ({"distilled": f"d{k}{recipe}", "pipeline": "pipeline"}.get(kind, f"k{k}"))
+    recipe = "".join(f"-{name}{value}" for name, value in changed.items())  # d2 is the default recipe's, d2-epochs8 not
+    folder = {(kind, k): args.work / ({"distilled": f"d{k}{recipe}", "pipeline": f"pipeline{recipe}"}.get(kind, f"k{k}"))
               for kind, k in kinds}
-    for path in folder.values():
+    distilled = {k: folder["pipeline", k] / "encoder.safetensors" for kind, k in kinds if kind == "pipeline"}
+    if args.int8:  # the states and students of the int8 model in a folder of their own, the encoder the same
+        folder |= {(kind, k): path.with_name(path.name + "-int8") for (kind, k), path in folder.items()
+                   if kind == "pipeline"}
+    for path in [*folder.values(), *(encoder.parent for encoder in distilled.values())]:
         path.mkdir(parents=True, exist_ok=True)
-    trained = {k: pipeline_distil(source["pool"], folder["pipeline", k] / "encoder.safetensors") if args.pipeline
+    trained = {k: pipeline_distil(source["pool"], distilled[k], changed) if args.pipeline
                else distil(source["pool"], k, args.epochs, args.lr, folder["distilled", k] / "encoder.safetensors",
                            args.ffn) for k in args.layers}
     states = {(kind, k, s): folder[kind, k] / f"{s}.npz" for kind, k in kinds for s in source}
@@ -202,8 +246,10 @@ def main() -> None:
                               "dev_states": states[kind, k, "dev"], "model": model, "train": {**training, "seed": seed},
                               "out": folder[kind, k] / f"{prefix}s{seed}"} for kind, k in kinds for seed in args.seeds}
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
-        calls = [(encode, source[s], k, path, folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None,
-                  folder[kind, k] / "encoder.safetensors" if kind == "pipeline" else None)
+        calls = [(encode_int8, source[s], int8_model(distilled[k], folder[kind, k] / "encoder-int8.onnx"), path)
+                 if args.int8 and kind == "pipeline" else
+                 (encode, source[s], k, path, folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None,
+                  distilled[k] if kind == "pipeline" else None)
                  for (kind, k, s), path in states.items()]
         encoded = dict(zip(states, run_all(pool, calls)))
         runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))

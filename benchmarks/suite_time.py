@@ -39,6 +39,7 @@ printed commands' micro checkout, 57.8 s to make and 33.2 s to run in fresh shel
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import subprocess
@@ -46,12 +47,17 @@ import time
 
 from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine
 from naus.device import cpu_name, isa
-from naus.files import write_json
+from naus.files import read_json, write_json
 
 BUDGET_SECONDS = 300
+OUT = ROOT / "results" / "benchmarks" / "suite_time.json"
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[],
+                        help="then time pytest alone at these worker counts (what make test's count was chosen on)")
+    args = parser.parse_args()
     if git("status", "--porcelain", "--untracked-files=no", cwd=ROOT):
         raise SystemExit("commit first: the suite is timed at a commit, and this tree has changes")
     kernels = [path for path in (ROOT / "naus").rglob("__pycache__/*") if path.suffix in (".nbi", ".nbc")]
@@ -64,7 +70,7 @@ def main() -> None:
     summary = (done.stdout.strip().splitlines() or [""])[-1]
     if done.returncode:
         raise SystemExit(f"make test failed ({done.returncode}): {summary}\n{done.stderr[-2000:]}")
-    write_json(ROOT / "results" / "benchmarks" / "suite_time.json", {
+    write_json(OUT, {
         "commit": git("rev-parse", "HEAD", cwd=ROOT), **machine(),
         "data": "NAUS_DATA set" if os.environ.get("NAUS_DATA") else "NAUS_DATA unset (the real-data tests skipped)",
         "seconds": seconds, "budget_seconds": BUDGET_SECONDS, "pytest": re.sub(r"=+", "", summary).strip(),
@@ -75,6 +81,20 @@ def main() -> None:
         "note": "make test's wall time (its set-up done but for the decoders' compilation) in the checkout the "
                 "installed package points to, numba's compiled kernels removed first, nothing else running"})
     print(f"make test: {seconds:.0f} s on {os.cpu_count()} cores of {cpu_name()} ({summary})")
+    if args.workers:  # pytest alone (set-up done, kernels compiled) at each count, once each, in this order
+        walls = {}
+        for workers in args.workers:
+            tick = time.perf_counter()
+            run = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "pytest", "-q", "-n", str(workers)], cwd=ROOT,
+                                 capture_output=True, text=True)
+            walls[str(workers)] = round(time.perf_counter() - tick, 1)
+            if run.returncode:
+                raise SystemExit(f"pytest -n {workers} failed: {run.stdout.strip().splitlines()[-1:]}")
+            print(f"pytest -n {workers}: {walls[str(workers)]:.0f} s")
+        result = read_json(OUT)
+        write_json(OUT, {**result, "pytest_seconds_by_workers": {
+            "seconds": walls, "how": "pytest alone after make test (set-up done, kernels compiled), one run a count, "
+                                     "in this order, nothing else running"}})
 
 
 if __name__ == "__main__":

@@ -72,11 +72,8 @@ endif
 	@echo "Results: results/$(PROFILE)/README.md (tables in results/$(PROFILE)/tables/, figures in results/$(PROFILE)/figures/)"
 	@echo "HTML report with captions: $(VENV)/bin/snakemake --report results/$(PROFILE)/report.html --configfile $(CONFIG)"
 
-# One pytest-xdist worker more than the cores: the tests' own processes leave a core idle while they wait (SLURM's
-# status checks, the micro run's one-job stretches, a signal's delivery), and the third worker fills those waits
-# (`benchmarks/suite_time.py --workers`).
 test: test-setup
-	$(VENV)/bin/python -m pytest -q -n $$(( $$(nproc) + 1 ))
+	$(VENV)/bin/python -m pytest -q -n auto
 
 # The jobs per rule (every job: snakemake -n --configfile ...).
 dryrun: setup

@@ -14,7 +14,7 @@ import pytest
 
 from naus import NausError
 from naus.files import parse_json, read_json, read_lines, same_digest
-from naus.commands.decode import STDIN_CHUNK
+from naus.commands import decode
 from tests.helpers import ROOT, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
 from tests.unit.test_search import lm3, lm3_file  # noqa: F401 (fixtures)
@@ -135,10 +135,12 @@ def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
 
 def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
     """`naus summarize < big | head -1` ended with an error message from a command that did nothing wrong."""
-    # two chunks of standard input: the second's 256 headlines are written a second after the reader has gone
-    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (STDIN_CHUNK + 256))
+    # five chunks of standard input, cut to 64 lines (a second of MiniLM where 1,024 took seven): those after the
+    # first are written after the reader has gone
+    source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (5 * 64))
+    naus = f"import sys, {decode.__name__} as d; d.STDIN_CHUNK = 64; from naus.cli import main; sys.exit(main())"
     with open(source, "rb") as stdin:
-        process = subprocess.Popen([sys.executable, "-m", "naus", "--quiet", "summarize", "--length", "4"], cwd=ROOT,
+        process = subprocess.Popen([sys.executable, "-c", naus, "--quiet", "summarize", "--length", "4"], cwd=ROOT,
                                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         first = process.stdout.readline()
         process.stdout.close()

@@ -223,21 +223,26 @@ def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, 
     source = write(tmp_path / "source.txt", "".join(s + "\n" for s in SOURCES))
     target = write(tmp_path / "target.txt", "".join(t + "\n" for t in TARGETS))
 
-    def weights(name: str, **isa: str) -> dict:
+    def start(name: str, **isa: str) -> tuple[str, dict, subprocess.Popen]:
         command = ["naus", "--threads", "1", "train", "--train-source", source, "--train-target", target, "--d-model", "64",
                    "--n-heads", "4", "--n-layers", "2", "--d-ff", "128", "--max-len", "32", "--max-steps", "10",
                    "--max-tokens", "128", "--warmup", "5", "--lr", "3e-3", "--out", tmp_path / name]
-        done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
-                              env={k: v for k, v in env.items() if k not in PINS} | isa)
-        assert done.returncode == 0, done.stderr[-2000:]
+        return name, isa, subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                           env={k: v for k, v in env.items() if k not in PINS} | isa)
+
+    def weights(name: str, isa: dict, process: subprocess.Popen) -> dict:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err[-2000:]
         if "MKL_VERBOSE" in isa:  # MKL in its reproducible mode (CNR), never the CPU's own pick (CNR:OFF)
-            assert "CNR:" in done.stdout and "CNR:OFF" not in done.stdout, done.stdout[-500:]
+            assert "CNR:" in out and "CNR:OFF" not in out, out[-500:]
         return load_checkpoint(tmp_path / name / "best.pt")["model"]
 
-    pinned = weights("pinned", MKL_VERBOSE="1")
-    avx2 = weights("avx2", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2", MKL_CBWR="AVX2")
-    assert all(torch.equal(pinned[k], avx2[k]) for k in pinned)
+    # the runs side by side (one thread each): each is mostly torch's start-up
+    runs = [start("pinned", MKL_VERBOSE="1"),
+            start("avx2", ATEN_CPU_CAPABILITY="avx2", ONEDNN_MAX_CPU_ISA="AVX2", MKL_CBWR="AVX2")]
     if "avx512f" in open("/proc/cpuinfo").read():
         # MKL_CBWR empty: MKL picks its kernels by CPU, as without the pin
-        wide = weights("avx512", ATEN_CPU_CAPABILITY="avx512", ONEDNN_MAX_CPU_ISA="AVX512_CORE", MKL_CBWR="")
-        assert not all(torch.equal(pinned[k], wide[k]) for k in pinned)
+        runs.append(start("avx512", ATEN_CPU_CAPABILITY="avx512", ONEDNN_MAX_CPU_ISA="AVX512_CORE", MKL_CBWR=""))
+    pinned, avx2, *wide = [weights(*run) for run in runs]
+    assert all(torch.equal(pinned[k], avx2[k]) for k in pinned)
+    assert not any(all(torch.equal(pinned[k], other[k]) for k in pinned) for other in wide)

@@ -173,21 +173,6 @@ def int8_model(encoder: Path, out: Path) -> Path:
     return out
 
 
-def encode_int8(source: Path, onnx: Path, out: Path) -> float:
-    """The frozen states of `source` from the int8 ONNX model `onnx` (kept: made once); their CPU seconds."""
-    record = out.with_suffix(".seconds")
-    if not record.is_file():
-        from naus.student.frozen import Encoder
-
-        encoder = Encoder(onnx=onnx)
-        tick = time.process_time()
-        states = encoder.encode(read_lines(source))
-        seconds = time.process_time() - tick
-        states.save(out)
-        record.write_text(f"{seconds:.1f}\n")
-    return float(record.read_text())
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
@@ -246,11 +231,11 @@ def main() -> None:
                               "dev_states": states[kind, k, "dev"], "model": model, "train": {**training, "seed": seed},
                               "out": folder[kind, k] / f"{prefix}s{seed}"} for kind, k in kinds for seed in args.seeds}
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread) as pool:
-        calls = [(encode_int8, source[s], int8_model(distilled[k], folder[kind, k] / "encoder-int8.onnx"), path)
-                 if args.int8 and kind == "pipeline" else
-                 (encode, source[s], k, path, folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None,
-                  distilled[k] if kind == "pipeline" else None)
-                 for (kind, k, s), path in states.items()]
+        encoders = {(kind, k): (folder[kind, k] / "encoder.safetensors" if kind == "distilled" else None,  # encode's
+                                distilled[k] if kind == "pipeline" and not args.int8 else None,  # weights, top, onnx
+                                int8_model(distilled[k], folder[kind, k] / "encoder-int8.onnx")
+                                if kind == "pipeline" and args.int8 else None) for kind, k in kinds}
+        calls = [(encode, source[s], k, path, *encoders[kind, k]) for (kind, k, s), path in states.items()]
         encoded = dict(zip(states, run_all(pool, calls)))
         runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))
         run_all(pool, [(decode, j["out"] / "best.pt", source["dev"], j["dev_states"], args.length, j["out"] / "dev.txt")

@@ -47,19 +47,21 @@ LENGTH = 10
 WORK = Path("build/benchmarks/student_layers")  # the states and students these studies keep, reused
 
 
-def encode(source: Path, layers: int, out: Path, weights: Path | None = None, top: Path | None = None) -> float:
+def encode(source: Path, layers: int, out: Path, weights: Path | None = None, top: Path | None = None,
+           onnx: Path | None = None) -> float:
     """The frozen states of `source` from MiniLM's first `layers` layers, or from an encoder of that many with
-    `weights`, or from the pipeline's distilled `top` (kept: made once); their CPU seconds."""
+    `weights`, or from the pipeline's distilled `top`, or from the ONNX model `onnx` (kept: made once); their CPU
+    seconds."""
     record = out.with_suffix(".seconds")
     if not record.is_file():
         from safetensors.torch import load_file
 
         from naus.student.frozen import Encoder
 
-        encoder = Encoder(top=top)
+        encoder = Encoder(onnx, top)
         if weights is not None:
             encoder.model.w = load_file(weights)
-        if top is None:
+        if top is None and onnx is None:
             encoder.model.layers = layers
         tick = time.process_time()
         states = encoder.encode(read_lines(source))

@@ -35,6 +35,13 @@ of pytest; 321 projected) against its 171.5 s on the first machine. Of the 24.1 
 the twelve tests added since (the distilled encoder's, the set-up's). The slowest (`pytest --durations`): the
 printed commands' micro checkout, 57.8 s to make and 33.2 s to run in fresh shells; the SLURM profile's micro run
 17.5 s; the dry printed commands 12.1 s.
+
+On a 2-core Intel Xeon (AVX-512, AMX; 5 December 2026): a third pytest worker, to fill the waits of the tests'
+processes (`--workers 2 3`, pytest alone after `make test`), took 190.2 s against 164.6 s with two: the cores are
+busy enough that a third worker only slows the micro run's worker, so `make test` keeps one a core. Two tests cut
+(the closed-pipe test's 1,280 headlines to 320, the AVX2-pin test's three trainings side by side), `make test` took
+**199 s** (177.05 s of pytest), **338 s projected**, still over the 5 minutes. Not cuttable here: torch's AdamW
+imports torch._dynamo on its first step (1.1 s of CPU in every process that trains a student) whatever is set.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ import argparse
 import os
 import re
 import subprocess
+import sys
 import time
 
 from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine
@@ -92,7 +93,7 @@ def main() -> None:
         walls = {}
         for workers in args.workers:
             tick = time.perf_counter()
-            run = subprocess.run([str(ROOT / ".venv/bin/python"), "-m", "pytest", "-q", "-n", str(workers)], cwd=ROOT,
+            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", str(workers)], cwd=ROOT,
                                  capture_output=True, text=True)
             walls[str(workers)] = round(time.perf_counter() - tick, 1)
             if run.returncode:

@@ -23,7 +23,7 @@ a policy run for real moves a few summaries. Writes results/benchmarks/teacher_e
 Findings (the JSON's numbers, as read when it was written: 2-core Intel Xeon, AVX-512, one process a length,
 gigaword-sample's dev split, the network fitted on 177,844 / 180,000 pool states at L = 10 / 8). Today's 20 states
 give 83.75 / 83.45 (the committed teacher's dev totals, to the byte). Today's estimate errs by 2.72 points of score
-(sd); the network by 1.42 / 1.49, at 0.00092 s a sentence here. **No choice reaches 0.05 s at L = 10 with the dev
+(sd); the network by 1.42 / 1.49, at 0.00093 / 0.00108 s a sentence here. **No choice reaches 0.05 s at L = 10 with the dev
 total no lower**: the network's best 5 is 0.052 s at −0.72 (L = 8: −0.59); its best 10, 0.0691 s, gains 0.37 at
 L = 10 but loses 0.41 at L = 8. The adaptive re-ranking holds L = 10 with 14.02 states (+0.12, 0.0819 s) but not
 L = 8 (−1.38 with 13.03); on the network's estimate, 4.43 states at L = 10 cost 1.59. Not adopted; the lead is the
@@ -61,7 +61,7 @@ HIDDEN_UNITS, EPOCHS = 768, 12
 def collect(build: Path, length: int, fit_sentences: int) -> dict:
     """One length's dev states (40 a sentence) and pool states to fit on, in one process on one thread."""
     from naus.teacher.build import build_teacher
-    from naus.teacher.search import _top_k, collect_states, objective
+    from naus.teacher.search import _top_k, collect_states, objective, similarity_term
 
     pool = read_lines(build / layout.search_source("pool"))
     teacher = build_teacher(build / layout.LM_MODEL, length, onnx=build / layout.MINILM_ONNX, fit_on=pool)
@@ -84,16 +84,18 @@ def collect(build: Path, length: int, fit_sentences: int) -> dict:
                                   for i in range(0, len(texts), GROUP)]).astype(np.float64)
         masks = np.zeros((len(chosen), len(cands.words)))
         np.put_along_axis(masks, cands.positions[chosen], 1.0, axis=1)
-        rows.append({"texts": texts, "slor": cands.slors[chosen], "estimated": estimated[chosen],
-                     "exact": (vectors @ context.vector + 1) / 2, "sums": context.special + masks @ context.words,
-                     "source": context.vector})
-    return {"fit": fit, "rows": rows, "rerank_gamma": config.rerank_gamma, "estimate_gamma": config.estimate_gamma}
+        rows.append({"texts": texts, "log_probs": cands.log_probs[chosen], "slor": cands.slors[chosen],
+                     "estimated": estimated[chosen], "exact": similarity_term(vectors @ context.vector),
+                     "sums": context.special + masks @ context.words, "source": context.vector})
+    return {"fit": fit, "rows": rows, "config": config}
 
 
 def train_network(fit: dict):
     """state vector ≈ unit(in-context sum direction + f(sum direction, source vector, ln |sum|)), f one hidden layer,
     trained for the cosine with the source (and, a tenth as much, with the state's own vector)."""
     import torch
+
+    from naus.teacher.search import similarity_term
 
     torch.manual_seed(0)
     sums, vectors, sources = (torch.tensor(fit[k], dtype=torch.float32) for k in ("sums", "vectors", "sources"))
@@ -121,7 +123,7 @@ def train_network(fit: dict):
         s = torch.tensor(row["sums"], dtype=torch.float32)
         with torch.no_grad():
             out = predict(s, torch.tensor(row["source"], dtype=torch.float32).expand_as(s))
-        return ((out.numpy().astype(np.float64) @ row["source"]) + 1) / 2
+        return similarity_term(out.numpy().astype(np.float64) @ row["source"])
 
     return similarity
 
@@ -129,14 +131,21 @@ def train_network(fit: dict):
 def study(length: int, found: dict, titles: list[str], speed: dict) -> dict:
     """Every choice's dev total, states encoded and projected AVX2 seconds at one length."""
     from naus.evaluation.evaluate import METRICS, rouge
+    from naus.teacher.search import objective
 
-    rows, gamma, ranking_gamma = found["rows"], found["rerank_gamma"], found["estimate_gamma"]
+    rows, config = found["rows"], found["config"]
+    gamma, ranking_gamma = config.rerank_gamma, config.estimate_gamma
     stages = speed["lengths"][str(length)]["int8 (committed)"]
     per_state = stages["exact encoding"] / GROUP
     fixed = stages["whole teacher"] - stages["exact encoding"]
 
+    def score(row, picked, weight: float, key: str) -> np.ndarray:
+        """The teacher's objective for these states, with `key`'s similarities (exact or estimated)."""
+        return objective(row["log_probs"][picked], row["slor"][picked], length, config.fluency == "slor", weight,
+                         row[key][picked])
+
     def final(row, picked):
-        return row["slor"][picked] + gamma * np.log(np.maximum(row["exact"][picked], 1e-12))
+        return score(row, picked, gamma, "exact")
 
     def evaluate(name: str, policy) -> dict:
         summaries, encoded = [], []
@@ -154,8 +163,7 @@ def study(length: int, found: dict, titles: list[str], speed: dict) -> dict:
 
     def best_by(key: str, k: int, weight: float):
         def policy(row):
-            score = row["slor"] + weight * np.log(np.maximum(row[key], 1e-12))
-            return np.argsort(-score, kind="stable")[:k]
+            return np.argsort(-score(row, slice(None), weight, key), kind="stable")[:k]
         return policy
 
     def adaptive(key: str, weight: float, first: int, margin: float):
@@ -163,8 +171,8 @@ def study(length: int, found: dict, titles: list[str], speed: dict) -> dict:
         bias = float(np.median(np.concatenate([gamma * np.log(r["exact"] / r[key]) for r in rows if r])))
 
         def policy(row):
-            order = np.argsort(-(row["slor"] + weight * np.log(row[key])), kind="stable")[:GROUP]
-            expected = row["slor"][order] + gamma * np.log(row[key][order]) + bias
+            order = np.argsort(-score(row, slice(None), weight, key), kind="stable")[:GROUP]
+            expected = score(row, order, gamma, key) + bias
             best = final(row, order[:first]).max()
             return [k for i, k in enumerate(order) if i < first or expected[i] + margin >= best]
         return policy

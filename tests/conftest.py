@@ -10,8 +10,12 @@ from tests.helpers import BIN
 
 # Under pytest-xdist every worker, and the processes the tests start, share the machine's few cores: OpenMP's
 # idle workers (torch's, numba's) must sleep rather than spin, or a worker spinning beside a busy one takes its
-# core (the unit tests ran 2-10x slower beside the micro run). Set here, before any test module loads torch.
+# core (the unit tests ran 2-10x slower beside the micro run). And one thread each, as `-n auto` starts a worker a
+# core: two threads a worker (torch's, numba's and ONNX Runtime's default on two cores) cost the suite about 33 CPU
+# seconds of contention on tiny tensors (benchmarks/suite_time.py). A test of threading asks for its threads; the
+# micro run's jobs get theirs from Snakemake. Set here, before any test module loads torch.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture

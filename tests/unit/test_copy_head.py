@@ -75,11 +75,11 @@ def test_a_target_word_not_in_the_source_is_left_out_and_counted():
 
 @pytest.fixture(scope="module", params=FROZEN)
 def trained(tmp_path_factory, request):
-    """One overfitted student per architecture on frozen states (20 pairs, 150 steps)."""
+    """One overfitted student per architecture on frozen states (20 pairs, 80 steps)."""
     vocab = Vocab.build(SOURCES)
     pairs = Pairs([vocab.encode(s) for s in SOURCES], [vocab.encode(t) for t in TARGETS], word_states(SOURCES))
     out = tmp_path_factory.mktemp("copy")
-    config = TrainConfig(max_steps=150, max_tokens=512, lr=3e-3, warmup=20, smoothing=0.0, eval_every=50,
+    config = TrainConfig(max_steps=80, max_tokens=512, lr=3e-3, warmup=20, smoothing=0.0, eval_every=50,
                          checkpoint_every=1000, device="cpu")
     train(pairs, None, vocab, tiny_config(len(vocab), request.param), config, out)
     return out / "best.pt"

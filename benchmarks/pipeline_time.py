@@ -112,12 +112,19 @@ KENLM_HERE = 32.7
 # does: each installed alone here from Debian's mirror with its `apt-get update` (`scripts/apt-install.sh`, 5 December
 # 2026), 16.9 s and 6.0 s, taken off the 42 s measured there.
 TEST_ONLY_PACKAGES_HERE = 22.9
-# What the code cannot or does not pin to AVX2 on an AVX-512 CPU (torch, oneDNN and MKL are: naus.cli), so that
-# its share of a time is projected.
+# What the code cannot pin to AVX2 on an AVX-512 CPU (torch, oneDNN and MKL are: naus.cli), so that its share of a
+# time is projected.
 NOT_PINNED = {"onnxruntime": "MLAS picks its kernels from CPUID and has no setting to pin them (the teacher's int8 "
-                             "MiniLM re-ranking)",
-              "numba": "LLVM compiles the decoders and the hill climb for the CPU it runs on (NUMBA_CPU_NAME is "
-                       "left unset)"}
+                             "MiniLM re-ranking)"}
+# numba pinned for a timing on an AVX-512 CPU: LLVM compiles the decoders and the hill climb for Haswell's instruction
+# sets (AVX2, FMA) instead of the CPU's own. Only the timings set it: naus leaves numba to the CPU it runs on, whose
+# kernels give the same bytes either way, and Haswell's code would not run on an x86 CPU without AVX2.
+NUMBA_AVX2 = {"NUMBA_CPU_NAME": "haswell", "NUMBA_CPU_FEATURES": ""}
+
+
+def timing_env(env: dict) -> dict:
+    """`env` with numba pinned to AVX2 where the CPU has AVX-512 (`NUMBA_AVX2`)."""
+    return {**env, **NUMBA_AVX2} if "avx512f" in isa() else env
 
 
 def machine() -> dict:
@@ -125,7 +132,7 @@ def machine() -> dict:
     from naus.cli import PORTABLE_KERNELS
 
     return {"machine": cpu_name(), "isa": isa(), "cores": os.cpu_count(),
-            "pinned_to_avx2": dict(PORTABLE_KERNELS), "not_pinned": NOT_PINNED}
+            "pinned_to_avx2": timing_env(dict(PORTABLE_KERNELS)), "not_pinned": NOT_PINNED}
 
 
 def avx2_projection(total: float, stages: dict[str, dict], setup: dict | None = None) -> dict:
@@ -207,8 +214,8 @@ def setup(clone: Path) -> dict:
     with tempfile.TemporaryDirectory() as cache:
         installed = debian_packages(clone)
         tick = time.perf_counter()
-        done = subprocess.run(["make", "setup"], cwd=clone, env=fresh_machine_env(Path(cache)), capture_output=True,
-                              text=True)
+        done = subprocess.run(["make", "setup"], cwd=clone, env=timing_env(fresh_machine_env(Path(cache))),
+                              capture_output=True, text=True)
         seconds = round(time.perf_counter() - tick, 1)
     if done.returncode:
         raise SystemExit(f"make setup failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -224,7 +231,7 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
     group: Snakemake alone would wait for its running jobs, a search shard's minutes; naus keeps finished work) and
     the invocation recorded as stopped, so that a run cut short by a session's end still counts its time; the same
     command continues it."""
-    env = {**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"}
+    env = timing_env({**os.environ, "PATH": f"{python.parent}{os.pathsep}{os.environ['PATH']}"})
     logs = clone / "logs" / profile
     logs.mkdir(parents=True, exist_ok=True)
     runs_file = logs / "timed_runs.json"

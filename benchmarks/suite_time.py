@@ -64,7 +64,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine
+from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine, timing_env
 from naus.device import cpu_name, isa
 from naus.files import read_json, write_json
 
@@ -84,7 +84,7 @@ def main() -> None:
         path.unlink()
     (ROOT / ".venv" / ".compiled").unlink(missing_ok=True)  # so that make's set-up compiles them, as on a fresh clone
     tick = time.perf_counter()
-    done = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True, env=timing_env(dict(os.environ)))
     seconds = round(time.perf_counter() - tick, 1)
     summary = (done.stdout.strip().splitlines() or [""])[-1]
     if done.returncode:
@@ -105,7 +105,7 @@ def main() -> None:
         for workers in args.workers:
             tick = time.perf_counter()
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", str(workers)], cwd=ROOT,
-                                 capture_output=True, text=True)
+                                 capture_output=True, text=True, env=timing_env(dict(os.environ)))
             walls[str(workers)] = round(time.perf_counter() - tick, 1)
             if run.returncode:
                 raise SystemExit(f"pytest -n {workers} failed: {run.stdout.strip().splitlines()[-1:]}")

@@ -53,6 +53,12 @@ tasks longest first (17.9 s against 18.8, within its spread). Of the 183 s, `nau
 CPU-seconds numba's own compiling: the parallel batch wrappers about 8, the beam kernel's sort and dictionary about
 3); the micro run's 80 jobs, each a process importing what it needs (torch about 1.7 CPU-s, with 0.25 s of it system
 time), remain the suite's largest part.
+
+Then numba pinned to AVX2 as well (`NUMBA_CPU_NAME=haswell`, `pipeline_time.NUMBA_AVX2`: the timings' one pin that
+naus itself does not set), at 888632e: **191.7 s and 190.2 s** in two runs (171.80 and 170.18 s of pytest), against
+183.3 s unpinned: numba's Haswell code costs the suite about 8 s here. **323 s projected** from the second; the 1.7
+factor was measured with numba unpinned on both machines, so that projection counts numba's AVX2 share twice and is
+high by up to those 8 s times 1.7. Only onnxruntime is left unpinned.
 """
 
 from __future__ import annotations

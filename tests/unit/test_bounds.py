@@ -107,6 +107,7 @@ def test_an_allocation_that_fails_inside_the_parallel_kernel_is_an_error(tmp_pat
 import resource, sys, torch
 from naus import NausError
 from naus.decoding import length_control_batch
+torch.set_num_threads(2)  # the two samples on threads of their own, whatever the suite's one thread a worker
 lp = torch.randn(2, 3000, 6).log_softmax(-1)
 length_control_batch(lp[:, :5].contiguous(), torch.tensor([5, 5]), [2, 2], 2)  # compiled before the limit
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))

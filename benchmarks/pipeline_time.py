@@ -16,7 +16,8 @@ A long profile runs in a clone that stays (`--clone DIR`): run the same command 
 HEAD into the clone and continues where the pipeline stopped; `--targets` runs part of it (say, `stage_search`
 while the rest is still being written). Each invocation's wall time is kept in the clone, and `total_seconds` is
 their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. On a CPU with AVX-512
-the JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
+numba is pinned to AVX2 for the set-up and the runs (`NUMBA_AVX2`; naus pins torch, oneDNN and MKL itself), and the
+JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
 
     python -m benchmarks.pipeline_time --results                     # make demo's pipeline -> demo_time.json
     python -m benchmarks.pipeline_time --setup --results             # make demo with its set-up, from PyPI

@@ -47,6 +47,12 @@ decodings 27.8, fits and export 23.0, states 16.7, timing 16.0, data 12.4, repor
 same. Projected: 454 s, the pipeline 274 s and the set-up 180 s, at its 3 minutes: the Debian packages there take
 42 s less the 22.9 the tests' two took here (`TEST_ONLY_PACKAGES_HERE`).
 
+On a 2-core Intel Xeon (Sapphire Rapids: AVX-512, VNNI, AMX; 5 December 2026, commit 3da96b1), numba now pinned to
+AVX2 as well: 272.3 s, `make setup` 104.2 s and the pipeline 168.1 s (students 97.7 s, searches 87.7, decodings
+29.4, fits and export 24.2, states 17.5, timing 15.6, data 12.1, report 4.9). Projected: 453 s, the pipeline 275 s
+and the set-up 178 s. The search outputs and decodings had the committed fingerprints, the students not
+(`portable_fingerprints.py`), so results/demo stays the Zen 4's.
+
 gigaword-sample from an empty build on a fresh clone (`--profile gigaword-sample --clone ... --results` →
 `gigaword_time.json`, the same machine, nothing else running; 4 December 2026, commit ab53ee6): 4903.3 s in one
 invocation, 8971.5 job-seconds (students 4137.4, searches 2804.4, decodings 1402.1); 7,902 s projected on plain

@@ -21,6 +21,21 @@ b15f8f2's `make demo` on a 2-core AMD EPYC (Zen 3) with AVX2 only. The commits b
 alone. All 36 are equal: 6 search outputs, 5 students (the `best.pt` bytes), 25 decodings. So the pinned kernels
 (`MKL_CBWR=AVX2`, PyTorch's AVX2 kernels, the written-out Softmax of the int8 MiniLM) hold across these ISAs for
 the students as for the teacher. Only the settings (the report's new key) and the times differ.
+
+## The demo's bytes on an Intel CPU: the students differ
+
+The demo built by `benchmarks/pipeline_time.py --setup` (a fresh clone of 3da96b1, 5 December 2026) on a 2-core
+Intel Xeon (Sapphire Rapids: AVX-512, VNNI, AMX), against the fingerprints committed from the AMD EPYC Zen 4 (the
+ones a Zen 3 with AVX2 only made too): the 6 search outputs and all 27 decodings are equal, and so are the tables'
+scores; **none of the 5 students' `best.pt` is**. Their weights differ, but not by enough to change a headline.
+The two trained without MiniLM's states (`ar-L10`, `nar-ctc-L10`) differ too, so it is the training, not the
+states. On the Xeon, MKL runs its SGEMMs with `CNR:AVX2` (`MKL_VERBOSE`), and oneDNN runs only the GELU
+(`jit:avx2`). Trained again there under each of MKL_CBWR's other branches (COMPATIBLE, SSE2, SSE4_2, AVX, AUTO,
+AVX512, AVX2 with STRICT), or with oneDNN or ATen at another ISA, `ar-L10` and `L8` gave other bytes each time, and
+never the AMD ones. MKL's code paths differ by CPU vendor, and its conditional numerical reproducibility is only
+promised for Intel processors and compatible ones. So the students are byte-identical across the AMD CPUs
+measured, not across vendors. A fix (a student's matrix products outside MKL, or its CNR path proven on both
+vendors) needs an AMD machine to check it on.
 """
 
 from __future__ import annotations

@@ -32,10 +32,13 @@ The two trained without MiniLM's states (`ar-L10`, `nar-ctc-L10`) differ too, so
 states. On the Xeon, MKL runs its SGEMMs with `CNR:AVX2` (`MKL_VERBOSE`), and oneDNN runs only the GELU
 (`jit:avx2`). Trained again there under each of MKL_CBWR's other branches (COMPATIBLE, SSE2, SSE4_2, AVX, AUTO,
 AVX512, AVX2 with STRICT), or with oneDNN or ATen at another ISA, `ar-L10` and `L8` gave other bytes each time, and
-never the AMD ones. MKL's code paths differ by CPU vendor, and its conditional numerical reproducibility is only
-promised for Intel processors and compatible ones. So the students are byte-identical across the AMD CPUs
-measured, not across vendors. A fix (a student's matrix products outside MKL, or its CNR path proven on both
-vendors) needs an AMD machine to check it on.
+never the AMD ones. oneMKL's developer guide ("Getting Started with Conditional Numerical Reproducibility") says
+why: on a CPU not made by Intel, `MKL_CBWR=AVX2` is not honoured and MKL runs its AUTO branch. So the AMD machines ran
+AUTO's code for their CPU, and the Xeon ran the AVX2 branch. AUTO on the Xeon is Intel's code again, which is why it
+gave other bytes. The students are therefore byte-identical across the AMD CPUs measured, not across vendors.
+Of the branches, COMPATIBLE (SSE2 without rcpps/rsqrtps) is the one to try on both vendors. Trained under it here,
+the demo's L8 student took 21.8 s against 14.7 s (one run each, start-up included). Whether it gives AMD's bytes
+needs an AMD machine to check, and adopting it would change every student.
 """
 
 from __future__ import annotations

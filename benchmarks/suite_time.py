@@ -89,8 +89,9 @@ def main() -> None:
     for path in kernels:
         path.unlink()
     (ROOT / ".venv" / ".compiled").unlink(missing_ok=True)  # so that make's set-up compiles them, as on a fresh clone
+    env = timing_env(dict(os.environ))
     tick = time.perf_counter()
-    done = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True, env=timing_env(dict(os.environ)))
+    done = subprocess.run(["make", "test"], cwd=ROOT, capture_output=True, text=True, env=env)
     seconds = round(time.perf_counter() - tick, 1)
     summary = (done.stdout.strip().splitlines() or [""])[-1]
     if done.returncode:
@@ -111,7 +112,7 @@ def main() -> None:
         for workers in args.workers:
             tick = time.perf_counter()
             run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", str(workers)], cwd=ROOT,
-                                 capture_output=True, text=True, env=timing_env(dict(os.environ)))
+                                 capture_output=True, text=True, env=env)
             walls[str(workers)] = round(time.perf_counter() - tick, 1)
             if run.returncode:
                 raise SystemExit(f"pytest -n {workers} failed: {run.stdout.strip().splitlines()[-1:]}")

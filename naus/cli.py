@@ -52,11 +52,11 @@ PORTABLE_KERNELS = (("ATEN_CPU_CAPABILITY", "avx2"), ("ONEDNN_MAX_CPU_ISA", "AVX
 
 
 def portable_cpu_kernels() -> None:
-    """The CPU kernels an AVX2 machine runs, on any x86-64 machine, so that a student has the same bytes on each:
-    torch's, oneDNN's and MKL's AVX-512 code sums in another order (MKL, torch's matrix products, heeds only its
-    own MKL_CBWR); every x86-64 CPU of the last decade has AVX2. `benchmarks/portable_fingerprints.py` checks the
-    bytes: equal on AMD CPUs with and without AVX-512, not on an Intel Xeon, where the training differs. Set before
-    torch loads; a user's settings win."""
+    """The CPU kernels an AVX2 machine runs, on any x86-64 machine, so that a student has the same bytes with or
+    without AVX-512: torch's, oneDNN's and MKL's AVX-512 code sums in another order (MKL, torch's matrix products,
+    heeds only its own MKL_CBWR, and only on Intel CPUs: elsewhere it runs its AUTO branch); every x86-64 CPU of the
+    last decade has AVX2. `benchmarks/portable_fingerprints.py` checks the bytes: equal on AMD CPUs with and without
+    AVX-512, not between them and an Intel Xeon. Set before torch loads; a user's settings win."""
     if platform.machine().lower() in ("x86_64", "amd64"):
         for variable, value in PORTABLE_KERNELS:
             os.environ.setdefault(variable, value)

@@ -133,19 +133,22 @@ class NgramTable:
         model, n, size = lm.model, lm.order, len(words) + 2
         self.n, self.size = n, size
         self.eos = len(words) + 1
-        table = np.zeros((size,) * n, dtype=np.float64)
+        strides = size ** np.arange(n - 1, -1, -1)
+        step = [int(stride) for stride in strides]
         scratch = kenlm.State()
+        starts, runs, scores = [], [], []  # each window's run of last words: its flat offset, its length, ln P's
 
-        def extend(context: tuple[int, ...], state, last: int, remaining: int) -> None:
-            if remaining == 0:
-                for z in range(last + 1, len(words)):
-                    table[context + (z + 1,)] = model.BaseScore(state, words[z], scratch)
-                table[context + (self.eos,)] = model.BaseScore(state, "</s>", scratch)
+        def extend(offset: int, depth: int, state, last: int, remaining: int) -> None:
+            if remaining == 0:  # every word after `last`, then </s>: one contiguous run of the last axis
+                scores.extend(model.BaseScore(state, words[z], scratch) for z in range(last + 1, len(words)))
+                scores.append(model.BaseScore(state, "</s>", scratch))
+                starts.append(offset + last + 2)
+                runs.append(len(words) - last)
                 return
             for z in range(last + 1, len(words)):
                 nxt = kenlm.State()
                 model.BaseScore(state, words[z], nxt)
-                extend(context + (z + 1,), nxt, z, remaining - 1)
+                extend(offset + (z + 1) * step[depth], depth + 1, nxt, z, remaining - 1)
 
         for zeros in range(n - 1, -1, -1):
             start = kenlm.State()
@@ -153,13 +156,17 @@ class NgramTable:
                 model.BeginSentenceWrite(start)
             else:
                 model.NullContextWrite(start)
-            extend((0,) * zeros, start, -1, n - 1 - zeros)
-        table *= LN10  # in place: the table is the search's largest allocation
-        if not table.max() <= 0:  # NaN too (max propagates it): a damaged model that loaded
-            raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {table.max():.4g} "
+            extend(0, zeros, start, -1, n - 1 - zeros)
+        values = np.array(scores, dtype=np.float64) * LN10
+        if not (values <= 0).all():  # NaN too: a damaged model that loaded
+            raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {values.max():.4g} "
                             f"over the words of {' '.join(words[:8])!r}...); a damaged file?")
-        self.flat = table.reshape(-1)
-        self.strides = size ** np.arange(n - 1, -1, -1)
+        lengths = np.array(runs, dtype=np.int64)
+        first = np.repeat(np.array(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths)
+        # the search's largest allocation: written where the windows land only, no pass over the whole of it
+        self.flat = np.zeros(size**n, dtype=np.float64)
+        self.flat[first + np.arange(len(values))] = values
+        self.strides = strides
         self.unigram = np.array([lm.unigram(w) for w in words])
 
     def log_prob(self, positions: np.ndarray) -> np.ndarray:

@@ -15,7 +15,8 @@ The pipeline then runs in the clone's environment, and `total_seconds` is the se
 A long profile runs in a clone that stays (`--clone DIR`): run the same command again after a stop and it pulls
 HEAD into the clone and continues where the pipeline stopped; `--targets` runs part of it (say, `stage_search`
 while the rest is still being written). Each invocation's wall time is kept in the clone, and `total_seconds` is
-their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. On a CPU with AVX-512
+their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. Each run and the set-up
+record the CPU and pins they ran with, and a clone whose runs differ in them is refused. On a CPU with AVX-512
 numba is pinned to AVX2 for the set-up and the runs (`NUMBA_AVX2`; naus pins torch, oneDNN and MKL itself), and the
 JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
 
@@ -142,6 +143,18 @@ def machine() -> dict:
             "pinned_to_avx2": timing_env(dict(PORTABLE_KERNELS)), "not_pinned": NOT_PINNED}
 
 
+def ran_on_one_machine(records: list[dict]) -> dict:
+    """The CPU and pins the set-up and runs were timed with (`machine()`, recorded by each): one, or their sum is
+    no one machine's time. A record without one predates them and cannot say."""
+    machines = [record.get("ran_on") for record in records]
+    if None in machines:
+        raise SystemExit("a timed run in the clone records no machine (made before runs recorded theirs): time the "
+                         "profile again in a new clone")
+    if any(other != machines[0] for other in machines[1:]):
+        raise SystemExit(f"the clone's timed runs ran on different machines or pins: {machines}")
+    return machines[0]
+
+
 def avx2_projection(total: float, stages: dict[str, dict], setup: dict | None = None) -> dict:
     """The wall time projected on a plain AVX2 CPU: the pipeline's, scaled as its job-seconds scale by AVX2_SLOWER;
     a set-up's, its KenLM build scaled to the one measured there and the Debian packages' install added."""
@@ -226,7 +239,7 @@ def setup(clone: Path) -> dict:
         seconds = round(time.perf_counter() - tick, 1)
     if done.returncode:
         raise SystemExit(f"make setup failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return {"seconds": seconds, "from": "PyPI only (no local wheels, pip configuration or uv cache)",
+    return {"seconds": seconds, "ran_on": machine(), "from": "PyPI only (no local wheels, pip configuration or uv cache)",
             "debian_packages_installed_before": sorted(name for name, present in installed.items() if present),
             "debian_packages_installed_by_it": sorted(name for name, present in installed.items() if not present)}
 
@@ -265,7 +278,7 @@ def run(clone: Path, profile: str, targets: list[str], stop_after: float | None 
               **({"options": list(options)} if options else {}),
               "seconds": round(time.perf_counter() - tick, 1), "exit": code,
               "cpu_seconds": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
-              "snakemake_cpu_seconds": round(own, 1), **({"stopped": True} if stopped else {})}
+              "snakemake_cpu_seconds": round(own, 1), **({"stopped": True} if stopped else {}), "ran_on": machine()}
     write_json(runs_file, [*runs, record])
     if stopped:
         raise SystemExit(f"stopped after {stop_after:.0f} s as asked; the same command continues (its log: {log})")
@@ -296,16 +309,21 @@ def main() -> None:
             raise SystemExit(f"{clone}: --setup times a fresh clone's set-up; give a new directory")
         if args.summary_only and (args.setup or args.targets or not (clone / "logs" / args.profile).is_dir()):
             raise SystemExit("--summary-only reads a kept clone's runs (--clone), without --setup or --targets")
-        made = None
+        setup_file = clone / "logs" / args.profile / "timed_setup.json"
         if not args.summary_only:
             prepare(clone, args.profile)
-            made = setup(clone) if args.setup else None
+            if args.setup:
+                write_json(setup_file, setup(clone))
             python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
             run(clone, args.profile, args.targets, args.stop_after, python)
         if args.targets:
             print(f"{args.profile}: {', '.join(args.targets)} done; run again without --targets to finish")
             return
         runs = json.loads((clone / "logs" / args.profile / "timed_runs.json").read_text())
+        made = json.loads(setup_file.read_text()) if setup_file.exists() else None
+        ran_on = ran_on_one_machine([*runs, *([made] if made else [])])
+        runs = [{k: v for k, v in r.items() if k != "ran_on"} for r in runs]  # said once, at the top
+        made = made and {k: v for k, v in made.items() if k != "ran_on"}
         stages, jobs = stage_seconds(clone / "logs" / args.profile / "benchmark")
         if args.results:
             shutil.rmtree(ROOT / "results" / args.profile, ignore_errors=True)
@@ -313,19 +331,19 @@ def main() -> None:
     pipeline = round(sum(r["seconds"] for r in runs), 1)
     total = round(pipeline + (made["seconds"] if made else 0), 1)
     write_json(ROOT / "results" / "benchmarks" / RECORD[args.profile], {
-        "profile": args.profile, "commit": runs[-1]["commit"], **machine(), "total_seconds": total,
+        "profile": args.profile, "commit": runs[-1]["commit"], **ran_on, "total_seconds": total,
         "budget_seconds": BUDGET_SECONDS[args.profile],
         **({"setup": made, "pipeline_seconds": pipeline} if made else {}), "runs": runs,
         "job_seconds": round(sum(stage["seconds"] for stage in stages.values()), 1),
         "jobs_benchmarked": len(jobs), "stages": stages,
-        **({"avx2_projection": avx2_projection(total, stages, made)} if "avx512f" in isa() else {}),
+        **({"avx2_projection": avx2_projection(total, stages, made)} if "avx512f" in ran_on["isa"] else {}),
         "longest_jobs": [{"seconds": seconds, "job": job} for seconds, job in jobs[:10]],
         "note": ("make setup from PyPI, then " if made else "") + "the profile's pipeline "
                 + ("" if made else "(set-up done) ") + "from an empty build on a fresh clone; total_seconds sums "
                 "the wall time of " + ("the set-up and " if made else "") + "each invocation (runs); job seconds from Snakemake's benchmark records (jobs without "
                 "one, such as scoring and merging, are in the wall time only); each run's cpu_seconds: the CPU time of "
                 "Snakemake and every job, snakemake_cpu_seconds: Snakemake's own (choosing and tracking jobs)"})
-    print(f"{args.profile}: {total:.0f} s on {os.cpu_count()} cores of {cpu_name()}")
+    print(f"{args.profile}: {total:.0f} s on {ran_on['cores']} cores of {ran_on['machine']}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 """benchmarks.pipeline_time's AVX2 projection: each stage's job-seconds scaled by its factor, a set-up's KenLM build
-and Debian packages counted as a fresh AVX2 machine did them."""
+and Debian packages counted as a fresh AVX2 machine did them; a summary says the machine its runs recorded."""
 
-from benchmarks.pipeline_time import AVX2_SLOWER, KENLM_HERE, SETUP_THERE, TEST_ONLY_PACKAGES_HERE, avx2_projection
+import pytest
+
+from benchmarks.pipeline_time import (AVX2_SLOWER, KENLM_HERE, SETUP_THERE, TEST_ONLY_PACKAGES_HERE, avx2_projection,
+                                      machine, ran_on_one_machine)
 
 STAGES = {"search": {"seconds": 10.0}, "train": {"seconds": 10.0}, "report": {"seconds": 10.0}}  # report: unscaled
 
@@ -23,3 +26,14 @@ def test_a_set_up_gets_kenlm_as_long_as_there_and_the_debian_packages_only_where
     assert installed["seconds"] == installed["setup_seconds"] + pipeline
     fresh = avx2_projection(100.0, STAGES, {"seconds": 40.0, "debian_packages_installed_by_it": ["cmake"]})
     assert fresh["setup_seconds"] == round(kenlm)
+
+
+def test_a_summary_names_the_machine_and_pins_its_runs_recorded_and_refuses_runs_that_differ_or_recorded_none():
+    """`--summary-only` once stamped old runs with the pins of the day it was run (numba's, added later)."""
+    here = machine()
+    assert ran_on_one_machine([{"ran_on": here}, {"ran_on": here}]) == here
+    unpinned = {**here, "pinned_to_avx2": {}}
+    with pytest.raises(SystemExit, match="different machines or pins"):
+        ran_on_one_machine([{"ran_on": here}, {"ran_on": unpinned}])
+    with pytest.raises(SystemExit, match="records no machine"):
+        ran_on_one_machine([{"seconds": 1.0}, {"ran_on": here}])

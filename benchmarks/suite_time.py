@@ -59,6 +59,17 @@ naus itself does not set), at 888632e: **191.7 s and 190.2 s** in two runs (171.
 183.3 s unpinned: numba's Haswell code costs the suite about 8 s here. **323 s projected** from the second; the 1.7
 factor was measured with numba unpinned on both machines, so that projection counts numba's AVX2 share twice and is
 high by up to those 8 s times 1.7. Only onnxruntime is left unpinned.
+
+Timed both ways (the same Xeon, 5 December 2026, commit 77c26ff, 838 passed, numba pinned): **187.4 s** with the
+decoders compiled by the set-up first (`naus compile`, about 19 s: pytest took 167.18 s), **319 s projected**; and
+**168.8 s** at once after, the set-up wholly done as after `make demo` (pytest 167.89 s), **287 s projected**, within
+the 5 minutes. Issue 88's 5 min 59 s, which the 1.7 comes from, is pytest's own line in a clone where `make demo`
+had run first (the issue times the demo before it): the second measure is the one it compares with. The JSON has
+both (`after_setup`). Since 190.2 s: the n-gram
+table of a long sentence under a 5-gram LM no longer passes over the whole dense table (the memory test 5.4 s to
+3.4 s). Looked at and left: torch's optimizers import torch._dynamo (1.1 s) in ten of the suite's processes, about
+5.5 s of wall time, not worth an AdamW of our own; naus's own modules compiled to bytecode beforehand (the
+environment sets PYTHONDONTWRITEBYTECODE) load no faster.
 """
 
 from __future__ import annotations

@@ -13,9 +13,9 @@ The pipeline then runs in the clone's environment, and `total_seconds` is the se
 `make demo`'s budget.
 
 A long profile runs in a clone that stays (`--clone DIR`): run the same command again after a stop and it pulls
-HEAD into the clone and continues where the pipeline stopped; `--targets` runs part of it (say, `stage_search`
-while the rest is still being written). Each invocation's wall time is kept in the clone, and `total_seconds` is
-their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. Each run and the set-up
+HEAD into the clone and continues where the pipeline stopped (after `--setup`, in the clone's environment, its
+set-up made once); `--targets` runs part of it (say, `stage_search` while the rest is still being written). Each
+invocation's wall time is kept in the clone, and `total_seconds` is their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. Each run and the set-up
 record the CPU and pins they ran with, and a clone whose runs differ in them is refused. On a CPU with AVX-512
 numba is pinned to AVX2 for the set-up and the runs (`NUMBA_AVX2`; naus pins torch, oneDNN and MKL itself), and the
 JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
@@ -305,16 +305,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         clone = (args.clone or Path(tmp) / "naus").resolve()
-        if args.setup and clone.exists():
+        setup_file = clone / "logs" / args.profile / "timed_setup.json"
+        if args.setup and clone.exists() and not setup_file.exists():
             raise SystemExit(f"{clone}: --setup times a fresh clone's set-up; give a new directory")
         if args.summary_only and (args.setup or args.targets or not (clone / "logs" / args.profile).is_dir()):
             raise SystemExit("--summary-only reads a kept clone's runs (--clone), without --setup or --targets")
-        setup_file = clone / "logs" / args.profile / "timed_setup.json"
         if not args.summary_only:
             prepare(clone, args.profile)
-            if args.setup:
+            if args.setup and not setup_file.exists():  # once: the same command continues a stopped run
                 write_json(setup_file, setup(clone))
-            python = clone / ".venv" / "bin" / "python" if args.setup else Path(sys.executable)
+            # the clone's own environment wherever it made one: a run resumed after --setup too
+            python = clone / ".venv" / "bin" / "python" if setup_file.exists() else Path(sys.executable)
             run(clone, args.profile, args.targets, args.stop_after, python)
         if args.targets:
             print(f"{args.profile}: {', '.join(args.targets)} done; run again without --targets to finish")

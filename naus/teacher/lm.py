@@ -133,10 +133,24 @@ class NgramTable:
         model, n, size = lm.model, lm.order, len(words) + 2
         self.n, self.size = n, size
         self.eos = len(words) + 1
-        strides = size ** np.arange(n - 1, -1, -1)
-        step = [int(stride) for stride in strides]
+        self.strides = size ** np.arange(n - 1, -1, -1)
+        step = [int(stride) for stride in self.strides]
+        # the search's largest allocation, written only where the windows land (its other pages never touched)
+        self.flat = np.zeros(size**n, dtype=np.float64)
         scratch = kenlm.State()
-        starts, runs, scores = [], [], []  # each window's run of last words: its flat offset, its length, ln P's
+        starts, runs, scores = [], [], []  # windows' runs of last words not yet written: flat offset, length, ln P's
+
+        def write() -> None:
+            """The runs gathered so far into the table at once (a few MB at a time, whatever the table's size)."""
+            values = np.array(scores, dtype=np.float64) * LN10
+            if not (values <= 0).all():  # NaN too: a damaged model that loaded
+                raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {values.max():.4g} "
+                                f"over the words of {' '.join(words[:8])!r}...); a damaged file?")
+            lengths = np.array(runs, dtype=np.int64)
+            first = np.repeat(np.array(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths)
+            self.flat[first + np.arange(len(values))] = values
+            for pending in (starts, runs, scores):
+                pending.clear()
 
         def extend(offset: int, depth: int, state, last: int, remaining: int) -> None:
             if remaining == 0:  # every word after `last`, then </s>: one contiguous run of the last axis
@@ -144,6 +158,8 @@ class NgramTable:
                 scores.append(model.BaseScore(state, "</s>", scratch))
                 starts.append(offset + last + 2)
                 runs.append(len(words) - last)
+                if len(scores) >= 1 << 16:
+                    write()
                 return
             for z in range(last + 1, len(words)):
                 nxt = kenlm.State()
@@ -157,16 +173,7 @@ class NgramTable:
             else:
                 model.NullContextWrite(start)
             extend(0, zeros, start, -1, n - 1 - zeros)
-        values = np.array(scores, dtype=np.float64) * LN10
-        if not (values <= 0).all():  # NaN too: a damaged model that loaded
-            raise NausError(f"{lm.path}: not a valid KenLM model (a log-probability of {values.max():.4g} "
-                            f"over the words of {' '.join(words[:8])!r}...); a damaged file?")
-        lengths = np.array(runs, dtype=np.int64)
-        first = np.repeat(np.array(starts, dtype=np.int64) - (np.cumsum(lengths) - lengths), lengths)
-        # the search's largest allocation: written where the windows land only, no pass over the whole of it
-        self.flat = np.zeros(size**n, dtype=np.float64)
-        self.flat[first + np.arange(len(values))] = values
-        self.strides = strides
+        write()
         self.unigram = np.array([lm.unigram(w) for w in words])
 
     def log_prob(self, positions: np.ndarray) -> np.ndarray:

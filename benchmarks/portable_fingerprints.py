@@ -39,6 +39,14 @@ gave other bytes. The students are therefore byte-identical across the AMD CPUs 
 Of the branches, COMPATIBLE (SSE2 without rcpps/rsqrtps) is the one to try on both vendors. Trained under it here,
 the demo's L8 student took 21.8 s against 14.7 s (one run each, start-up included). Whether it gives AMD's bytes
 needs an AMD machine to check, and adopting it would change every student.
+
+Two more manual checks on the same Xeon (5 December 2026, `ar-L10` of a fresh clone's demo searches, one run
+each): with `MKL_CBWR=AUTO MKL_ENABLE_INSTRUCTIONS=AVX2` (MKL's AVX2 kernels, no CNR branch) its `best.pt` is the
+one `MKL_CBWR=AVX2` gives (`4ab52a26…`). With MKL made to take its path for CPUs not made by Intel (a preloaded
+library answering 0 from `mkl_serv_intel_cpu` and `mkl_serv_intel_cpu_true`, which libtorch_cpu exports), MKL
+reports `CNR:AUTO` and ignores `MKL_ENABLE_INSTRUCTIONS`, as the guide says it does on AMD, and the bytes are
+`daef1bcb…`: neither the Xeon's nor the AMD machines' (`cb35d23e…`). So MKL's non-Intel path picks its kernels by
+more than the vendor check, and what the AMD CPUs ran cannot be reproduced here.
 """
 
 from __future__ import annotations

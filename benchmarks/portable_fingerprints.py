@@ -6,9 +6,10 @@ Build the profile on this machine in a clone of the commit (`make demo` there), 
 the committed ones, naming the machine that made them (their file does not record it):
 
     python -m benchmarks.portable_fingerprints --profile demo --built ../clone/results/demo/fingerprints.json --built-commit 7c99808 \
-        --reference-machine "AMD EPYC (Zen 3), avx2 only" --results
+        --reference-machine "AMD EPYC (Zen 3), avx2 only" --built-metrics ../clone/results/demo/metrics.json --results
 
-Writes results/benchmarks/portable_fingerprints.json (one entry per profile and pair of machines).
+Writes results/benchmarks/portable_fingerprints.json (one entry per profile and pair of machines; with
+`--built-metrics`, the tables' scores compared as well).
 
 Findings (the JSON's numbers, as read when it was written; Markdown):
 
@@ -75,12 +76,29 @@ def compare(built: dict, committed: dict) -> dict:
     return out
 
 
+def compare_scores(built: dict, committed: dict) -> dict:
+    """Every score both metrics files hold (output and measure): how many agree, the largest difference, and the
+    outputs whose scores differ. Outputs with other bytes may still score the same: the tables are what a reader
+    sees."""
+    def leaves(metrics: dict) -> dict:
+        return {(name, measure): value for name, scores in metrics.items() if isinstance(scores, dict)
+                for measure, value in scores.items() if isinstance(value, (int, float))}
+
+    ours, theirs = leaves(built), leaves(committed)
+    shared = sorted(set(ours) & set(theirs))
+    differ = [key for key in shared if ours[key] != theirs[key]]
+    return {"compared": len(shared), "equal": len(shared) - len(differ),
+            "largest_difference": round(max((abs(ours[k] - theirs[k]) for k in differ), default=0.0), 4),
+            "outputs_that_differ": sorted({name for name, _ in differ})}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="demo")
     parser.add_argument("--built", type=Path, required=True, help="fingerprints.json of a build made on this machine")
     parser.add_argument("--built-commit", required=True, help="the commit the build on this machine was made from")
     parser.add_argument("--reference-machine", required=True, help="the machine that made the committed fingerprints")
+    parser.add_argument("--built-metrics", type=Path, help="that build's metrics.json: its tables' scores compared too")
     parser.add_argument("--results", action="store_true", help=f"write {RESULTS.relative_to(ROOT)}")
     args = parser.parse_args()
     built = read_json(args.built, ("search", "students", "decodings"))
@@ -88,6 +106,9 @@ def main() -> None:
     entry = {"profile": args.profile, "built_on": {"cpu": cpu_name(), "isa": isa(), "commit": args.built_commit},
              "committed_from": args.reference_machine, **compare(built, committed)}
     entry["identical"] = not any(entry[s]["differ"] for s in SECTIONS)
+    if args.built_metrics:
+        entry["scores"] = compare_scores(read_json(args.built_metrics),
+                                         read_json(ROOT / f"results/{args.profile}/metrics.json"))
     print(json.dumps(entry, indent=1))
     if args.results:
         previous = read_json(RESULTS) if RESULTS.is_file() else {"runs": []}

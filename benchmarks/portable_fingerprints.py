@@ -48,6 +48,16 @@ library answering 0 from `mkl_serv_intel_cpu` and `mkl_serv_intel_cpu_true`, whi
 reports `CNR:AUTO` and ignores `MKL_ENABLE_INSTRUCTIONS`, as the guide says it does on AMD, and the bytes are
 `daef1bcb…`: neither the Xeon's nor the AMD machines' (`cb35d23e…`). So MKL's non-Intel path picks its kernels by
 more than the vendor check, and what the AMD CPUs ran cannot be reproduced here.
+
+## gigaword-sample's bytes and scores on the Intel Xeon
+
+gigaword-sample built from an empty build on a fresh clone of c62ec26 on the same Xeon (`pipeline_time.py --profile
+gigaword-sample --clone ...`, PyTorch, oneDNN, MKL and numba pinned to AVX2, nothing else running; 5 December
+2026), against the fingerprints and scores committed from ab53ee6's run on the AMD EPYC Zen 4 (`--built-metrics`):
+all 9 search outputs are equal, none of the 100 students, 474 of the 553 decodings; of the 1,710 scores both
+metrics files hold, 1,649 are equal and the largest difference is 0.03 (35 outputs differ at all). The run took
+5640.4 s (10321.2 job-seconds: students 5248.7, searches 2613.7, decodings 1782.8) against the Zen 4's 4903.3;
+its timing JSON was not kept, since `results/gigaword-sample` stays the Zen 4's run.
 """
 
 from __future__ import annotations

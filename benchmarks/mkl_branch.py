@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from naus.device import cpu_name, isa
+from naus.device import cpu_name, cpu_vendor, isa
 from naus.files import read_json, sha256sum, write_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,12 +45,6 @@ WORDS = ("police government stocks president japan minister protesters schools t
 TRAIN = ["--arch", "ar", "--n-layers", "2", "--d-model", "128", "--n-heads", "4", "--d-ff", "512", "--max-len", "128",
          "--dropout", "0.1", "--max-steps", "70", "--max-tokens", "2048", "--lr", "0.001", "--warmup", "30",
          "--min-count", "1", "--eval-every", "50", "--checkpoint-every", "50", "--seed", "0"]
-
-
-def vendor() -> str:
-    """The CPU's vendor string (GenuineIntel, AuthenticAMD), which decides MKL's branch more than its ISA."""
-    lines = Path("/proc/cpuinfo").read_text().splitlines() if Path("/proc/cpuinfo").is_file() else []
-    return next((line.split(":", 1)[1].strip() for line in lines if line.startswith("vendor_id")), "unknown")
 
 
 def pairs(folder: Path) -> tuple[Path, Path]:
@@ -91,7 +85,7 @@ def main() -> None:
                                 "same_bytes_each_run": len(hashes) == 1, "seconds": [s for _, s in runs]}
             print(f"MKL_CBWR={branch}: {hashes[0][:16] if len(hashes) == 1 else 'differs run to run'}, "
                   f"{runs[0][1]:.1f} s")
-    entry = {"cpu": cpu_name(), "vendor": vendor(), "isa": isa(), "threads": 1, "branches": branches}
+    entry = {"cpu": cpu_name(), "vendor": cpu_vendor(), "isa": isa(), "threads": 1, "branches": branches}
     if args.results:
         previous = read_json(RESULTS) if RESULTS.is_file() else {"runs": []}
         key = ("cpu", "vendor", "isa")

@@ -15,10 +15,11 @@ The pipeline then runs in the clone's environment, and `total_seconds` is the se
 A long profile runs in a clone that stays (`--clone DIR`): run the same command again after a stop and it pulls
 HEAD into the clone and continues where the pipeline stopped (after `--setup`, in the clone's environment, its
 set-up made once); `--targets` runs part of it (say, `stage_search` while the rest is still being written). Each
-invocation's wall time is kept in the clone, and `total_seconds` is their sum. `--summary-only` writes the JSON again from a kept clone's runs, running nothing. Each run and the set-up
-record the CPU and pins they ran with, and a clone whose runs differ in them is refused. On a CPU with AVX-512
-numba is pinned to AVX2 for the set-up and the runs (`NUMBA_AVX2`; naus pins torch, oneDNN and MKL itself), and the
-JSON also projects the wall time on a plain AVX2 one (`AVX2_SLOWER`).
+invocation's wall time is kept in the clone, and `total_seconds` is their sum. `--summary-only` writes the JSON
+again from a kept clone's runs, running nothing. Each run and the set-up record the CPU and pins they ran with, and a
+clone whose runs differ in them is refused. On a CPU with AVX-512 numba is pinned to AVX2 for the set-up and the
+runs (`NUMBA_AVX2`; naus pins torch, oneDNN and MKL itself), and the JSON also projects the wall time on a plain AVX2
+one (`AVX2_SLOWER`).
 
     python -m benchmarks.pipeline_time --results                     # make demo's pipeline -> demo_time.json
     python -m benchmarks.pipeline_time --setup --results             # make demo with its set-up, from PyPI
@@ -239,7 +240,8 @@ def setup(clone: Path) -> dict:
         seconds = round(time.perf_counter() - tick, 1)
     if done.returncode:
         raise SystemExit(f"make setup failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    return {"seconds": seconds, "ran_on": machine(), "from": "PyPI only (no local wheels, pip configuration or uv cache)",
+    return {"seconds": seconds, "ran_on": machine(),
+            "from": "PyPI only (no local wheels, pip configuration or uv cache)",
             "debian_packages_installed_before": sorted(name for name, present in installed.items() if present),
             "debian_packages_installed_by_it": sorted(name for name, present in installed.items() if not present)}
 

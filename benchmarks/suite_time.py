@@ -65,10 +65,10 @@ decoders compiled by the set-up first (`naus compile`, about 19 s: pytest took 1
 **168.8 s** at once after, the set-up wholly done as after `make demo` (pytest 167.89 s), **287 s projected**, within
 the 5 minutes. Issue 88's 5 min 59 s, which the 1.7 comes from, is pytest's own line in a clone where `make demo`
 had run first (the issue times the demo before it): the second measure is the one it compares with. The JSON has
-both (`after_setup`). Since 190.2 s: the n-gram
-table of a long sentence under a 5-gram LM no longer passes over the whole dense table (the memory test's search). Looked at and left: torch's optimizers import torch._dynamo (1.1 s) in ten of the suite's processes, about
-5.5 s of wall time, not worth an AdamW of our own; naus's own modules compiled to bytecode beforehand (the
-environment sets PYTHONDONTWRITEBYTECODE) load no faster.
+both (`after_setup`). Since 190.2 s: the n-gram table of a long sentence under a 5-gram LM no longer passes over
+the whole dense table (the memory test's search). Looked at and left: torch's optimizers import torch._dynamo (1.1 s)
+in ten of the suite's processes, about 5.5 s of wall time, not worth an AdamW of our own; naus's own modules
+compiled to bytecode beforehand (the environment sets PYTHONDONTWRITEBYTECODE) load no faster.
 """
 
 from __future__ import annotations

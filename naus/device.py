@@ -29,13 +29,23 @@ def pick_device(name: str | None) -> torch.device:
     return device
 
 
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else the platform's word for it."""
+def _cpuinfo(field: str) -> str | None:
+    """A field of /proc/cpuinfo's first CPU (Linux), or None."""
     try:
         return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name"))
+                    if line.startswith(field))
     except (OSError, StopIteration):
-        return platform.processor() or "unknown CPU"
+        return None
+
+
+def cpu_name() -> str:
+    """The CPU's model name (Linux), else the platform's word for it."""
+    return _cpuinfo("model name") or platform.processor() or "unknown CPU"
+
+
+def cpu_vendor() -> str:
+    """The CPU's vendor string (GenuineIntel, AuthenticAMD): MKL picks its kernels by it as much as by the ISA."""
+    return _cpuinfo("vendor_id") or "unknown"
 
 
 def isa() -> list[str]:

@@ -94,7 +94,6 @@ generations of students on a distilled encoder's states.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import multiprocessing
 import statistics
@@ -103,7 +102,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
-from benchmarks.student_layers import LENGTH, WORK, against, best_dev_loss, encode, show, study
+from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, show, study, study_parser
 from naus import layout
 from naus.files import read_json, read_lines, write_json
 from naus.student.distil import EPOCHS, LAYERS_FROM, LR, fit, narrower
@@ -192,10 +191,7 @@ def int8_model(encoder: Path, out: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
-    parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
-    parser.add_argument("--work", type=Path, default=WORK)
+    parser = study_parser(__doc__)
     parser.add_argument("--layers", type=int, nargs="+", default=[3, 2])
     parser.add_argument("--epochs", type=int, help="epochs of distillation (default 2; with --pipeline, naus distil's)")
     parser.add_argument("--lr", type=float, help="its learning rate (default 1e-4; with --pipeline, naus distil's)")

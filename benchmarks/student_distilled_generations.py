@@ -34,13 +34,12 @@ labels of the pool took under a minute each (57.29 CPU-s for MiniLM's). The prof
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
-from benchmarks.student_layers import WORK
+from benchmarks.student_layers import study_parser
 from naus import layout
 from naus.files import read_json, write_json
 
@@ -56,10 +55,7 @@ def ensemble(members: list[Path], out: Path) -> Path:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
-    parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
-    parser.add_argument("--work", type=Path, default=WORK)
+    parser = study_parser(__doc__)
     parser.add_argument("--encoders", nargs="+", default=["k6", "d4-epochs4-ffn384"],
                         help="folders under --work, the first the one the others are compared with")
     parser.add_argument("--length", type=int, default=8)

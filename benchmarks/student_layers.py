@@ -96,11 +96,18 @@ def show(rows: dict[str, dict]) -> None:
               f"states {row['states_time_ratio']}x the time")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def study_parser(doc: str) -> argparse.ArgumentParser:
+    """The options every study of the students' states takes: the build it reads, the profile whose student it
+    trains and the folder its work is kept in."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
     parser.add_argument("--profile", type=Path, default=Path("config/gigaword-sample.yaml"))
     parser.add_argument("--work", type=Path, default=WORK)
+    return parser
+
+
+def main() -> None:
+    parser = study_parser(__doc__)
     parser.add_argument("--layers", type=int, nargs="+", default=[6, 3, 2])
     parser.add_argument("--seeds", type=int, nargs="+", default=list(range(6)))
     parser.add_argument("--out", type=Path, default=Path("results/benchmarks/student_layers.json"))

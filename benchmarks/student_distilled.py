@@ -88,8 +88,8 @@ epoch's mse 0.02938). **88.93 ± 0.16 (−0.46)**, ten of sixteen seeds lower, a
 (`student_distilled_speed.py`: the student 5.73 ms projected on plain AVX2). MiniLM merely cut to its first four
 layers: 89.24 ± 0.21 (−0.15), within the 0.2, but at 0.73 of the states' time. A fourth layer, paid for with narrower
 blocks, does not help: the four encoders distilled and measured at L = 8 (three layers at 768 and 1,536 units, by
-two recipes, and this one) lose 0.46 to 0.73. Left untried: a target other than the last states (the student's own loss), and later
-generations of students on a distilled encoder's states.
+two recipes, and this one) lose 0.46 to 0.73. A second generation of students widens the gap
+(`student_distilled_generations.py`). Left untried: a target other than the last states (the student's own loss).
 """
 
 from __future__ import annotations

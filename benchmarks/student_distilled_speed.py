@@ -8,7 +8,8 @@ encoders taking turns in each pass. The encoders: MiniLM's six layers, and every
 
 Writes results/benchmarks/student_distilled_speed.json: per encoder, the states' ms a sentence; with the bundled
 student's own time after its states (`student_states.json`'s fp32 PyTorch row, the same sentences and batch, on the
-machine that file names), the student's total, and projected on plain AVX2: the 12.0 ms issue 88 measured there for today's, times the ratio.
+machine that file names), the student's total, and projected on plain AVX2: the 12.0 ms issue 88 measured there for
+today's, times the ratio.
 
 Findings (the JSON's numbers, as read when it was written; Markdown):
 

@@ -84,10 +84,14 @@ def sentences(text: str) -> list[str]:
     return [*pieces, text[start:]]
 
 
-def source_tokens(text: str) -> list[str]:
-    """Raw text's PTB tokens as written (case, digits and brackets kept): `normalize`'s tokens, one for one."""
+def source_tokens(text: str, one_sentence: bool = False) -> list[str]:
+    """Raw text's PTB tokens as written (case, digits and brackets kept): `normalize`'s tokens, one for one.
+    `one_sentence` (a headline) tokenises the text whole: split into sentences, `Ky. company` would end one at `.`."""
     text = " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).split())
-    return [token for sentence in sentences(text) for token in _tokenizer().tokenize(sentence)] if text else []
+    if not text:
+        return []
+    return [token for sentence in ([text] if one_sentence else sentences(text))
+            for token in _tokenizer().tokenize(sentence)]
 
 
 def normal_token(token: str) -> str:
@@ -140,9 +144,9 @@ def check_references(lines: list[str], name: object) -> list[str]:
     return lines
 
 
-def normalize(text: str) -> str:
-    """Return `text` as one line of lowercased PTB tokens with digits as `#`."""
-    return " ".join(normal_token(token) for token in source_tokens(text))
+def normalize(text: str, one_sentence: bool = False) -> str:
+    """Return `text` as one line of lowercased PTB tokens with digits as `#` (`source_tokens`)."""
+    return " ".join(normal_token(token) for token in source_tokens(text, one_sentence))
 
 
 def is_word(token: str) -> bool:

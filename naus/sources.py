@@ -10,43 +10,20 @@ it, unless its sha256 is the manifest's.
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import logging
 import shutil
 import urllib.parse
-from dataclasses import dataclass
 from pathlib import Path
-
-import yaml
 
 from naus import NausError
 from naus.derive import RECIPES, Recipe
 from naus.files import atomic_open, same_digest, sha256sum
+from naus.manifest import RawFile, expected, manifest, raw_file
 
 log = logging.getLogger(__name__)
 
-MANIFEST = Path(__file__).with_name("manifest.yaml")
 RAW = ".raw"  # under --to: the raw files, one folder a source (pooch's cache)
-
-
-@functools.cache
-def manifest() -> dict:
-    with open(MANIFEST, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
-@dataclass(frozen=True)
-class RawFile:
-    source: str
-    path: str
-    url: str | None  # None: the user brings it (its source's `bring_your_own` says how)
-    sha256: str
-    size: int
-
-
-def raw_file(source: str, path: str) -> RawFile:
-    entry = manifest()["sources"][source]["files"][path]
-    return RawFile(source, path, entry.get("url"), entry["sha256"], entry["size"])
 
 
 def profile_paths(config: dict) -> list[str]:
@@ -111,13 +88,6 @@ def fetch_raw(raw: RawFile, cache: Path, mirror: str | None = None, bring: Path 
             from None
 
 
-def expected(output: str) -> str:
-    derived = manifest()["derived"]
-    if output not in derived:
-        raise NausError(f"{output}: the data manifest commits no sha256 for it (naus/manifest.yaml, derived)")
-    return derived[output]["sha256"]
-
-
 def fetch(config: dict, to: str | Path, mirror: str | None = None, bring: str | Path | None = None,
           check: bool = True) -> dict[str, str]:
     """Fetch the raw files a profile needs into `{to}/.raw` and derive the files it reads under `to`; returns each
@@ -146,8 +116,6 @@ def fetch(config: dict, to: str | Path, mirror: str | None = None, bring: str | 
 
 
 def _write_checked(path: Path, output: str, content: bytes, check: bool) -> str:
-    import hashlib
-
     digest = hashlib.sha256(content).hexdigest()
     if check and not same_digest(digest, expected(output)):
         raise NausError(f"{output}: derived with sha256 {digest[:16]}…, the manifest commits {expected(output)[:16]}…: "
@@ -158,12 +126,15 @@ def _write_checked(path: Path, output: str, content: bytes, check: bool) -> str:
     return digest
 
 
-def verify(config: dict, data_dir: str | Path) -> None:
-    """Refuse a data directory whose copy of a file the profile reads is not the one the manifest commits, naming
-    the first such file."""
-    for recipe in recipes_for(profile_paths(config)):
-        for output in recipe.outputs:
-            path = Path(data_dir) / output
-            if path.is_file() and not same_digest(sha256sum(path), expected(output)):
-                raise NausError(f"{path}: not the file the data manifest commits for {output} (sha256 "
-                                f"{expected(output)[:16]}…): a changed copy; `naus data fetch` derives it anew")
+def verify(config: dict, data_dir: str | Path) -> int:
+    """Refuse a data directory whose copy of a file the profile reads is missing or not the one the manifest
+    commits, naming the first such file; returns how many were checked."""
+    outputs = [output for recipe in recipes_for(profile_paths(config)) for output in recipe.outputs]
+    for output in outputs:
+        path = Path(data_dir) / output
+        if not path.is_file():
+            raise NausError(f"{path}: missing; `naus data fetch` derives it")
+        if not same_digest(sha256sum(path), expected(output)):
+            raise NausError(f"{path}: not the file the data manifest commits for {output} (sha256 "
+                            f"{expected(output)[:16]}…): a changed copy; `naus data fetch` derives it anew")
+    return len(outputs)

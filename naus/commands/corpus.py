@@ -42,6 +42,10 @@ def register(sub) -> None:
             ("--mirror", {"help": "fetch from a mirror laid out as MIRROR/SOURCE/PATH (https:// or file://) "
                                   "instead of the manifest's addresses"}),
             ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004)"}))
+    command(sources, "verify", data_verify, "check that a data directory's copies of the files a profile reads are "
+            "the ones naus/manifest.yaml commits (sha256), naming the first that is not",
+            ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
+            ("--data-dir", {**IN, "help": "the data directory (the pipeline's NAUS_DATA or data.data_dir)"}))
     command(sub, "download", download, "fetch a file and verify its sha256",
             ("--url", {**IN, "help": "the file's address"}),
             ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
@@ -84,20 +88,28 @@ def data_gigaword(args: argparse.Namespace) -> None:
     _counts(corpus.write(args.out), args.out)
 
 
-def data_fetch(args: argparse.Namespace) -> None:
+def _profile_config(profile: str) -> dict:
+    """A profile's configuration: config/PROFILE.yaml, or the file named."""
     import yaml
 
-    from naus.sources import fetch
-
-    path = Path(args.profile)
-    if not path.suffix:
-        path = Path("config") / f"{args.profile}.yaml"
+    path = Path(profile) if Path(profile).suffix else Path("config") / f"{profile}.yaml"
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as err:
         raise NausError(f"{path}: cannot read the profile's configuration ({err})") from None
-    digests = fetch(config or {}, args.to, mirror=args.mirror, bring=args.duc)
+
+
+def data_fetch(args: argparse.Namespace) -> None:
+    from naus.sources import fetch
+
+    digests = fetch(_profile_config(args.profile), args.to, mirror=args.mirror, bring=args.duc)
     print(f"{len(digests)} files derived under {args.to}, each the sha256 the data manifest commits")
+
+
+def data_verify(args: argparse.Namespace) -> None:
+    from naus.sources import verify
+
+    print(f"{verify(_profile_config(args.profile), args.data_dir)} files under {args.data_dir} are the manifest's")
 
 
 def _counts(counts: dict[str, int], out: str) -> None:

@@ -17,7 +17,8 @@ import yaml
 from naus import NausError
 from naus.derive import RECIPES, ag_news_titles, line_index, pool, reuters_titles
 from naus.files import sha256sum
-from naus.sources import fetch, fetch_raw, manifest, profile_paths, raw_file, recipes_for, verify
+from naus.manifest import manifest, raw_file
+from naus.sources import fetch, fetch_raw, profile_paths, recipes_for, verify
 
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = re.compile(r"/[0-9a-f]{40}/")  # a GitHub address at a full commit
@@ -100,6 +101,9 @@ def test_a_changed_copy_in_the_data_directory_is_refused_naming_it(tmp_path):
     config = {"data": {"test_article": "gigaword/test/input.txt"}}
     with pytest.raises(NausError, match=re.escape(f"{test_input}: not the file the data manifest commits")):
         verify(config, tmp_path)
+    result = subprocess.run([sys.executable, "-m", "naus", "data", "verify", "gigaword-sample", "--data-dir",
+                             str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 def test_a_mirror_file_with_another_checksum_is_not_kept(tmp_path):
@@ -120,6 +124,9 @@ def test_fetch_derives_every_file_gigaword_sample_reads(shared_data, tmp_path):
     result = subprocess.run([sys.executable, "-m", "naus", "data", "fetch", "gigaword-sample", "--to", str(out),
                              "--mirror", mirror.as_uri()], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
+    verified = subprocess.run([sys.executable, "-m", "naus", "data", "verify", "gigaword-sample", "--data-dir",
+                               str(out)], cwd=ROOT, capture_output=True, text=True)
+    assert verified.returncode == 0 and "34 files" in verified.stdout, verified.stderr
     derived = manifest()["derived"]
     for output, entry in derived.items():
         assert sha256sum(out / output) == entry["sha256"], output

@@ -1,12 +1,15 @@
 """The data manifest and `naus data fetch`: every raw input pinned and checked, every derived file the committed one.
 
 The suite never contacts a manifest address: the fetch runs against a local mirror (`file://`) of the public raw
-files, which the shared development data keeps under `mirror/SOURCE/PATH`.
+files, laid out from the copies the development data holds (found by sha256) and, where $NAUS_MIRROR names one, a
+full mirror (SOURCE/PATH).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +24,7 @@ from naus.manifest import manifest, raw_file
 from naus.sources import fetch, fetch_raw, profile_paths, recipes_for, verify
 
 ROOT = Path(__file__).resolve().parents[2]
+NEW_RECIPE = "headlines/extra_titles.txt"  # defined anew: the development data's copy was made by hand
 PINNED = re.compile(r"/[0-9a-f]{40}/")  # a GitHub address at a full commit
 
 
@@ -116,19 +120,66 @@ def test_a_mirror_file_with_another_checksum_is_not_kept(tmp_path):
     assert not list((tmp_path / "data").rglob("*.txt"))
 
 
-def test_fetch_derives_every_file_gigaword_sample_reads(shared_data, tmp_path):
-    mirror = shared_data / "mirror"
-    if not mirror.is_dir():
-        pytest.skip(f"{mirror}: no local mirror of the public raw files")
+def _mirror(shared_data: Path, into: Path) -> set[tuple[str, str]]:
+    """A `file://` mirror (SOURCE/PATH) of the manifest's raw files that a full mirror ($NAUS_MIRROR) or the
+    development data holds (there, copies of public files under other names: found by sha256); returns which."""
+    wanted: dict[str, list[tuple[str, str]]] = {}
+    for source, entry in manifest()["sources"].items():
+        for path, file in entry["files"].items():
+            wanted.setdefault(file["sha256"], []).append((source, path))
+    roots = [Path(os.environ["NAUS_MIRROR"])] if os.environ.get("NAUS_MIRROR") else []
+    held = set()
+    for file in (f for root in (*roots, shared_data) for f in sorted(root.rglob("*")) if f.is_file()):
+        for source, path in wanted.pop(sha256sum(file), []):
+            (into / source / path).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, into / source / path)
+            held.add((source, path))
+    return held
+
+
+def _fetch_from_mirror(shared_data: Path, tmp_path: Path, whole: bool) -> tuple[list[str], Path]:
+    """`naus data fetch` of gigaword-sample's files whose raw inputs the local mirror holds (`whole`: all of them,
+    or the test skips naming what it lacks); returns the derived files and where they are."""
+    held = _mirror(shared_data, tmp_path / "mirror")
+    profile = yaml.safe_load((ROOT / "config/gigaword-sample.yaml").read_text())
+    paths = [p for p in profile_paths(profile) if all(set(r.inputs) <= held for r in recipes_for([p]))]
+    lacking = sorted({s for p in profile_paths(profile) for r in recipes_for([p]) for s, _ in set(r.inputs) - held})
+    if whole and lacking:
+        pytest.skip(f"no local copy of {', '.join(lacking)}'s raw files (NAUS_MIRROR names a full mirror)")
+    if not {"gigaword/pool/article.txt", "gigaword/test/input.txt"} <= set(paths):
+        pytest.skip(f"{shared_data} holds no copy of the Gigaword raw files")
+    config = tmp_path / "profile.yaml"
+    config.write_text(yaml.safe_dump({"data": _restricted(profile["data"], paths)}))
     out = tmp_path / "data"
-    result = subprocess.run([sys.executable, "-m", "naus", "data", "fetch", "gigaword-sample", "--to", str(out),
-                             "--mirror", mirror.as_uri()], cwd=ROOT, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "naus", "data", "fetch", str(config), "--to", str(out),
+                             "--mirror", (tmp_path / "mirror").as_uri()], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
-    verified = subprocess.run([sys.executable, "-m", "naus", "data", "verify", "gigaword-sample", "--data-dir",
-                               str(out)], cwd=ROOT, capture_output=True, text=True)
-    assert verified.returncode == 0 and "34 files" in verified.stdout, verified.stderr
-    derived = manifest()["derived"]
-    for output, entry in derived.items():
-        assert sha256sum(out / output) == entry["sha256"], output
-        if output != "headlines/extra_titles.txt" and (shared_data / output).is_file():  # today's development data
-            assert sha256sum(shared_data / output) == entry["sha256"], output
+    outputs = [o for r in recipes_for(paths) for o in r.outputs]
+    verified = subprocess.run([sys.executable, "-m", "naus", "data", "verify", str(config), "--data-dir", str(out)],
+                              cwd=ROOT, capture_output=True, text=True)
+    assert verified.returncode == 0 and f"{len(outputs)} files" in verified.stdout, verified.stderr
+    return outputs, out
+
+
+def _restricted(data: dict, paths: list[str]) -> dict:
+    """A profile's data section naming only `paths`."""
+    kept = {k: v for k, v in data.items() if isinstance(v, str) and v in paths}
+    kept["extra_headlines"] = [p for p in data.get("extra_headlines", []) if p in paths]
+    kept["peers"] = {k: v for k, v in (data.get("peers") or {}).items() if v in paths}
+    return kept
+
+
+def test_fetch_derives_the_files_the_development_data_holds_the_raw_inputs_of(shared_data, tmp_path):
+    outputs, out = _fetch_from_mirror(shared_data, tmp_path, whole=False)
+    assert len(outputs) >= 28, outputs  # the pool, the test set, DUC2004, the authors' and four peers' releases
+    for output in outputs:
+        assert sha256sum(out / output) == manifest()["derived"][output]["sha256"], output
+        if output != NEW_RECIPE and (shared_data / output).is_file():  # today's development data
+            assert sha256sum(shared_data / output) == manifest()["derived"][output]["sha256"], output
+
+
+def test_fetch_derives_every_file_gigaword_sample_reads(shared_data, tmp_path):
+    outputs, out = _fetch_from_mirror(shared_data, tmp_path, whole=True)
+    assert len(outputs) == len(manifest()["derived"])
+    for output in outputs:
+        assert sha256sum(out / output) == manifest()["derived"][output]["sha256"], output

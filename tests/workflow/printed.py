@@ -24,9 +24,9 @@ AS_RUN = (
     (r"results/demo", "results/micro"),
     (r"~/naus-data", "build/naus-data"),  # what the README fetches stays in the checkout
 )
-# The README's fetch runs against the development data's mirror of the public raw files (never the manifest's
-# addresses: the suite contacts no server); without one it shows its help.
-_MIRROR = os.path.join(os.environ.get("NAUS_DATA") or "/nonexistent", "mirror")
+# The README's fetch runs against a full mirror of the public raw files where $NAUS_MIRROR names one (never the
+# manifest's addresses: the suite contacts no server); without one it shows its help.
+_MIRROR = os.environ.get("NAUS_MIRROR") or "/nonexistent"
 FETCH = (r"^(naus data fetch \S+ --to \S+) --duc \S+$",
          rf"\1 --mirror file://{_MIRROR}" if os.path.isdir(_MIRROR) else "naus data fetch --help")
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build

@@ -27,7 +27,8 @@ import zlib
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import OutputLock, check_file, check_shape, parse_json, same_digest, sha256sum, write_text
+from naus.files import check_file, check_shape, parse_json, same_digest, sha256sum
+from naus.outputs import OutputLock, write_text
 from naus.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
 
 log = logging.getLogger(__name__)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES
-from naus.files import read_json, read_lines, sha256sum, write_text
+from naus.files import read_json, read_lines, sha256sum
+from naus.outputs import write_text
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.models import BUNDLED, BUNDLED_DIR, BUNDLED_ENCODER, CARD
 

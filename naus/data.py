@@ -24,9 +24,8 @@ from pathlib import Path
 
 from naus import NausError, layout
 from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
-from naus.files import (
-    atomic_open, read_lines, read_parallel, same_digest, sha256sum, write_json, write_lines,
-)
+from naus.files import read_lines, read_parallel, same_digest, sha256sum
+from naus.outputs import atomic_open, write_json, write_lines
 from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)

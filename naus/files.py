@@ -1,14 +1,8 @@
-"""Reading and writing the pipeline's text files safely.
-
-Every output is written to a temporary file beside its target and renamed, so an
-interrupted step never leaves a half-written artifact that a later step would trust.
-"""
+"""Reading the pipeline's inputs safely: text a line at a time in every line-end convention, JSON and arrays
+checked against their shape, a bad input refused in one line naming the file (and line or key)."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
-import glob
 import hashlib
 import itertools
 import json
@@ -16,8 +10,6 @@ import math
 import os
 import re
 import stat
-import sys
-import tempfile
 from pathlib import Path
 from typing import IO, Iterable, Iterator
 
@@ -25,196 +17,59 @@ from naus import NausError
 from naus.text import clean
 
 
-@contextlib.contextmanager
-def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
-    """Open a temporary file next to `path`; on success rename it over `path`.
-
-    Only a regular file (or a new path) is replaced so: a device, a FIFO or a socket already at `path`
-    (`/dev/null`, `/dev/stdout`, a pipe's reader) is written directly, and a symbolic link is followed,
-    its target replaced, never the link. The file gets the mode a plain `open` would give (0666 less the
-    umask), not mkstemp's 0600, so a group sharing a cluster directory can read the pipeline's outputs.
-    An OS error names the file. `-` is standard output, as in every command's --out.
-    """
-    if str(path) == "-":
-        if sys.stdout is None:
-            raise NausError("standard output is closed: give a file (--out FILE)")
-        yield sys.stdout.buffer if "b" in mode else sys.stdout
-        (sys.stdout.buffer if "b" in mode else sys.stdout).flush()
-        return
-    path = Path(path)
-    encoding = {} if "b" in mode else {"encoding": "utf-8"}
-    try:
-        kind = os.stat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
-        kind = None
-    try:
-        if kind is not None and not stat.S_ISREG(kind):
-            if stat.S_ISDIR(kind):
-                raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
-            with open(path, mode, **encoding) as handle:  # a stream: there is no file to replace
-                yield handle
-            return
-        path = Path(os.path.realpath(path)) if path.is_symlink() else path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as err:
-        raise _naming(err, path) from err
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
-    try:
-        with os.fdopen(fd, mode, **encoding) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException as err:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        if isinstance(err, OSError):
-            raise _naming(err, path, tmp) from err
-        raise
-
-
-def _naming(err: OSError, path: Path, tmp: str | None = None) -> OSError:
-    """An error that names no file (a write's: a full disk) or only our temporary one, naming `path`."""
-    if err.filename is not None and err.filename != tmp:
-        return err
-    try:
-        return type(err)(err.errno, err.strerror or str(err), str(path))
-    except TypeError:  # a subclass built otherwise (urllib's URLError)
-        return OSError(err.errno, err.strerror or str(err), str(path))
-
-
-class OutputLock:
-    """One writer per resumable output: an exclusive `flock` on `<path>.lock`, which holds the
-    writer's process id and host so that a second writer can name it.
-
-    The kernel drops the lock when its holder exits or is killed, so a stale file never blocks
-    anyone; the file is removed on `release` while still locked, and a writer that locked a file
-    removed under it (a race with that release) tries again. Only a lock is ever truncated or removed: a
-    link at `<path>.lock`, or a file there that no writer made (its text is not a holder's line), is refused.
-    """
-
-    def __init__(self, path: str | os.PathLike):
-        import fcntl
-        import socket
-
-        self.path = Path(f"{path}.lock")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        while True:
-            fd = self._open(path)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
-                os.close(fd)
-                raise NausError(f"{path}: being written by {holder} (its lock: {self.path}); "
-                                "wait for it to end or stop it, then run again") from None
-            try:
-                if os.fstat(fd).st_ino == os.stat(self.path, follow_symlinks=False).st_ino:
-                    break
-            except FileNotFoundError:
-                pass
-            os.close(fd)
-        text = os.pread(fd, 201, 0).decode("utf-8", "replace")
-        if text and not re.fullmatch(r"process \d+ on [^\n]{0,100}\n", text):
-            os.close(fd)
-            raise NausError(f"{self.path}: a file that is not a lock of naus is where the lock of {path} goes; "
-                            "move it away or write the output elsewhere")
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
-        except OSError as err:  # a full disk: the lock this writer made goes with it, and the message names it
-            os.unlink(self.path)
-            os.close(fd)
-            raise NausError(f"{self.path}: could not write the lock of {path} ({err.strerror or err})") from None
-        self.fd: int | None = fd
-
-    def _open(self, path) -> int:
-        """The lock file, created or opened, never through a link, never a file that has other names."""
-        try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
-        except OSError as err:
-            if err.errno != errno.ELOOP:
-                raise
-            raise NausError(f"{self.path}: a symbolic link is where the lock of {path} goes; remove the link "
-                            "(naus never writes through it) or write the output elsewhere") from None
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
-            os.close(fd)
-            raise NausError(f"{self.path}: {'a hard-linked file' if stat.S_ISREG(info.st_mode) else 'not a file'} "
-                            f"is where the lock of {path} goes; move it away or write the output elsewhere")
-        return fd
-
-    def release(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.path)
-            os.close(self.fd)
-            self.fd = None
-
-    def __enter__(self) -> "OutputLock":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
-
-
-def remove_temporaries(directory: str | os.PathLike, names: Iterable[str]) -> int:
-    """Remove the temporary files `atomic_open` left in `directory` for these names when their writer was killed
-    (`kill -9`, a lost node: nothing ran its clean-up); only the holder of the directory's `OutputLock` may call
-    it. Returns how many it removed."""
-    removed = 0
-    for name in names:
-        for path in Path(directory).glob(f".{glob.escape(name)}.*.tmp"):
-            if path.is_file() and not path.is_symlink():
-                path.unlink()
-                removed += 1
-    return removed
-
-
-def write_lines(path: str | os.PathLike, lines: Iterable[str]) -> int:
-    """Write one item per line atomically; returns the number of lines."""
-    count = 0
-    with atomic_open(path) as out:
-        for line in lines:
-            if "\n" in line:
-                raise NausError(f"{path}: line {count + 1} contains a newline")
-            out.write(line + "\n")
-            count += 1
-    return count
-
-
-def write_text(path: str | os.PathLike, text: str) -> None:
-    with atomic_open(path) as handle:
-        handle.write(text)
-
-
-def write_json(path: str | os.PathLike, obj: object) -> None:
-    with atomic_open(path) as out:
-        json.dump(obj, out, indent=2, sort_keys=False)
-        out.write("\n")
-
-
 def read_lines(path: str | os.PathLike) -> list[str]:
     """Read a UTF-8 text file as stripped lines, naming the file and line on bad input."""
     path = check_file(path)
-    return decode_lines(path.read_bytes(), str(path))
+    return list(iter_lines(path))
 
 
 def decode_lines(raw: bytes, name: str) -> list[str]:
-    """Split UTF-8 bytes (a file's or standard input's, called `name`) into stripped lines, each `naus.text.clean`
-    (a byte order mark, a format character, is gone with them)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise NausError(f"{name}: line {line}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [clean(line).strip() for line in lines]
+    """UTF-8 bytes (a file's or standard input's, called `name`) as `iter_lines` reads them."""
+    return list(_lines(iter((raw,)), name))
+
+
+BLOCK = 1 << 20  # bytes read at a time: what a file of any size costs before its lines are used
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def iter_lines(source: str | os.PathLike | IO[bytes], name: str | None = None,
+               max_line_bytes: int | None = None) -> Iterator[str]:
+    """A file's (or a binary stream's, called `name`) lines, read a block at a time: `\\n`, `\\r\\n` and a lone
+    `\\r` each end a line (every convention a text file is written in); each line `naus.text.clean`ed and stripped
+    (a byte order mark, a format character, is gone with them). A line that is not UTF-8, or longer than
+    `max_line_bytes`, is refused naming the source and line."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as handle:
+            yield from _lines(iter(lambda: handle.read1(BLOCK), b""), name or str(source), max_line_bytes)
+        return
+    read = getattr(source, "read1", source.read)
+    yield from _lines(iter(lambda: read(BLOCK), b""), name or "standard input", max_line_bytes)
+
+
+def _lines(blocks: Iterator[bytes], name: str, max_line_bytes: int | None = None) -> Iterator[str]:
+    pending, number = b"", 0
+    for block in blocks:
+        scanned, pending = max(len(pending) - 1, 0), pending + block  # a held CR is looked at again
+        start = 0
+        for end in _LINE_END.finditer(pending, scanned):
+            if end.group() == b"\r" and end.end() == len(pending):
+                break  # a CR at a block's end may be the first half of a CRLF: decided with the next block
+            number += 1
+            yield _decode_line(pending[start : end.start()], name, number)
+            start = end.end()
+        pending = pending[start:]
+        if max_line_bytes is not None and len(pending) > max_line_bytes:
+            raise NausError(f"{name}: line {number + 1}: longer than {max_line_bytes:,} bytes (one sentence a line "
+                            "is read)")
+    if pending:  # the last line, without a line end or with the lone CR held above
+        yield _decode_line(pending.removesuffix(b"\r"), name, number + 1)
+
+
+def batched(items: Iterable, size: int) -> Iterator[list]:
+    """Lists of `size` items (the last one shorter), read as they come (itertools.batched of Python 3.12)."""
+    items = iter(items)
+    while chunk := list(itertools.islice(items, size)):
+        yield chunk
 
 
 def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
@@ -230,32 +85,19 @@ def read_parallel(*paths: str | os.PathLike) -> list[list[str]]:
 def iter_parallel(*paths: str | os.PathLike) -> Iterator[tuple[str, ...]]:
     """`read_parallel` line by line: a corpus of millions of lines never sits in memory whole."""
     paths = [check_file(p) for p in paths]
-    handles = [open(p, "rb") for p in paths]
-    try:
-        for number, raws in enumerate(itertools.zip_longest(*handles), 1):
-            if None in raws:
-                counts = [number - 1 + (raw is not None) + sum(1 for _ in handle) for raw, handle in zip(raws, handles)]
-                raise NausError("line counts differ: " + ", ".join(f"{p} has {n}" for p, n in zip(paths, counts)))
-            yield tuple(_decode_line(raw, path, number) for raw, path in zip(raws, paths))
-    finally:
-        for handle in handles:
-            handle.close()
+    readers = [iter_lines(p) for p in paths]
+    for number, lines in enumerate(itertools.zip_longest(*readers), 1):
+        if None in lines:
+            counts = [number - 1 + (line is not None) + sum(1 for _ in reader) for line, reader in zip(lines, readers)]
+            raise NausError("line counts differ: " + ", ".join(f"{p} has {n}" for p, n in zip(paths, counts)))
+        yield lines
 
 
-def _decode_line(raw: bytes, path: Path, number: int) -> str:
+def _decode_line(raw: bytes, name: str | Path, number: int) -> str:
     try:
         return clean(raw.decode("utf-8")).strip()
     except UnicodeDecodeError as err:
-        raise NausError(f"{path}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
-
-
-def check_regular_output(path: str | os.PathLike, why: str) -> Path:
-    """An output that must be a file of its own (`why`: a file beside it, or a rename into place): refused when
-    a link, a device, a FIFO or a directory is at its path, so none is replaced."""
-    path = Path(path)
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise NausError(f"{path}: not a regular file; {why}, so give a file's path")
-    return path
+        raise NausError(f"{name}: line {number}: not valid UTF-8 (byte 0x{raw[err.start]:02x})") from None
 
 
 def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> Path:

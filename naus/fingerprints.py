@@ -12,7 +12,8 @@ import json
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import atomic_open, read_json, sha256sum, write_text
+from naus.files import read_json, sha256sum
+from naus.outputs import atomic_open, write_text
 from naus.markup import ESCAPES
 from naus.provenance import HISTORY
 from naus.settings import IN_CONTEXT, LEARNED

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from naus import NausError
 from naus.derive import RECIPES, Recipe
-from naus.files import atomic_open, same_digest, sha256sum
+from naus.files import same_digest, sha256sum
+from naus.outputs import atomic_open
 from naus.manifest import RawFile, expected, manifest, raw_file
 
 log = logging.getLogger(__name__)

@@ -128,8 +128,9 @@ def _compile(task: str) -> float:
 def decode(args: argparse.Namespace) -> None:
     import json
 
-    from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines, write_json
+    from naus.decoding.summarizer import CHUNK, Summarizer
+    from naus.files import batched, check_file, iter_lines
+    from naus.outputs import write_json
     from naus.provenance import file_record
 
     if args.provenance and (args.input == "-" or args.out == "-"):
@@ -149,56 +150,36 @@ def decode(args: argparse.Namespace) -> None:
         from naus.student.frozen import States
 
         options["states"] = States.load(args.states)
-    # standard input is read and answered a chunk at a time (a pipe that never ends costs one chunk's memory);
-    # a file, whose states may be given, at once
-    chunks = _stdin_chunks(sys.stdin.buffer, STDIN_CHUNK) if args.input == "-" and not args.states else [
-        read_lines(args.input) if args.input != "-" else [line for chunk in _stdin_chunks(sys.stdin.buffer, 1 << 62)
-                                                          for line in chunk]]
+    # a file or standard input read and answered a chunk at a time (a pipe that never ends costs one chunk's memory);
+    # with its states (held whole already), at once
+    lines = iter_lines(sys.stdin.buffer if args.input == "-" else check_file(args.input),
+                       max_line_bytes=MAX_LINE_BYTES)
+    chunks = [list(lines)] if args.states else batched(lines, CHUNK)
     streamed = args.out == "-" and not args.provenance
-    lines, timed, sentences, seconds = [], [], 0, 0.0
+    written, timed, sentences, seconds = [], [], 0, 0.0
     for chunk in chunks:
         log.info("decoding %s", count(len(chunk), "sentence"))
         results = summarizer.summarize(chunk, batch_size=args.batch_size, **options)
         sentences, seconds = sentences + len(chunk), seconds + summarizer.last_timing["seconds"]
-        written = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
-                   if args.jsonl else r.summary for r in results]
+        summaries = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
+                     if args.jsonl else r.summary for r in results]
         if streamed:
-            sys.stdout.write("".join(line + "\n" for line in written))
+            sys.stdout.write("".join(line + "\n" for line in summaries))
             sys.stdout.flush()
         else:
-            lines += written
+            written += summaries
         if args.timing:
             timed += chunk
     log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
              count(sentences, "sentence"), summarizer.last_timing.get("method", "-"), seconds,
              1000 * seconds / max(sentences, 1), args.batch_size, summarizer.device)
     if not streamed:
-        _write_summaries(args.out, lines, args.provenance, made_from)
+        _write_summaries(args.out, written, args.provenance, made_from)
     if args.timing:
         write_json(args.timing, {**_timing(summarizer, timed, options, args), **made_from})
 
 
-STDIN_CHUNK = 1024  # lines of standard input summarised at a time
 MAX_LINE_BYTES = 4 << 20  # one sentence a line: a longer line is no sentence (`< /dev/zero` is refused here)
-
-
-def _stdin_chunks(stream, size: int):
-    """Standard input's lines, stripped, `size` at a time; a line over `MAX_LINE_BYTES` or not UTF-8 is refused
-    in one line naming it, before it is held whole."""
-    from naus.files import _decode_line
-
-    chunk, number = [], 0
-    while raw := stream.readline(MAX_LINE_BYTES + 1):
-        number += 1
-        if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
-            raise NausError(f"standard input: line {number}: longer than {MAX_LINE_BYTES:,} bytes (one sentence a "
-                            "line is read)")
-        chunk.append(_decode_line(raw, "standard input", number))
-        if len(chunk) == size:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
 
 
 def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Namespace) -> dict:
@@ -253,7 +234,7 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
 def time_decodings(args: argparse.Namespace) -> None:
     """The times the tables show, every decoding timed in this one process: started once per decoding, Python,
     PyTorch and numba took longer to load than a demo decoding takes."""
-    from naus.files import write_json
+    from naus.outputs import write_json
 
     wrong = next((given for given in args.decoding if len(given) not in (4, 5)), None)
     if wrong:
@@ -271,7 +252,7 @@ def time_decodings(args: argparse.Namespace) -> None:
 def decode_all(args: argparse.Namespace) -> None:
     """Every decoding named, one after another in this one process, into one file (`naus.provenance.BUNDLE`):
     the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
-    from naus.files import write_json
+    from naus.outputs import write_json
 
     try:
         students = {(part["split"], part["model"]) for part in map(layout.parse_decoded, args.stems)}
@@ -310,7 +291,7 @@ def _write_summaries(path: str, lines: list[str], provenance: str | None, made_f
     is refused, so summaries never sit beside another writer's provenance."""
     import hashlib
 
-    from naus.files import OutputLock, atomic_open, write_json
+    from naus.outputs import OutputLock, atomic_open, write_json
 
     content = "".join(line + "\n" for line in lines)
     with contextlib.ExitStack() as stack:

@@ -72,7 +72,7 @@ def evaluate(args: argparse.Namespace) -> None:
     import json
 
     from naus.evaluation.evaluate import evaluate_files
-    from naus.files import write_json
+    from naus.outputs import write_json
 
     scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend, args.lines)
     if args.out:
@@ -82,20 +82,22 @@ def evaluate(args: argparse.Namespace) -> None:
 
 def reorder(args: argparse.Namespace) -> None:
     from naus.evaluation.released import reordered
-    from naus.files import read_lines, write_lines
+    from naus.files import read_lines
+    from naus.outputs import write_lines
 
     write_lines(args.out, reordered(read_lines(args.input), args.index))
 
 
 def peer(args: argparse.Namespace) -> None:
     from naus.evaluation.peers import check_output
-    from naus.files import write_lines
+    from naus.outputs import write_lines
 
     write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source, args.index))
 
 
 def digits(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, read_parallel, write_lines
+    from naus.files import read_lines, read_parallel
+    from naus.outputs import write_lines
     from naus.text import mask_digits, restore_digits
 
     if args.restore_from:
@@ -124,7 +126,8 @@ def mark_stale(args: argparse.Namespace) -> None:
 
 
 def head(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, write_lines
+    from naus.files import read_lines
+    from naus.outputs import write_lines
 
     lines = read_lines(args.input)
     written = write_lines(args.out, lines[: args.lines] if args.lines else lines)
@@ -133,6 +136,7 @@ def head(args: argparse.Namespace) -> None:
 
 def lead(args: argparse.Namespace) -> None:
     from naus.evaluation.evaluate import lead as first_words
-    from naus.files import read_lines, write_lines
+    from naus.files import read_lines
+    from naus.outputs import write_lines
 
     write_lines(args.out, first_words(read_lines(args.input), args.length))

@@ -54,7 +54,7 @@ def register(sub) -> None:
 
 
 def search(args: argparse.Namespace) -> None:
-    from naus.files import write_json
+    from naus.outputs import write_json
     from naus.settings import SearchConfig
     from naus.teacher.build import search_file
 

@@ -124,7 +124,7 @@ class Summarizer:
         as `naus encode-states` made them, or computes them here. `headlines` (the default for raw text): no
         punctuation chosen, so L counts words a reader counts, and each summary written as its source wrote its
         words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #)."""
-        sentences = _checked(sentences, method, states)
+        _check_arguments(sentences, method, states)
         given = [name for name, value in (("length", length), ("ratio", ratio), ("chars", chars)) if value is not None]
         if len(given) > 1:  # the command line's --length, --ratio and --chars exclude each other
             raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
@@ -132,31 +132,43 @@ class Summarizer:
         options = dict(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
                        max_memory_mb=max_memory_mb)
         DecodeConfig(batch_size=batch_size, **options)  # the command line's checks, types included
-        arch = ARCHITECTURES[self.model.config.arch]
         method = self._method(method, chars)
         headlines = raw if headlines is None else headlines
         if headlines and not raw:
             raise NausError("headlines are written from raw text: summarize(..., raw=True) or headlines=False")
-        started, forward = time.perf_counter(), 0.0  # tokenising and MiniLM's states (where computed here) count
+        if states is not None and not ARCHITECTURES[self.model.config.arch].frozen:
+            raise NausError(f"a {self.model.config.arch} student reads no frozen states (they are for a naus-copy "
+                            "student)")
+        started, forward, samples, results = time.perf_counter(), 0.0, 0, []
+        # given states are the whole text's, held already: read with it whole; else a chunk at a time
+        for offset, chunk in _chunks(sentences, None if states is not None else CHUNK):
+            found, seconds, summarised = self._summarize_chunk(chunk, offset, states, method, options, raw, restore,
+                                                               headlines, batch_size)
+            results += found
+            forward, samples = forward + seconds, samples + summarised
+        self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
+                            "samples": samples, "method": method}
+        return results
+
+    def _summarize_chunk(self, sentences: list[str], offset: int, states: States | None, method: str, options: dict,
+                         raw: bool, restore: bool, headlines: bool, batch_size: int) -> tuple[list[Result], float, int]:
+        """`summarize` of sentences `offset`, `offset + 1`, ...: their results, the seconds of the student's forward
+        passes, and how many were summarised (a blank sentence costs nothing: its summary is empty)."""
         texts, written, cut = self._read(sentences, raw)
-        encoded = self._encode(texts, cut)
-        if arch.frozen:
-            states = self._frozen_states(texts, states, raw)
-        elif states is not None:
-            raise NausError(f"a {arch.name} student reads no frozen states (they are for a naus-copy student)")
-        results = [Result("", 0, 0.0) for _ in texts]  # an empty sentence's
+        encoded = self._encode(texts, cut, offset)
         order = sorted((i for i in range(len(texts)) if encoded[i]), key=lambda i: len(encoded[i]))
+        frozen = ARCHITECTURES[self.model.config.arch].frozen
+        if frozen:
+            states = self._frozen_states(texts, states, raw, order)
+        results, forward = [Result("", 0, 0.0) for _ in texts], 0.0  # an empty sentence's
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            read = [(texts[i], written[i] if raw else None, encoded[i], states[i] if arch.frozen else None)
-                    for i in rows]
+            read = [(texts[i], written[i] if raw else None, encoded[i], states[i] if frozen else None) for i in rows]
             found, seconds = self._summarize_batch(read, method, options, restore, headlines)
             forward += seconds
             for i, result in zip(rows, found):
                 results[i] = result
-        self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
-                            "samples": len(order), "method": method}
-        return results
+        return results, forward, len(order)
 
     def _summarize_batch(self, read: list[tuple], method: str, options: dict, restore: bool,
                          headlines: bool) -> tuple[list[Result], float]:
@@ -216,9 +228,9 @@ class Summarizer:
         return ([" ".join(map(normal_token, tokens)) for tokens in written], written,
                 [len(s.split()) if len(head) > reads else 0 for s, head in zip(sentences, heads)])
 
-    def _encode(self, texts: list[str], words: list[int] | None = None) -> list[list[int]]:
-        """Token ids of each text, cut to the student's positions (with a warning; `words`: each raw line's
-        length, where its text was cut before tokenising)."""
+    def _encode(self, texts: list[str], words: list[int] | None = None, offset: int = 0) -> list[list[int]]:
+        """Token ids of each text, cut to the student's positions (with a warning naming sentence `offset` + its
+        index; `words`: each raw line's length, where its text was cut before tokenising)."""
         max_len = self.model.config.max_len
         encoded = [self.vocab.encode(t) for t in texts]
         sizes = [max(len(tokens), words[i] if words else 0) for i, tokens in enumerate(encoded)]
@@ -227,7 +239,7 @@ class Summarizer:
             longest = max(cut, key=lambda i: sizes[i])
             log.warning("%d of %d sentences are longer than this student's %d positions and are read on their first "
                         "%d words (the longest: sentence %d, %d words)", len(cut), len(texts), max_len, max_len,
-                        longest + 1, sizes[longest])
+                        offset + longest + 1, sizes[longest])
         return [tokens[:max_len] for tokens in encoded]
 
     @functools.cached_property
@@ -242,8 +254,9 @@ class Summarizer:
             batch.logits[..., list(banned)] = float("-inf")
         batch.log_norm = slot_log_norm(batch.logits)
 
-    def _frozen_states(self, texts: list[str], states: States | None, raw: bool) -> States:
-        """The sentences' frozen states: those given, checked to be theirs, or computed now."""
+    def _frozen_states(self, texts: list[str], states: States | None, raw: bool, rows: list[int]) -> States | dict:
+        """The sentences' frozen states: those given, checked to be theirs, or computed now for `rows` (a blank
+        sentence's are never computed)."""
         learned = self.model.config.states_encoder  # the distilled encoder it learned on ("": MiniLM)
         if states is None:  # of each line's first words the student reads: a 1 MB line costs no gigabytes
             from naus.student.frozen import encoder
@@ -252,7 +265,10 @@ class Summarizer:
             if learned and self.encoder is None:
                 raise NausError(f"a student on the states of a distilled encoder (SHA-256 {learned[:16]}...): give "
                                 "its file (`naus distil`'s output; --encoder) or the states (--states)")
-            return encoder(self.minilm_onnx, self.encoder).encode([" ".join(text.split()[:cut]) for text in texts])
+            if not rows:
+                return {}
+            computed = encoder(self.minilm_onnx, self.encoder).encode([" ".join(texts[i].split()[:cut]) for i in rows])
+            return {i: computed[k] for k, i in enumerate(rows)}
         if states.encoder != learned:
             raise NausError(f"{states.source}: states of {'a distilled encoder' if states.encoder else 'MiniLM'}, "
                             f"but the student learned on {'a distilled encoder' if learned else 'MiniLM'}'s"
@@ -360,30 +376,39 @@ def punctuation(vocab: Vocab) -> tuple[int, ...]:
     return tuple(i for i, token in enumerate(vocab.tokens) if i >= len(SPECIALS) and not is_word(token))
 
 
-def _checked(sentences, method, states) -> list[str]:
-    """The API's arguments, refused in one line naming what was given (the command line's are checked by argparse),
-    and the sentences as naus reads raw text (`naus.text.clean`)."""
+CHUNK = 1024  # sentences summarised at a time: a file or an iterable of any length costs one chunk's states
+
+
+def _check_arguments(sentences, method, states) -> None:
+    """The API's arguments, refused in one line naming what was given (the command line's are checked by argparse)."""
     if isinstance(sentences, (str, bytes, bytearray)) or not isinstance(sentences, Iterable):
         hint = ": one sentence is [text]" if isinstance(sentences, str) else ""
         raise TypeError(f"sentences must be an iterable of strings (a list of str), got {type(sentences).__name__}"
                         f"{hint}")
-    sentences = list(sentences)
-    wrong = next((i for i, s in enumerate(sentences) if not isinstance(s, str)), None)
-    if wrong is not None:
-        hint = " (decode bytes first: text.decode('utf-8'))" if isinstance(sentences[wrong], bytes) else ""
-        raise TypeError(f"sentences must be strings, got {type(sentences[wrong]).__name__} at sentences[{wrong}]{hint}")
     if method is not None and not isinstance(method, str):
         raise TypeError(f"method must be a string, got {type(method).__name__}")
     if states is not None and not isinstance(states, States):
         raise TypeError(f"states must be States (naus.student.frozen.States.load(path) reads a file), "
                         f"got {type(states).__name__}")
-    cleaned = []
+
+
+def _chunks(sentences: Iterable[str], size: int | None):
+    """(offset, sentences) `size` at a time (None: all at once), each as naus reads raw text (`naus.text.clean`); a
+    sentence that is not a string is refused naming its index."""
+    chunk, offset = [], 0
     for i, sentence in enumerate(sentences):
+        if not isinstance(sentence, str):
+            hint = " (decode bytes first: text.decode('utf-8'))" if isinstance(sentence, bytes) else ""
+            raise TypeError(f"sentences must be strings, got {type(sentence).__name__} at sentences[{i}]{hint}")
         try:
-            cleaned.append(clean(sentence))
+            chunk.append(clean(sentence))
         except NausError as err:
             raise ValueError(f"sentences[{i}] holds {err}") from None
-    return cleaned
+        if len(chunk) == size:
+            yield offset, chunk
+            chunk, offset = [], i + 1
+    if chunk or not offset:
+        yield offset, chunk
 
 
 def restore_unknown(words: list[str], hyp: Hypothesis, source: list[str], vocab, aligned: bool) -> list[str]:

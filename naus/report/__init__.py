@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 
 from naus import layout
-from naus.files import atomic_open, read_json, write_text
+from naus.files import read_json
+from naus.outputs import atomic_open, write_text
 from naus.markup import markdown_text
 from naus.fingerprints import fingerprints, stale, warning
 from naus.methods import LENGTH_CONTROL, METHODS

@@ -7,7 +7,8 @@ import statistics
 from pathlib import Path
 
 from naus import layout
-from naus.files import atomic_open, read_lines
+from naus.files import read_lines
+from naus.outputs import atomic_open
 from naus.provenance import read_history
 from naus.report.rows import first_timing, read_metrics, read_row
 from naus.report.sentences import SentenceTotals, by_source_length

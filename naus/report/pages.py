@@ -9,7 +9,8 @@ import pandas as pd
 
 from naus import layout
 from naus.architectures import ARCHITECTURES
-from naus.files import read_json, write_text
+from naus.files import read_json
+from naus.outputs import write_text
 from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
 from naus.evaluation.peers import PEERS

@@ -15,7 +15,8 @@ import torch
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES
-from naus.files import atomic_open, check_file
+from naus.files import check_file
+from naus.outputs import atomic_open
 from naus.provenance import file_record
 from naus.student.ensemble import Ensemble
 from naus.student.model import ARCH_MARK, build_model, marked_arch

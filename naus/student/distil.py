@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from naus import NausError
-from naus.files import atomic_open
+from naus.outputs import atomic_open
 
 log = logging.getLogger(__name__)
 LAYERS_FROM = (0, 2, 5)  # which of MiniLM's layers the distilled ones start from

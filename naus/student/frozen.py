@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, check_file, read_npz, sha256sum
+from naus.files import check_file, read_npz, sha256sum
+from naus.outputs import atomic_open
 from naus.progress import Progress
 
 log = logging.getLogger(__name__)

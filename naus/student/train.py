@@ -28,7 +28,8 @@ import torch
 from naus import NausError
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
-from naus.files import OutputLock, iter_parallel, remove_temporaries, write_json
+from naus.files import iter_parallel
+from naus.outputs import OutputLock, remove_temporaries, write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import atomic_open, check_file, check_regular_output, read_lines, sha256sum
+from naus.files import check_file, read_lines, sha256sum
+from naus.outputs import atomic_open, check_regular_output
 from naus.settings import LMConfig
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import OutputLock, atomic_open, check_regular_output, parse_json, read_json, read_lines, write_json
+from naus.files import parse_json, read_json, read_lines
+from naus.outputs import OutputLock, atomic_open, check_regular_output, write_json
 from naus.provenance import SHARD, check_same_provenance
 
 

@@ -246,7 +246,7 @@ def test_an_archive_of_logs_only_changes_nothing_and_another_profiles_build_stay
 
 
 def test_two_imports_at_once_one_refused_and_the_checkpoint_kept(project, tmp_path):
-    from naus.files import OutputLock
+    from naus.outputs import OutputLock
 
     root, outside = project
     archive = gpu_run(tmp_path)

@@ -9,7 +9,8 @@ from naus import NausError
 from naus.data import DEMO_MEMBER, build_gigaword, download, read_demo_news, read_duc2004, read_rush, split_pairs
 from naus.files import sha256sum
 from naus.settings import ALL_TITLES
-from naus.files import read_lines, write_lines
+from naus.files import read_lines
+from naus.outputs import write_lines
 from tests.helpers import write
 
 

@@ -14,7 +14,6 @@ import pytest
 
 from naus import NausError
 from naus.files import parse_json, read_json, read_lines, same_digest
-from naus.commands import decode
 from tests.helpers import ROOT, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
 from tests.unit.test_search import lm3, lm3_file  # noqa: F401 (fixtures)
@@ -138,7 +137,7 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
     # five chunks of standard input, cut to 64 lines (a second of MiniLM where 1,024 took seven): those after the
     # first are written after the reader has gone
     source = write(tmp_path / "in.txt", "Police arrested five protesters in Paris on Monday\n" * (5 * 64))
-    naus = f"import sys, {decode.__name__} as d; d.STDIN_CHUNK = 64; from naus.cli import main; sys.exit(main())"
+    naus = "import sys, naus.decoding.summarizer as s; s.CHUNK = 64; from naus.cli import main; sys.exit(main())"
     with open(source, "rb") as stdin:
         process = subprocess.Popen([sys.executable, "-c", naus, "--quiet", "summarize", "--length", "4"], cwd=ROOT,
                                    stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.files import OutputLock
+from naus.outputs import OutputLock
 from tests.helpers import ROOT, snakemake, write
 from tests.unit.test_bad_input import good, run_cli  # noqa: F401 (a fixture)
 from tests.unit.test_hostile_input import decode

@@ -163,7 +163,7 @@ def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_pa
 
 
 def test_a_second_training_into_one_directory_is_refused(tmp_path):
-    from naus.files import OutputLock
+    from naus.outputs import OutputLock
 
     vocab, pairs, model_config = tiny(tmp_path)
     with OutputLock(tmp_path / "run"):

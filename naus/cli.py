@@ -29,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    """No output may be one of the command's inputs, or another of its outputs: name both options."""
+    """Before anything is written: no output may be one of the command's inputs or another of its outputs, nor lie
+    inside a folder an output option writes into, among the names it writes there (`naus.commands.output_dir`)."""
     def paths(value) -> list[str]:
         values = value if isinstance(value, (list, tuple)) else [value]
         return [str(v) for v in values if isinstance(v, (str, Path)) and str(v) not in ("", "-")]
@@ -37,10 +38,19 @@ def _check_paths(args: argparse.Namespace) -> None:
     named = [(dest, path) for dest in args.files for path in paths(getattr(args, dest))]
     for k, (dest, path) in enumerate(named):
         for other, other_path in named[k + 1 :]:
-            if args.outputs & {dest, other} and same_file(path, other_path):
+            if set(args.outputs) & {dest, other} and same_file(path, other_path):
                 first, second = (dest, other) if dest in args.outputs else (other, dest)
                 raise NausError(f"{path}: given as {_option(first)} and as {_option(second)}; an output may not "
                                 "overwrite an input or another output")
+    for dest, writes in args.outputs.items():
+        writes = writes() if callable(writes) else writes
+        for folder in paths(getattr(args, dest)) if writes != () else []:
+            for other, other_path in named:
+                inside = os.path.relpath(os.path.realpath(other_path), os.path.realpath(folder)).split(os.sep)
+                if other != dest and inside[0] != ".." and (writes is None or inside[0] in writes):
+                    raise NausError(f"{other_path}: given as {_option(other)}, inside {folder}, which "
+                                    f"{_option(dest)} writes ({inside[0]}); an output may not overwrite an input or "
+                                    "another output")
 
 
 def _option(dest: str) -> str:
@@ -79,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s", datefmt="%H:%M:%S")
     logging.getLogger("naus").setLevel(logging.WARNING if args.quiet else logging.INFO)
     _RECEIVED.clear()
+    sys.unraisablehook = _unraisable
     for stop in (signal.SIGINT, signal.SIGTERM):  # a scheduler's stop takes the same path as Ctrl-C
         signal.signal(stop, _interrupt)
     try:
@@ -98,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         message = (f"out of memory{f' ({said[0][-120:]})' if said else ''}: a smaller --batch-size (or --max-tokens, "
                    "for training) needs less")
     except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.signals): this is a safe point
-        return _stopped(stop.args[0] if stop.args else "SIGINT", argv)
+        return _stopped(stop.args[0] if stop.args else "SIGINT", args.kept, argv)
     else:  # a stop raised where Python swallows exceptions (a weakref callback, a __del__) still ends the command
-        return _stopped(_RECEIVED[-1], argv) if _RECEIVED else 0
+        return _stopped(_RECEIVED[-1], args.kept, argv) if _RECEIVED else 0
     print(f"naus: error: {message}", file=sys.stderr)
     return 2
 
@@ -113,16 +124,24 @@ def _interrupt(signum: int, frame) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def _stopped(name: str, argv: list[str] | None) -> int:
-    """The exit status of a stopped command (128 + the signal's number), its outputs closed before."""
+def _unraisable(unraisable) -> None:
+    """A stop raised where Python cannot raise it (a __del__, a weakref callback) is said once, by `_stopped`, not
+    as "Exception ignored in ..."; anything else as Python says it."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
+        sys.__unraisablehook__(unraisable)
+
+
+def _stopped(name: str, kept: str, argv: list[str] | None) -> int:
+    """The exit status of a stopped command (128 + the signal's number), its outputs closed before; `kept`: what
+    the command says its stop left."""
     for stopping in (signal.SIGINT, signal.SIGTERM):  # a second Ctrl-C would break the exit handlers (torch's)
         signal.signal(stopping, signal.SIG_IGN)
-    print(f"naus: error: stopped by {name}; finished work is kept (search records, the last checkpoint): "
-          "the same command resumes", file=sys.stderr)
+    print(f"naus: error: stopped by {name}; {kept}", file=sys.stderr)
     if argv is None:  # the process's own command line: end now, every output closed above; the interpreter's
         logging.shutdown()  # teardown (torch's, numba's) would cost seconds after a stop
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):  # None where closed (`>&-`)
+            if stream is not None:
+                stream.flush()
         os._exit(128 + int(getattr(signal, name)))
     return 128 + int(getattr(signal, name))
 

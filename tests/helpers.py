@@ -3,6 +3,7 @@ corpus for the KenLM models the tests train."""
 
 import io
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -134,3 +135,10 @@ def resolved_config(*files: Path) -> dict:
         for key, value in yaml.safe_load(Path(path).read_text()).items():
             config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
     return schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+
+
+def as_interrupted(out: Path, records: str) -> None:
+    """A finished search's `out` as an interrupted run would have left it: `records` in its partial file, beside the
+    partial's provenance (the finished output's)."""
+    write(Path(f"{out}.partial"), records)
+    shutil.copyfile(f"{out}.provenance.json", f"{out}.partial.provenance.json")

@@ -35,6 +35,19 @@ def output_file(value: str) -> str:
     return value
 
 
+def output_dir(writes):
+    """An argparse type: a folder a command writes into, refused at once when it names a file. `writes`: the names
+    at its top the command writes (a tuple, or a function giving them; None: any name), so that an input or another
+    output inside one of them is refused (naus.cli) while the folder's other files may be read."""
+    def folder(value: str) -> str:
+        if Path(value).exists() and not Path(value).is_dir():
+            raise argparse.ArgumentTypeError(f"{value}: is a file, expected a directory")
+        return value
+
+    folder.writes = writes
+    return folder
+
+
 def ranged(kind: type, **bounds):
     """An argparse type: `kind` inside `bounds` (naus.settings.out_of_range: the dataclasses' check)."""
     from naus.settings import out_of_range
@@ -107,10 +120,16 @@ def target(required: bool, default: int | None, chars: bool = False) -> tuple:
     return ("one of", required, options)
 
 
-def command(sub, name: str, func, help: str, *options, settings: tuple = (), **defaults) -> argparse.ArgumentParser:
+# What a stopped command (Ctrl-C, SIGTERM) says it left: every output is written whole or not at all, unless the
+# command keeps its finished work for a resume (`kept`).
+NOTHING_KEPT = "no output was written (each is written whole or not at all): run the command again"
+
+
+def command(sub, name: str, func, help: str, *options, settings: tuple = (), kept: str = NOTHING_KEPT,
+            **defaults) -> argparse.ArgumentParser:
     """A subcommand from a table: (flags, argparse keywords) per option, ("one of", required, options)
     for exclusive ones, and the options generated from `settings` dataclasses (a dataclass, or a dataclass and
-    the names of the fields wanted)."""
+    the names of the fields wanted); `kept`: what a stop leaves (naus.cli says it)."""
     parser = sub.add_parser(name, help=help, description=help, parents=[global_options(argparse.SUPPRESS)])
     for option in options:
         group = parser
@@ -120,10 +139,11 @@ def command(sub, name: str, func, help: str, *options, settings: tuple = (), **d
             group.add_argument(*(flags if isinstance(flags, tuple) else (flags,)), **keywords)
     for entry in settings:
         add_settings(parser, *(entry if isinstance(entry, tuple) else (entry,)))
+    outputs = {a.dest: getattr(a.type, "writes", ()) for a in parser._actions
+               if a.type is output_file or hasattr(a.type, "writes")}  # a file's: () (itself)
     files = [a.dest for a in parser._actions if isinstance(a, argparse._StoreAction) and a.choices is None
-             and a.type in (None, output_file)]  # the options that may name files
-    parser.set_defaults(func=func, outputs={a.dest for a in parser._actions if a.type is output_file}, files=files,
-                        **defaults)
+             and (a.type is None or a.dest in outputs)]  # the options that may name files
+    parser.set_defaults(func=func, kept=kept, outputs=outputs, files=files, **defaults)
     return parser
 
 

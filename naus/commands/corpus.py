@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, positive
+from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, output_dir, positive
 
-CORPUS_DIR = {**IN, "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
+CORPUS_DIR = {"type": output_dir(layout.CORPUS_NAMES), "required": True,
+              "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
 SEARCHED = ("--searched", {"type": non_negative, "default": 0,
                            "help": "the pool's first N articles are searched (search.pool_limit; 0: all): "
                                    "--lm-titles unsearched keeps their titles from the LM"})
@@ -37,8 +38,9 @@ def register(sub) -> None:
     command(sources, "fetch", data_fetch, "a profile's data from its public sources (naus/manifest.yaml): "
             "downloaded, checked by sha256 and derived into the files the profile reads",
             ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
-            ("--to", {**IN, "help": "the data directory to fill (the pipeline's NAUS_DATA or data.data_dir); the "
-                                    "raw files are kept under its .raw/"}),
+            ("--to", {"type": output_dir(_fetched_names), "required": True,
+                      "help": "the data directory to fill (the pipeline's NAUS_DATA or data.data_dir); the raw files "
+                              "are kept under its .raw/"}),
             ("--mirror", {"help": "fetch from a mirror laid out as MIRROR/SOURCE/PATH (https:// or file://) "
                                   "instead of the manifest's addresses"}),
             ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004)"}))
@@ -49,7 +51,8 @@ def register(sub) -> None:
     command(sub, "download", download, "fetch a file and verify its sha256",
             ("--url", {**IN, "help": "the file's address"}),
             ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
-            ("--out", OUT), ("--unpack", {"help": "also extract the archive (zip or tar) into this directory"}),
+            ("--out", OUT),
+            ("--unpack", {"type": output_dir(None), "help": "also extract the archive (zip or tar) into this folder"}),
             ("--max-mb", {"type": positive, "default": MAX_DOWNLOAD_MB,
                           "help": "refuse a larger file (default: %(default)s)"}))
     command(sub, "train-lm", train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
@@ -86,6 +89,15 @@ def data_gigaword(args: argparse.Namespace) -> None:
                             duc_dir=args.duc_dir, select_size=args.select_size, lm_titles=args.lm_titles,
                             searched=args.searched)
     _counts(corpus.write(args.out), args.out)
+
+
+def _fetched_names() -> set[str]:
+    """What `naus data fetch --to` writes at the top of the data directory: the derived files' first folders, the
+    raw files' cache."""
+    from naus.manifest import manifest
+    from naus.sources import RAW
+
+    return {output.split("/")[0] for output in manifest()["derived"]} | {RAW}
 
 
 def _profile_config(profile: str) -> dict:

@@ -130,7 +130,7 @@ def decode(args: argparse.Namespace) -> None:
 
     from naus.decoding.summarizer import CHUNK, Summarizer
     from naus.files import batched, check_file, iter_lines
-    from naus.outputs import write_json
+    from naus.outputs import standard_output, write_json
     from naus.provenance import file_record
 
     if args.provenance and (args.input == "-" or args.out == "-"):
@@ -155,7 +155,7 @@ def decode(args: argparse.Namespace) -> None:
     lines = iter_lines(sys.stdin.buffer if args.input == "-" else check_file(args.input),
                        max_line_bytes=MAX_LINE_BYTES)
     chunks = [list(lines)] if args.states else batched(lines, CHUNK)
-    streamed = args.out == "-" and not args.provenance
+    streamed = standard_output() if args.out == "-" and not args.provenance else None
     written, timed, sentences, seconds = [], [], 0, 0.0
     for chunk in chunks:
         log.info("decoding %s", count(len(chunk), "sentence"))
@@ -163,9 +163,9 @@ def decode(args: argparse.Namespace) -> None:
         sentences, seconds = sentences + len(chunk), seconds + summarizer.last_timing["seconds"]
         summaries = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
                      if args.jsonl else r.summary for r in results]
-        if streamed:
-            sys.stdout.write("".join(line + "\n" for line in summaries))
-            sys.stdout.flush()
+        if streamed is not None:
+            streamed.write("".join(line + "\n" for line in summaries))
+            streamed.flush()
         else:
             written += summaries
         if args.timing:
@@ -173,7 +173,7 @@ def decode(args: argparse.Namespace) -> None:
     log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
              count(sentences, "sentence"), summarizer.last_timing.get("method", "-"), seconds,
              1000 * seconds / max(sentences, 1), args.batch_size, summarizer.device)
-    if not streamed:
+    if streamed is None:
         _write_summaries(args.out, written, args.provenance, made_from)
     if args.timing:
         write_json(args.timing, {**_timing(summarizer, timed, options, args), **made_from})

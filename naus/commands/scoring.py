@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.commands import BUILD, IN, OUT, RESULTS, SENTENCES, command, done, non_negative, output_file, positive
+from naus.commands import (BUILD, IN, OUT, RESULTS, SENTENCES, command, done, non_negative, output_dir, output_file,
+                           positive)
 
 
 def json_object(value: str) -> dict:
@@ -57,7 +58,7 @@ def register(sub) -> None:
             ("--out", OUT))
     command(sub, "report", report, "tables, figures and README of a profile's results", CONFIG,
             ("--metrics", {**IN, "help": f"{RESULTS}/{layout.METRICS}"}), ("--build", {**IN, "help": BUILD}),
-            ("--out", {**IN, "help": RESULTS}))
+            ("--out", {"type": output_dir(layout.REPORT_NAMES), "required": True, "help": RESULTS}))
     command(sub, "mark-stale", mark_stale, "compare a profile's results with its configuration again and rewrite "
             "their captions' STALE sentence (results that cannot be made again here)", CONFIG,
             ("--results", {**IN, "help": RESULTS}))

@@ -38,7 +38,7 @@ def register(sub) -> None:
                                                        "to this JSON file"}),
             ("--restart", {"action": "store_true", "help": "discard a partial output made with other parameters "
                                                            "instead of refusing"}),
-            settings=(SearchConfig,))
+            settings=(SearchConfig,), kept="the records searched so far are kept: the same command goes on from them")
     command(sub, "fit-estimate", fit_estimate, "fit the learned estimate of one length on a file's first "
             "sentences (their states encoded on their own; no titles)", ("--input", SENTENCES), LM,
             ("--length", {"type": positive, "required": True, "help": "summary length L in words"}), ONNX, STATIC,

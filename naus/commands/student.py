@@ -8,7 +8,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.bundle import PROFILE
-from naus.commands import IN, OUT, SENTENCES, command, count, done, output_file, ranged, settings_from
+from naus.commands import IN, OUT, SENTENCES, command, count, done, output_dir, output_file, ranged, settings_from
 from naus.student.distil import EPOCHS, FFN, LAYERS_FROM, LR
 
 
@@ -29,12 +29,17 @@ def register(sub) -> None:
             ("--fraction", {"type": ranged(float, above=0, maximum=1), "default": 1.0,
                             "help": "train on the first fraction of the pairs, 0 < fraction <= 1"}),
             ("--resume", {"action": "store_true", "help": "continue from OUT/last.pt when it exists"}),
-            ("--out", {**IN, "help": "directory for last.pt, best.pt, history.json"}),
+            ("--restart", {"action": "store_true", "help": "with --resume: set OUT/last.pt aside (OUT/last.stale.pt) "
+                                                           "and start over when it was made with other data or "
+                                                           "settings, instead of refusing"}),
+            ("--out", {"type": output_dir((*layout.STUDENT_NAMES, layout.STALE_LAST)), "required": True,
+                       "help": "directory for last.pt, best.pt, history.json"}),
             ("--timing", {"type": output_file, "help": "write the training time and device to this JSON file"}),
-            settings=(ModelConfig, TrainConfig))
+            settings=(ModelConfig, TrainConfig),
+            kept="the last checkpoint is kept: the same command with --resume goes on from it")
     command(sub, "ensemble", ensemble, "one checkpoint of several seeds' students, decoded as the mean of their "
             "probabilities", ("--members", {**IN, "nargs": "+", "help": "the students' best.pt"}),
-            ("--out", {**IN, "help": "the checkpoint to write"}))
+            ("--out", {**OUT, "help": "the checkpoint to write"}))
     command(sub, "encode-states", encode_states, "frozen MiniLM states of every word (naus-copy)",
             ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
             ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}),
@@ -65,7 +70,7 @@ def train(args: argparse.Namespace) -> None:
     train_student(args.train_source, args.train_target, args.out, args.arch, model=model,
                   config=settings_from(args, TrainConfig), dev_source=args.dev_source, dev_target=args.dev_target,
                   train_states=args.train_states, dev_states=args.dev_states, fraction=args.fraction,
-                  resume=args.resume, timing=args.timing)
+                  resume=args.resume, restart=args.restart, timing=args.timing)
 
 
 def ensemble(args: argparse.Namespace) -> None:

@@ -23,7 +23,7 @@ def train_student(train_source: PathLike, train_target: PathLike, out: PathLike,
                   model: dict | None = None, config: TrainConfig | None = None, dev_source: PathLike | None = None,
                   dev_target: PathLike | None = None, train_states: PathLike | None = None,
                   dev_states: PathLike | None = None, fraction: float = 1.0, resume: bool = False,
-                  timing: PathLike | None = None) -> dict:
+                  restart: bool = False, timing: PathLike | None = None) -> dict:
     """Train a student of `arch` (naus.architectures) on a search output (`train_source` → `train_target`, one
     sentence a line) into `out` (`best.pt`, `last.pt`, `history.json`), choosing by dev loss when `dev_source`
     and `dev_target` are given; `model` holds ModelConfig fields other than the vocabulary's size, `config` the
@@ -59,5 +59,5 @@ def train_student(train_source: PathLike, train_target: PathLike, out: PathLike,
     named = {"train_source": train_source, "train_target": train_target, "dev_source": dev_source,
              "dev_target": dev_target, "train_states": train_states, "dev_states": dev_states}
     inputs = {name: file_record(path) for name, path in named.items() if path}
-    return train(pairs, dev, vocab, model_config, config, out, resume=resume, timing=timing,
+    return train(pairs, dev, vocab, model_config, config, out, resume=resume, restart=restart, timing=timing,
                  made_from={"inputs": inputs, "settings": {"model": asked, "train": dataclasses.asdict(config)}})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import torch
 
-from naus import NausError
+from naus import NausError, layout
 from naus.architectures import ARCHITECTURES
 from naus.files import check_file
 from naus.outputs import atomic_open
@@ -55,6 +55,10 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", 
     """A checkpoint read as data only (`weights_only`: tensors and plain Python types, never code a
     crafted pickle could run), with the entries every use needs and the `needs` of this one."""
     path = check_file(path, "checkpoint")
+    folder = path.parent
+    if path.name == layout.BEST and (folder / layout.LAST).is_file() and not (folder / layout.HISTORY).is_file():
+        raise NausError(f"{path}: its training run has not finished (a {layout.LAST} and no {layout.HISTORY} beside "
+                        "it: stopped, or still running); finish it (naus train --resume) or give another student")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as err:  # torch raises many types for a damaged or foreign file

@@ -15,6 +15,7 @@ import contextlib
 import hashlib
 import logging
 import math
+import os
 import random
 import time
 from array import array
@@ -25,7 +26,7 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import torch
 
-from naus import NausError
+from naus import NausError, layout
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.files import iter_parallel
@@ -252,21 +253,23 @@ def train(
     config: TrainConfig,
     out_dir: str | Path,
     resume: bool = False,
+    restart: bool = False,
     timing: str | Path | None = None,
     made_from: dict | None = None,
 ) -> dict:
     """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`
     (and this run's time to `timing`: apart, so the same run writes the same bytes); a second
-    run into the same directory meanwhile is refused. `made_from` (the files the pairs came from as
-    `naus.provenance.file_record`s, `inputs`, and the settings asked for, `settings`) goes into
-    history.json with best.pt's sha256: what a history brought back from another machine is checked
+    run into the same directory meanwhile is refused. The folder's files are one set: the old run's history.json
+    (written last) goes before anything new lands, and a run that does not `resume` its last.pt removes the old
+    checkpoints first (`restart`: a last.pt of other data or settings is set aside, not refused). `made_from` (the
+    files the pairs came from as `naus.provenance.file_record`s, `inputs`, and the settings asked for, `settings`)
+    goes into history.json with best.pt's sha256: what a history brought back from another machine is checked
     against (`naus import-run`), and what the report compares with the configuration (`naus.fingerprints`)."""
     with OutputLock(out_dir):
-        if removed := remove_temporaries(out_dir, ("last.pt", "best.pt", "history.json", "vocab.txt")):
+        if removed := remove_temporaries(out_dir, layout.STUDENT_NAMES):
             log.info("%s: removed %d temporary files of a run that was killed", out_dir, removed)
         run = _Run(pairs, dev, vocab, model_config, config, Path(out_dir))
-        if resume:
-            run.resume()
+        run.begin(resume, restart)
         run.loop()
         return run.finish(timing, made_from or {})
 
@@ -277,7 +280,7 @@ class _Run:
     def __init__(self, pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig,
                  out_dir: Path):
         self.pairs, self.dev, self.vocab, self.model_config, self.config = pairs, dev, vocab, model_config, config
-        self.out_dir, self.last = out_dir, out_dir / "last.pt"
+        self.out_dir, self.last = out_dir, out_dir / layout.LAST
         self.device = pick_device(config.device)
         torch.manual_seed(config.seed)
         random.seed(config.seed)
@@ -303,14 +306,37 @@ class _Run:
         self.provenance_record = provenance(pairs, dev, vocab, model_config, config)
         self.started, self.first_step, self.tokens_seen = time.perf_counter(), 0, 0
 
+    def begin(self, resume: bool, restart: bool) -> None:
+        """Continue from last.pt (`resume`; one of other data or settings refused before anything is touched), or
+        start over in a folder emptied of the previous run's set; either way the folder reads as unfinished (no
+        history.json) until `finish`."""
+        if resume and self.last.is_file() and (not restart or self._same_run()):
+            self.resume()
+            (self.out_dir / layout.HISTORY).unlink(missing_ok=True)
+            return
+        if resume and self.last.is_file():
+            os.replace(self.last, self.out_dir / layout.STALE_LAST)
+            log.warning("%s was made with other data or settings: set aside as %s, starting over", self.last,
+                        layout.STALE_LAST)
+        for name in (layout.HISTORY, layout.BEST, layout.LAST, layout.VOCAB):
+            (self.out_dir / name).unlink(missing_ok=True)
+
+    def _same_run(self) -> bool:
+        try:
+            payload = load_checkpoint(self.last, self.device, RESUME)
+            check_same_provenance(self.last, payload.get("provenance", {}), self.provenance_record)
+        except NausError:
+            return False
+        return True
+
     def resume(self) -> None:
         """Continue from last.pt, made with the same data and settings (only the budget may differ)."""
         if not self.last.is_file():
             return
         payload = load_checkpoint(self.last, self.device, RESUME)
         check_same_provenance(self.last, payload.get("provenance", {}), self.provenance_record,
-                              remedy="delete it, or train without --resume (or into another directory), to start "
-                                     "over")
+                              remedy="train with --restart (it is set aside), without --resume, or into another "
+                                     "directory to start over")
         try:  # one rule for a checkpoint without the architecture mark, last.pt as best.pt: refused
             self.model.load_state_dict(payload["model"])
         except RuntimeError as err:
@@ -322,14 +348,14 @@ class _Run:
         _set_rng_state(payload["rng"])
         self.first_step = self.state["step"]
         log.info("resumed from %s at step %d", self.last, self.state["step"])
-        if not (self.out_dir / "best.pt").is_file() and self.state["best_dev"] < math.inf:
+        if not (self.out_dir / layout.BEST).is_file() and self.state["best_dev"] < math.inf:
             log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", self.state["best_dev"])
             self.state["best_dev"] = math.inf
 
     def checkpoint(self, path: Path, weights_only: bool = False) -> None:
         """A checkpoint (with vocab.txt beside the first one, for readers without torch)."""
-        if not (self.out_dir / "vocab.txt").is_file():
-            self.vocab.save(self.out_dir / "vocab.txt")
+        if not (self.out_dir / layout.VOCAB).is_file():
+            self.vocab.save(self.out_dir / layout.VOCAB)
         out = {"format": FORMAT, "vocab": self.vocab.tokens, "model_config": self.model_config.to_dict(),
                "train_config": asdict(self.config), "provenance": self.provenance_record,
                "model": self.model.state_dict(), "state": self.state}
@@ -400,7 +426,7 @@ class _Run:
             state["stale"] += 1
             if entry["dev_loss"] < state["best_dev"]:
                 state["best_dev"], state["stale"] = entry["dev_loss"], 0
-                self.checkpoint(self.out_dir / "best.pt", weights_only=True)
+                self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
         state["history"].append(entry)
         elapsed = time.perf_counter() - self.started
         eta = elapsed / max(step - self.first_step, 1) * (config.max_steps - step)
@@ -411,14 +437,14 @@ class _Run:
     def finish(self, timing: str | Path | None, made_from: dict) -> dict:
         """best.pt (without a dev split: the last weights), history.json, and this run's time apart."""
         if self.dev is None:
-            self.checkpoint(self.out_dir / "best.pt", weights_only=True)
-        elif not (self.out_dir / "best.pt").is_file():  # a finished run resumed after best.pt was deleted
+            self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
+        elif not (self.out_dir / layout.BEST).is_file():  # a finished run resumed after best.pt was deleted
             log.warning("%s is gone and no evaluation is left in the budget: the last weights stand in for it",
-                        self.out_dir / "best.pt")
-            self.checkpoint(self.out_dir / "best.pt", weights_only=True)
-        write_json(self.out_dir / "history.json", {"history": self.state["history"],
+                        self.out_dir / layout.BEST)
+            self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
+        write_json(self.out_dir / layout.HISTORY, {"history": self.state["history"],
                                                    "skipped_pairs": self.state["skipped"], **made_from,
-                                                   "best": file_record(self.out_dir / "best.pt")})
+                                                   "best": file_record(self.out_dir / layout.BEST)})
         if timing:
             seconds = time.perf_counter() - self.started
             write_json(timing, {"steps": self.state["step"] - self.first_step, "seconds": round(seconds, 1),

@@ -5,13 +5,15 @@ is interrupted, the next run keeps every complete record, drops a torn last line
 from the next index. Only a finished job renames the partial file to `<out>`.
 
 Each shard's provenance (the parameters that produce its records, the shard i/n and the total)
-is kept in `<out>.provenance.json`: a job resumed with other parameters refuses instead of
-mixing records (or starts over when asked), and `merge_shards` accepts only one complete set
-of shards made with one set of parameters.
+is kept beside the partial file and moves in with the records (`<out>.provenance.json`), the two replacing
+the previous pair as a whole: a job resumed with other parameters refuses instead of mixing records (or sets
+the partial file aside and starts over when asked), and `merge_shards` accepts only one complete set of shards
+made with one set of parameters.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -19,7 +21,7 @@ from typing import Iterable
 
 from naus import NausError
 from naus.files import parse_json, read_json, read_lines
-from naus.outputs import OutputLock, atomic_open, check_regular_output, write_json
+from naus.outputs import OutputLock, atomic_open, check_regular_output, replacing, write_json
 from naus.provenance import SHARD, check_same_provenance
 
 
@@ -48,10 +50,10 @@ class ResumableOutput:
         try:
             provenance = {"parameters": parameters, "total": total, "shard": list(shard)}
             if self.partial.exists() and restart:
-                self.partial.unlink()
+                self._set_aside(provenance)
             if self.partial.exists():
-                check_same_provenance(self.partial, _read_provenance(self.out, self.partial), provenance)
-            write_json(provenance_path(self.out), provenance)
+                check_same_provenance(self.partial, _read_provenance(self.partial, self.partial), provenance)
+            write_json(provenance_path(self.partial), provenance)
             self.done = self._recover()
         except BaseException:
             self.close()
@@ -62,6 +64,16 @@ class ResumableOutput:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+    def _set_aside(self, provenance: dict) -> None:
+        """A partial file made with other parameters kept as `<out>.stale` (and its provenance), out of the way."""
+        with contextlib.suppress(NausError):
+            if _read_provenance(self.partial, self.partial) == provenance:
+                return  # the same parameters: nothing to start over
+        stale = self.out.with_name(self.out.name + ".stale")
+        for old, aside in ((provenance_path(self.partial), provenance_path(stale)), (self.partial, stale)):
+            if old.exists():
+                os.replace(old, aside)
 
     def close(self) -> None:
         """Let another writer in; what was appended stays in the partial file."""
@@ -109,7 +121,12 @@ class ResumableOutput:
             raise NausError(f"{self.partial}: {self.done} of {len(self.indices)} records written")
         if not self.partial.exists():
             self.partial.touch()
-        os.replace(self.partial, self.out)
+        record = provenance_path(self.out)
+        with replacing(self.out.parent, (self.out.name, record.name)) as stage:  # linked: a stop keeps the partial
+            os.link(self.partial, stage / self.out.name)
+            os.link(provenance_path(self.partial), stage / record.name)
+        for done in (self.partial, provenance_path(self.partial)):
+            done.unlink()
         self.close()
 
 

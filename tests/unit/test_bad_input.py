@@ -17,7 +17,7 @@ from naus.student.model import NAUS
 from naus.settings import ModelConfig
 from naus.student.checkpoint import FORMAT, save_checkpoint
 from naus.student.vocab import Vocab
-from tests.helpers import naus_main, write
+from tests.helpers import as_interrupted, naus_main, write
 
 REPORT_CONFIG = ('{"profile": "p", "data": {}, "search": {"lengths": [10]}, '
                  '"train": {"fractions": [], "seeds": [0], "analysis_seeds": [0]}, '
@@ -340,7 +340,7 @@ def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path
                "--out", tmp_path / "out.jsonl"]
     assert naus_main(command, capsys).returncode == 0
     records = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)
-    write(tmp_path / "out.jsonl.partial", "".join(records[:2]))  # as an interrupted run leaves it
+    as_interrupted(tmp_path / "out.jsonl", "".join(records[:2]))
     (tmp_path / "out.jsonl").unlink()
     data = bytearray(lm.read_bytes())
     data[-1] ^= 1  # one byte: same size, other content
@@ -409,7 +409,7 @@ def test_a_stopped_search_ends_in_one_line_and_resumes(name, code, tmp_path, env
     running.send_signal(getattr(signal, name))
     _, err = running.communicate(timeout=120)
     assert running.returncode == code, err[-2000:]
-    assert err.strip().splitlines()[-1].startswith(f"naus: error: stopped by {name}; finished work is kept")
+    assert err.strip().splitlines()[-1].startswith(f"naus: error: stopped by {name}; the records searched so far are kept")
     assert "Traceback" not in err and not (tmp_path / "out.jsonl.lock").exists()
     kept = len(partial.read_text().splitlines())
     assert 0 < kept < 400

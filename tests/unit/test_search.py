@@ -12,7 +12,7 @@ from naus.teacher.search import HillClimber, Teacher, _best_distinct
 from naus.settings import SearchConfig
 from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.shards import ResumableOutput, merge_shards, read_records, shard_range
-from tests.helpers import headline_corpus, naus_main, write
+from tests.helpers import as_interrupted, headline_corpus, naus_main, write
 from tests.reference import climb_arrays
 
 SOURCES = [
@@ -244,7 +244,7 @@ def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path
 
     assert search("--length", "6").returncode == 0
     first = out.read_text().splitlines()[0]
-    write(tmp_path / "out.jsonl.partial", first + "\n")  # as if a later run at L = 6 had been killed
+    as_interrupted(out, first + "\n")  # as if a later run at L = 6 had been killed
     refused = search("--length", "8")
     assert refused.returncode == 2
     assert refused.stderr.strip().splitlines()[-1] == (

@@ -15,7 +15,7 @@ from naus.teacher.similarity import (
     ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _onnx_session, _portable_softmax,
     build_static_table, cpu_threads, export_onnx, minilm_tokenizer, model_dir,
 )
-from tests.helpers import headline_corpus, naus_main, write
+from tests.helpers import as_interrupted, headline_corpus, naus_main, write
 
 SOURCE = "police arrested five anti-nuclear protesters thursday after they sought to disrupt loading of a ship"
 # Candidate summaries of SOURCE, some close to it and some far: the re-ranking's kind of input.
@@ -361,7 +361,7 @@ def test_a_shard_resumed_after_the_onnx_model_was_re_exported_refuses(tmp_path, 
                "--rerank-exact", "5", "--onnx", model, "--out", tmp_path / "out.jsonl"]
     assert naus_main(command, capsys).returncode == 0
     first = (tmp_path / "out.jsonl").read_text().splitlines(keepends=True)[0]
-    write(tmp_path / "out.jsonl.partial", first)  # as an interrupted run leaves it
+    as_interrupted(tmp_path / "out.jsonl", first)
     (tmp_path / "out.jsonl").unlink()
     shutil.copyfile(onnx_models / "fp32.onnx", model)
     result = naus_main(command, capsys)

@@ -128,7 +128,7 @@ def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_a
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     bigger = ModelConfig(**{**model_config.to_dict(), "d_model": 32, "n_heads": 2})
     with pytest.raises(NausError, match=r"last.pt: made with model.d_model = 64, now model.d_model = 32; "
-                                        r"delete it, or train without --resume"):
+                                        r"train with --restart \(it is set aside\), without --resume"):
         train(pairs, None, vocab, bigger, config, tmp_path, resume=True)
     with pytest.raises(NausError, match="made with pairs = '[0-9a-f]{16}', now pairs = '[0-9a-f]{16}'"):
         train(Pairs(pairs.sources[:10], pairs.targets[:10]), None, vocab, model_config, config, tmp_path, resume=True)
@@ -141,6 +141,22 @@ def test_resuming_with_other_data_or_settings_refuses_and_leaves_the_directory_a
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
     longer = TrainConfig(**{**config.__dict__, "max_steps": 6, "eval_every": 3})  # a longer budget may resume
     assert train(pairs, None, vocab, model_config, longer, tmp_path, resume=True)["step"] == 6
+
+
+def test_a_changed_setting_with_restart_sets_the_old_run_aside_and_trains_what_a_fresh_run_trains(tmp_path):
+    vocab, pairs, model_config = tiny(tmp_path)
+    config = TrainConfig(max_steps=4, max_tokens=64, warmup=2, checkpoint_every=2, eval_every=2, device="cpu")
+    train(pairs, None, vocab, model_config, config, tmp_path / "run")
+    old_last = (tmp_path / "run" / "last.pt").read_bytes()
+    other = TrainConfig(**{**config.__dict__, "lr": 1e-3})
+    train(pairs, None, vocab, model_config, other, tmp_path / "run", resume=True, restart=True)
+    train(pairs, None, vocab, model_config, other, tmp_path / "fresh")
+    assert (tmp_path / "run" / "last.stale.pt").read_bytes() == old_last
+    for name in ("best.pt", "last.pt", "vocab.txt"):
+        assert (tmp_path / "run" / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes(), name
+    same = train(pairs, None, vocab, model_config, TrainConfig(**{**other.__dict__, "max_steps": 6}), tmp_path / "run",
+                 resume=True, restart=True)  # the same settings resume, --restart or not
+    assert same["step"] == 6 and (tmp_path / "run" / "last.stale.pt").read_bytes() == old_last
 
 
 def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_path, monkeypatch):

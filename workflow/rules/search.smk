@@ -142,7 +142,7 @@ rule search_shard:
     shell:
         "python -m naus --threads {threads} search --input {input.source} --lm {input.lm} --length {wildcards.length} "
         "--shard {wildcards.shard}/{params.shards} {params.flags} {params.static} {params.reranking} "
-        "--out {output.records} --timing {output.timing} > {log} 2>&1"
+        "--restart --out {output.records} --timing {output.timing} > {log} 2>&1"
 
 
 rule search_merge:

@@ -85,7 +85,7 @@ rule train:
     shell:
         "python -m naus --threads {threads} train --arch {params.arch} --train-source {input.train_source} "
         "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
-        "{params.states} {params.flags} --fraction {params.fraction} --seed {params.seed} --resume --out {params.out} --timing {output.timing} "
+        "{params.states} {params.flags} --fraction {params.fraction} --seed {params.seed} --resume --restart --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
 
 

@@ -9,13 +9,17 @@ import logging
 import os
 import platform
 import re
+import shutil
 import signal
 import sys
+import tempfile
 from pathlib import Path
 
 from naus import NausError, __version__
 from naus.commands import STAGES, global_options
 from naus.files import same_file
+
+log = logging.getLogger("naus.cli")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,6 +55,23 @@ def _check_paths(args: argparse.Namespace) -> None:
                     raise NausError(f"{other_path}: given as {_option(other)}, inside {folder}, which "
                                     f"{_option(dest)} writes ({inside[0]}); an output may not overwrite an input or "
                                     "another output")
+
+
+def _spool_pipes(args: argparse.Namespace, spool: Path) -> None:
+    """Each input given as a pipe (`--train-source <(...)`) copied once into `spool`, and read from there: a command
+    may read an input twice (a vocabulary, then the pairs; a checksum), which a pipe cannot give it."""
+    for dest in (dest for dest in args.files if dest not in args.outputs):
+        value = getattr(args, dest)
+        values = value if isinstance(value, list) else [value]
+        for k, path in enumerate(values):
+            if isinstance(path, (str, Path)) and str(path) not in ("", "-") and Path(path).is_fifo():
+                copy = spool / f"{dest}-{k}"
+                with open(path, "rb") as pipe, open(copy, "wb") as out:
+                    shutil.copyfileobj(pipe, out)
+                log.info("%s: a pipe, read once into %s", path, copy)
+                values[k] = str(copy)
+        if values is not value:
+            setattr(args, dest, values[0])
 
 
 def _option(dest: str) -> str:
@@ -94,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(stop, _interrupt)
     try:
         _check_paths(args)
-        args.func(args)
+        with tempfile.TemporaryDirectory(prefix="naus-pipes-") as spool:
+            _spool_pipes(args, Path(spool))
+            args.func(args)
     except NausError as err:
         message = str(err)
     except BrokenPipeError:  # the reader closed the pipe (`naus ... | head -1`): its interest ended, as cat's does

@@ -42,7 +42,7 @@ def iter_lines(source: str | os.PathLike | IO[bytes], name: str | None = None,
         with open(source, "rb") as handle:
             yield from _lines(iter(lambda: handle.read1(BLOCK), b""), name or str(source), max_line_bytes)
         return
-    read = getattr(source, "read1", source.read)
+    read = source.read1 if hasattr(source, "read1") else source.read
     yield from _lines(iter(lambda: read(BLOCK), b""), name or "standard input", max_line_bytes)
 
 

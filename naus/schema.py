@@ -110,7 +110,27 @@ def validate(config: dict, schema: dict, set_default: bool) -> None:
     error = jsonschema.exceptions.best_match(validator(schema).iter_errors(config))
     if error is not None:
         key = ".".join(str(part) for part in error.absolute_path)
-        raise NausError(f"config key {key or '(top level)'}: {error.message}")
+        raise NausError(f"config key {key or '(top level)'}: {_as_text(error) or error.message}")
+
+
+def _as_text(error) -> str | None:
+    """A value that reads as the type asked for but arrived as text: Snakemake's --config passes the values nested
+    in a mapping as text (`train='{max_steps: 500}'`). Say so, and how to pass it."""
+    if error.validator != "type" or not isinstance(error.instance, str):
+        return None
+    import yaml
+
+    try:
+        parsed = yaml.safe_load(error.instance)
+    except yaml.YAMLError:
+        return None
+    wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+    kinds = {"integer": int, "number": (int, float), "boolean": bool, "array": list, "object": dict}
+    if not any(isinstance(parsed, kinds.get(kind, ())) and not (kind != "boolean" and isinstance(parsed, bool))
+               for kind in wanted):
+        return None
+    return (f"{error.instance!r} arrived as text, not {' or '.join(wanted)} (Snakemake's --config passes values "
+            "nested in a mapping as text): give it in a configuration file instead (--configfile overlay.yaml)")
 
 
 def check_sections(config: dict) -> None:

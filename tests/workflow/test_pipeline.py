@@ -1,9 +1,11 @@
 """A micro end-to-end run of the whole workflow on fixture data the test writes (about a minute)."""
 
 import json
+import shutil
 import subprocess
 
 import pandas as pd
+import torch
 
 from tests.helpers import BIN, ROOT, write
 from tests.workflow.conftest import SECRET, SHARED_TIMING, hostile, snakemake
@@ -134,3 +136,20 @@ def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     code, out = snakemake(workdir, bad, env, "build/micro-bad/data/stats.json")
     assert code != 0, out[-2000:]
     assert "checksum mismatch" in (workdir / "logs/micro-bad/download.log").read_text(), out[-2000:]
+
+
+def test_a_changed_training_setting_reruns_the_student_cleanly(micro, micro_run, env, tmp_path):
+    """Changing train.lr and running again failed on every rerun: the old run's last.pt was refused until deleted by
+    hand. The step starts over instead (its last.pt set aside), and the rerun asks nothing of the user."""
+    workdir, config = micro
+    assert micro_run[0] == 0, micro_run[1][-3000:]
+    copy = tmp_path / "work"
+    for folder in ("build/micro", "logs/micro", ".snakemake"):  # the run's state, times kept: up to date as it was
+        shutil.copytree(workdir / folder, copy / folder, symlinks=True)
+    student = copy / "build/micro/train/L4"
+    old_last = (student / "last.pt").read_bytes()
+    changed = write(tmp_path / "changed.yaml", config.read_text().replace("lr: 1.0e-3", "lr: 2.0e-3"))
+    code, out = snakemake(copy, changed, env, "build/micro/train/L4/best.pt", *SHARED_TIMING)
+    assert code == 0, out[-3000:]
+    assert (student / "last.stale.pt").read_bytes() == old_last and (student / "history.json").is_file()
+    assert torch.load(student / "last.pt", weights_only=True)["train_config"]["lr"] == 2.0e-3

@@ -257,14 +257,12 @@ def train(
     timing: str | Path | None = None,
     made_from: dict | None = None,
 ) -> dict:
-    """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir`
-    (and this run's time to `timing`: apart, so the same run writes the same bytes); a second
-    run into the same directory meanwhile is refused. The folder's files are one set: the old run's history.json
-    (written last) goes before anything new lands, and a run that does not `resume` its last.pt removes the old
-    checkpoints first (`restart`: a last.pt of other data or settings is set aside, not refused). `made_from` (the
-    files the pairs came from as `naus.provenance.file_record`s, `inputs`, and the settings asked for, `settings`)
-    goes into history.json with best.pt's sha256: what a history brought back from another machine is checked
-    against (`naus import-run`), and what the report compares with the configuration (`naus.fingerprints`)."""
+    """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir` (and this run's
+    time to `timing`: apart, so the same run writes the same bytes); a second run into it meanwhile is refused.
+    The folder is one set (`_Run.begin`; `restart`: a last.pt of other data or settings set aside, not refused).
+    `made_from` (the input files' `naus.provenance.file_record`s, `inputs`; the settings asked for, `settings`) goes
+    into history.json with best.pt's sha256: what `naus import-run` checks a history brought back from another
+    machine against, and what the report compares with the configuration (`naus.fingerprints`)."""
     with OutputLock(out_dir):
         if removed := remove_temporaries(out_dir, layout.STUDENT_NAMES):
             log.info("%s: removed %d temporary files of a run that was killed", out_dir, removed)
@@ -307,9 +305,8 @@ class _Run:
         self.started, self.first_step, self.tokens_seen = time.perf_counter(), 0, 0
 
     def begin(self, resume: bool, restart: bool) -> None:
-        """Continue from last.pt (`resume`; one of other data or settings refused before anything is touched), or
-        start over in a folder emptied of the previous run's set; either way the folder reads as unfinished (no
-        history.json) until `finish`."""
+        """Continue from last.pt (`resume`; one of other data or settings refused before anything is touched), or start
+        over, the old set removed; either way the folder reads as unfinished (no history.json) until `finish`."""
         if resume and self.last.is_file() and (not restart or self._same_run()):
             self.resume()
             (self.out_dir / layout.HISTORY).unlink(missing_ok=True)
@@ -321,7 +318,7 @@ class _Run:
         for name in (layout.HISTORY, layout.BEST, layout.LAST, layout.VOCAB):
             (self.out_dir / name).unlink(missing_ok=True)
 
-    def _same_run(self) -> bool:
+    def _same_run(self) -> bool:  # last.pt made with these data and settings
         try:
             payload = load_checkpoint(self.last, self.device, RESUME)
             check_same_provenance(self.last, payload.get("provenance", {}), self.provenance_record)

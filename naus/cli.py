@@ -17,7 +17,7 @@ from pathlib import Path
 
 from naus import NausError, __version__
 from naus.commands import STAGES, global_options
-from naus.files import same_file
+from naus.outputs import refuse_overwriting
 
 log = logging.getLogger("naus.cli")
 
@@ -40,12 +40,7 @@ def _check_paths(args: argparse.Namespace) -> None:
         return [str(v) for v in values if isinstance(v, (str, Path)) and str(v) not in ("", "-")]
 
     named = [(dest, path) for dest in args.files for path in paths(getattr(args, dest))]
-    for k, (dest, path) in enumerate(named):
-        for other, other_path in named[k + 1 :]:
-            if set(args.outputs) & {dest, other} and same_file(path, other_path):
-                first, second = (dest, other) if dest in args.outputs else (other, dest)
-                raise NausError(f"{path}: given as {_option(first)} and as {_option(second)}; an output may not "
-                                "overwrite an input or another output")
+    refuse_overwriting([(_option(dest), path) for dest, path in named], {_option(dest) for dest in args.outputs})
     for dest, writes in args.outputs.items():
         writes = writes() if callable(writes) else writes
         for folder in paths(getattr(args, dest)) if writes != () else []:

@@ -213,6 +213,19 @@ def check_regular_output(path: str | os.PathLike, why: str) -> Path:
     return path
 
 
+def refuse_overwriting(named: list[tuple[str, str]], outputs: set[str]) -> None:
+    """Before anything is written: no path given as an output (its label, e.g. an option, in `outputs`) may name the
+    file of another path given (an input or another output); one line names both labels."""
+    from naus.files import same_file
+
+    for k, (label, path) in enumerate(named):
+        for other, other_path in named[k + 1 :]:
+            if {label, other} & outputs and same_file(path, other_path):
+                first, second = (label, other) if label in outputs else (other, label)
+                raise NausError(f"{path}: given as {first} and as {second}; an output may not overwrite an input or "
+                                "another output")
+
+
 @contextlib.contextmanager
 def replacing(folder: str | os.PathLike, owned: Iterable[str]) -> Iterator[Path]:
     """A set of outputs replaced as a whole: written into a staging folder inside `folder`, then every old member

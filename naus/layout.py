@@ -35,10 +35,10 @@ PROFILE_PATTERN = r"[A-Za-z0-9_-][A-Za-z0-9_.-]*"
 # What the data step writes under build/{profile}/: each split's articles and titles (pool, dev, test and
 # the second dev split select), DUC2004's input and references, the LM's headlines, the corpus statistics.
 # `naus data --out` writes the names below `DATA`; the rules and the report read them under build/{profile}/.
-DATA, STATS, HEADLINES = "data", "stats.json", "lm.txt"
-DATA_STATS, LM_CORPUS = f"{DATA}/{STATS}", f"{DATA}/{HEADLINES}"
+DATA, STATS, HEADLINES, INPUTS = "data", "stats.json", "lm.txt", "inputs.json"  # inputs: the files read, sha256 each
+DATA_STATS, LM_CORPUS, DATA_INPUTS = f"{DATA}/{STATS}", f"{DATA}/{HEADLINES}", f"{DATA}/{INPUTS}"
 SPLITS, SELECT, DUC = ("pool", "dev", "test"), "select", "duc2004"  # select: only when asked for (data.select_size)
-CORPUS_NAMES = (*SPLITS, SELECT, DUC, HEADLINES, STATS)  # a corpus folder's set: replaced as a whole
+CORPUS_NAMES = (*SPLITS, SELECT, DUC, HEADLINES, STATS, INPUTS)  # a corpus folder's set: replaced as a whole
 
 
 def split_file(split: str, side: str, folder: str = DATA) -> str:

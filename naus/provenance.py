@@ -22,6 +22,33 @@ DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "
                  "checkpoint?": FILE_RECORD}  # decode --timing
 BUNDLE = {"decodings": {"*": {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": [str]}}}  # decode-all
 SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.teacher.shards.ResumableOutput
+DATA_INPUTS = {"inputs": [FILE_RECORD]}  # naus.data.Corpus: the files a corpus was made from
+CHECKOUT = Path(__file__).resolve().parents[1]  # the checkout naus runs from, where it is one
+CODE = ("naus", "workflow", "Snakefile", "config")  # what makes a profile's results, beside its data
+
+
+def _git(*args: str) -> str | None:
+    """A git command's output in naus's checkout; None where naus runs from no checkout (an installed wheel)."""
+    import subprocess
+
+    if not (CHECKOUT / ".git").exists():
+        return None
+    done = subprocess.run(["git", *args], cwd=CHECKOUT, capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else None
+
+
+def code_state() -> dict:
+    """The commit the code that runs is, and whether its files (`CODE`) are as committed: what results record."""
+    commit = _git("rev-parse", "HEAD")
+    changed = _git("status", "--porcelain", "--untracked-files=no", "--", *CODE)
+    return {"commit": commit.strip() if commit else None, "clean": None if changed is None else not changed.strip()}
+
+
+def code_changes(since: str) -> list[str]:
+    """The files of `CODE` the checkout's commit changed since the commit `since` (all of them, when it is not
+    one this checkout knows)."""
+    changed = _git("diff", "--name-only", since, "HEAD", "--", *CODE)
+    return list(CODE) if changed is None else changed.split()
 
 
 def fingerprint(value: object) -> str:

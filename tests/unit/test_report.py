@@ -260,9 +260,9 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert prints["students"]["L10"]["sha256"] == "ab" * 32 and "decode/test/L10/length-control-10" in prints["decodings"]
     assert "data_dir" not in prints["settings"]["data"]  # the machine's own path is no setting of the results
     caption, landing, prints = report({"search": {"rerank_k": 200}})
-    assert caption.startswith("STALE: made with other settings than the configuration's "
+    assert caption.startswith("STALE: made otherwise than the configuration, data and code say now "
                               "(search.rerank_k: 1600 made the results, the configuration says 200).")
-    assert "**STALE: made with other settings" in landing and len(prints["stale"]) == 1
+    assert "**STALE: made otherwise than the configuration" in landing and len(prints["stale"]) == 1
     assert report({"search": {"estimate_gamma": 96.0}})[2]["stale"] == [  # a setting newer than the search output
         "search.estimate_gamma: not yet a setting when the results were made, the configuration says 96.0"]
     # the learned estimate is recorded by its file in the shards' parameters; a preset and the fit's size name no
@@ -292,9 +292,9 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
         "search.rerank_k: 1600 made the results, the configuration says 200"]
     caption, rst, tex, landing = ((tmp_path / "out" / name).read_text() for name in (
         "tables/table2.md", "tables/table2.rst", "tables/table2.tex", "report.rst"))
-    assert caption.startswith("STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
+    assert caption.startswith("STALE: made otherwise than the configuration, data and code say now (model.arch: 'naus' made the "
                               "results, the configuration says 'naus-minilm'; search.rerank_k: 1600 made") and caption.count("STALE") == 1
-    assert rst.startswith("\\ STALE: made with other settings than the configuration's (model.arch: 'naus' made the "
+    assert rst.startswith("\\ STALE: made otherwise than the configuration, data and code say now (model.arch: 'naus' made the "
                           "results, the configuration says 'naus-minilm'; search.rerank\\_k: 1600 made") and rst.count("STALE") == 1
     assert "search.rerank\\_k: 1600 made" in tex and tex.count("STALE") == 1  # each file's caption in its own escaping
     assert "search.rerank\\_k: 1600 made" in landing and landing.count("STALE") == 1
@@ -445,3 +445,21 @@ def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_
     rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
     assert rows.loc["NAUS length control in source order (ours)", "p vs length control"] == 1 / 10_001
     assert pd.isna(rows.loc["NAUS length control (ours)", "p vs length control"])
+
+
+def test_results_whose_inputs_or_code_changed_since_are_marked_stale():
+    from naus.fingerprints import stale
+    from naus.manifest import manifest
+    from naus.provenance import code_state
+
+    pool = manifest()["derived"]["gigaword/pool/article.txt"]["sha256"]
+    made = {"settings": {}, "search": {}, "students": {}}
+    assert stale({**made, "inputs": {"/data/gigaword/pool/article.txt": pool, "/mine/corpus.txt": "ab" * 32}}) == []
+    assert stale({**made, "inputs": {"/data/gigaword/pool/article.txt": "ab" * 32}}) == [
+        f"input gigaword/pool/article.txt: sha256 abababababab… is not the data manifest's {pool[:12]}…"]
+    now = code_state()["commit"]
+    if now is None:
+        pytest.skip("naus runs from no git checkout: no commit to compare")
+    assert stale({**made, "made_by": {"commit": now, "clean": True}}) == []
+    assert stale({**made, "made_by": {"commit": "0" * 40, "clean": True}})[0].startswith(
+        f"code: 0000000 made the results, {now[:7]} changed ")

@@ -57,6 +57,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     assert (workdir / "build/micro/decode/test/L4/length-control-4.timing.json").is_file()
     prints = json.loads((results / "fingerprints.json").read_text())  # what made them, and nothing stale
     assert prints["stale"] == [] and len(prints["search"]["test/L4"]["sha256"]) == 64
+    assert prints["made_by"]["commit"] and len(prints["inputs"]) == 10  # pool, test, headlines, DUC2004: sha256 each
     assert prints["students"]["L4"]["settings"]["train"]["max_steps"] == 6 and len(prints["decodings"]) > 15
     code, out = snakemake(workdir, config, env, "-n", *SHARED_TIMING)
     assert code == 0 and "Nothing to be done" in out, out[-2000:]

@@ -52,6 +52,13 @@ def test_gigaword_profile_needs_a_data_dir(env):
     assert "data.data_dir" in out and "NAUS_DATA" in out
 
 
+def test_an_empty_data_directory_is_filled_by_the_profiles_first_rule(tmp_path, env):
+    code, out = snakemake(["-n", "-p", "--configfile", "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(tmp_path)})
+    assert code == 0, out[-2000:]
+    assert re.search(r"^rule data_fetch:", out, re.M)
+    assert re.search(rf"naus data fetch \S*config/gigaword-sample.yaml --to {re.escape(str(tmp_path))} ", out)
+
+
 def test_table_lengths_without_search_output_name_the_key(tmp_path):
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: check")
     bad = write(tmp_path / "bad.yaml", re.sub(r"analysis:\n  lengths: \[[^]]*\]", "analysis:\n  lengths: [8, 12]", text))

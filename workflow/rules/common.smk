@@ -279,6 +279,19 @@ DOWNLOAD = config["data"].get("download")
 GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
 
 
+def fetched_files() -> list[str]:
+    """What `naus data fetch` derives of the profile's data (naus/manifest.yaml), when a recipe makes every file the
+    profile reads (gigaword-sample's); none otherwise."""
+    from naus.sources import profile_paths, recipes_for
+
+    if DOWNLOAD or config["data"]["source"] == "demo":
+        return []
+    try:
+        return [output for recipe in recipes_for(profile_paths(config)) for output in recipe.outputs]
+    except NausError:
+        return []
+
+
 def external(key: str) -> str:
     """A Gigaword file: inside the unpacked download when one is configured, else under the data directory."""
     if DOWNLOAD and key in GIGAWORD_KEYS:

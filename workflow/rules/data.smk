@@ -1,11 +1,13 @@
 # What the data step writes under build/{profile}/data: the LM's headlines (data.lm_titles: by default no title of
 # an article any search labels, so the data step reads search.pool_limit), pool, dev and test pairs, and the
 # second dev split and DUC2004 where the profile has them.
-SPLITS = ["pool", "dev", "test"] + (["select"] if config["data"]["select_size"] else [])
+SPLITS = [*layout.SPLITS] + ([layout.SELECT] if config["data"]["select_size"] else [])
 DATA_OUTPUTS = {
     f"{split}_{side}": f"{BUILD}/{layout.split_file(split, side)}" for split in SPLITS for side in ("article", "title")
 }
-DATA_OUTPUTS.update(stats=f"{BUILD}/{layout.DATA_STATS}", lm=f"{BUILD}/{layout.LM_CORPUS}")
+DATA_OUTPUTS.update(
+    stats=f"{BUILD}/{layout.DATA_STATS}", lm=f"{BUILD}/{layout.LM_CORPUS}", inputs=f"{BUILD}/{layout.DATA_INPUTS}"
+)
 DUC_FILES = ("input", "ref0", "ref1", "ref2", "ref3") if config["data"].get("duc_dir") else ()
 DATA_OUTPUTS.update({f"duc_{name}": f"{BUILD}/{layout.duc_file(name)}" for name in DUC_FILES})
 SEARCHED = {"searched": config["search"]["pool_limit"]}  # the searched pool articles, whose titles the LM never reads
@@ -60,6 +62,24 @@ else:
             shell:
                 "python -m naus download --url {params.url:q} --sha256 {params.sha256} --out {output.archive} "
                 "--unpack {params.unpack} > {log} 2>&1"
+
+    if fetched_files():
+
+        rule data_fetch:
+            """A data directory without the profile's files filled from their public sources (`naus data fetch`:
+            naus/manifest.yaml, each checked by sha256); DUC2004, NIST's, where the user put it (DATA/.raw/duc2004).
+            """
+            output:
+                [str(data_dir() / path) for path in fetched_files()],
+            params:
+                profile=workflow.config_settings.configfiles[0],
+                to=data_dir(),
+            log:
+                f"{LOGS}/fetch.log",
+            conda:
+                "../../envs/naus-cpu.yaml"
+            shell:
+                "python -m naus data fetch {params.profile:q} --to {params.to:q} > {log} 2>&1 && tail -n 1 {log}"
 
     rule data_gigaword:
         input:

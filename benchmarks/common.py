@@ -16,7 +16,8 @@ import yaml
 from naus import NausError
 from naus.device import cpu_name, isa
 from naus.evaluation.evaluate import METRICS, evaluate_files
-from naus.files import read_json, write_json, write_lines
+from naus.files import read_json
+from naus.outputs import write_json, write_lines
 from naus.settings import ModelConfig, TrainConfig
 
 

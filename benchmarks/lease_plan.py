@@ -93,7 +93,8 @@ from pathlib import Path
 import yaml
 
 from naus import NausError, tables
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CORES, LEASE_SIDE_BY_SIDE = 16, 35

@@ -33,7 +33,8 @@ import time
 from pathlib import Path
 
 from naus.device import cpu_name, cpu_vendor, isa
-from naus.files import read_json, sha256sum, write_json
+from naus.files import read_json, sha256sum
+from naus.outputs import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results/benchmarks/mkl_branch.json"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from naus.evaluation.evaluate import evaluate_files, lead
 from naus.evaluation.peers import GIGAWORD, PEERS, check_output
-from naus.files import write_json, write_lines
+from naus.outputs import write_json, write_lines
 
 ROWS = ("NAUS length control (ours)", "NAUS length control, generation 3 (ours)")
 

@@ -101,7 +101,7 @@ from pathlib import Path
 import psutil
 
 from naus.device import cpu_name, isa
-from naus.files import write_json
+from naus.outputs import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 BUDGET_SECONDS = {"demo": 480, "gigaword-sample": 9000}  # make demo with its set-up: 8 minutes

@@ -33,7 +33,8 @@ import yaml
 from benchmarks.pipeline_time import ROOT, git
 from naus.evaluation.evaluate import METRICS
 from naus.evaluation.significance import unpaired_p_value
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 # a seed's decoding: decode/{test|duc}/L{n}[-g{k}][-s{seed}]/{method}, DUC2004's under duc2004/
 ROW = re.compile(r"(?:duc2004/)?decode/(?P<split>test|duc)/L(?P<length>\d+)(?:-g(?P<generation>\d+))?(?:-s\d+)?/"

@@ -97,7 +97,8 @@ import numpy as np
 import yaml
 
 from naus import layout
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.settings import SearchConfig, TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,7 @@ import yaml
 
 from benchmarks.pipeline_time import ROOT, git, run
 from naus.device import cpu_name, isa
-from naus.files import write_json
+from naus.outputs import write_json
 
 PROFILE = "gigaword-sample"
 SNAKEMAKE_DEFAULT = "100/1s"

@@ -30,7 +30,8 @@ from naus import layout
 from naus.bundle import BUNDLED
 from naus.device import cpu_name, isa
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import read_lines, write_json, write_lines
+from naus.files import read_lines
+from naus.outputs import write_json, write_lines
 
 PASSES = 5
 LENGTHS = (8, 10, 13)

@@ -44,7 +44,8 @@ from pathlib import Path
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from benchmarks.student_layers import study_parser
 from naus import layout
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 
 def ensemble(members: list[Path], out: Path) -> Path:

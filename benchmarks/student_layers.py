@@ -41,7 +41,8 @@ from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from naus import layout
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 
 LENGTH = 10
 WORK = Path("build/benchmarks/student_layers")  # the states and students these studies keep, reused

@@ -84,7 +84,7 @@ import yaml
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from naus import layout
-from naus.files import write_json
+from naus.outputs import write_json
 from naus.student.checkpoint import save_ensemble
 
 LENGTH = 10  # the length the recipes were chosen at; --length checks another

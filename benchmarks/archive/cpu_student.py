@@ -98,7 +98,8 @@ from naus.device import cpu_name
 from naus import layout
 from naus.architectures import ARCHITECTURES
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 # What every recipe starts from: gigaword-sample's student settings when the study ran (its `naus-minilm`
 # profile; MiniLM's shape replaces the four of the model's), so a recipe's runs stay what they were.

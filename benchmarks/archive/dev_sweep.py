@@ -17,7 +17,8 @@ from pathlib import Path
 import yaml
 
 from naus import layout
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 
 def summary(build: Path, model: str) -> dict:

@@ -51,7 +51,8 @@ import yaml
 from naus.device import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import lead, rouge
-from naus.files import read_json, read_lines, write_json
+from naus.files import read_json, read_lines
+from naus.outputs import write_json
 from naus.settings import ALL_TITLES, UNSEARCHED, SearchConfig
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import statistics
 from pathlib import Path
 
 from naus import layout
-from naus.files import write_json
+from naus.outputs import write_json
 from naus.provenance import read_history
 
 

@@ -29,7 +29,8 @@ import yaml
 
 from benchmarks.common import choose
 from naus import layout
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 
 def total(scores: dict) -> float:

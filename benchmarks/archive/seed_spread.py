@@ -30,7 +30,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import write_json
+from naus.outputs import write_json
 
 
 def total(scores: dict) -> float:

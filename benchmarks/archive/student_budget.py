@@ -25,7 +25,8 @@ from pathlib import Path
 from naus import layout
 from naus.cli import main as naus
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 from naus.student.checkpoint import load_checkpoint
 
 

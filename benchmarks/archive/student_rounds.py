@@ -71,7 +71,8 @@ from pathlib import Path
 from benchmarks.common import decode, one_thread, run_all, settings, total, train
 from naus.device import cpu_name
 from naus import layout
-from naus.files import read_json, write_json
+from naus.files import read_json
+from naus.outputs import write_json
 
 ENSEMBLE_SEEDS = (tuple(range(5)), tuple(range(5, 10)))  # two ensembles of five, of disjoint seeds
 # Each recipe that trains: the settings that differ from the profile's, and whose summaries of the pool it learns

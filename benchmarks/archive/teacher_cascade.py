@@ -109,7 +109,8 @@ import numpy as np
 from naus.device import cpu_name
 from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 
 GROUP = 60  # candidates per ONNX call, as the studied teacher encodes its 60
 GAMMA = 48.0

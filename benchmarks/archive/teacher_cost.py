@@ -68,7 +68,8 @@ import numpy as np
 
 from naus.device import cpu_name
 from benchmarks.archive import teacher_quality as quality
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
 
 DEFAULT = {"rerank_k": SearchConfig.rerank_k, "rerank_exact": SearchConfig.rerank_exact}

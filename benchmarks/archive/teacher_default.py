@@ -117,7 +117,8 @@ import numpy as np
 from naus.device import cpu_name
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge
-from naus.files import read_json, read_lines, sha256sum, write_json
+from naus.files import read_json, read_lines, sha256sum
+from naus.outputs import write_json
 from naus.settings import DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, TEACHER_PRESETS
 
 SPLITS = ("dev", "select")

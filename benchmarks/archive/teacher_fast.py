@@ -85,7 +85,8 @@ from naus.device import cpu_name
 from benchmarks.archive.teacher_neural_lm import default_teacher, dev_options
 from naus.cli import limit_threads
 from naus.evaluation.evaluate import rouge
-from naus.files import read_json, read_lines, write_json
+from naus.files import read_json, read_lines
+from naus.outputs import write_json
 from naus.settings import FIT_SENTENCES, FIT_STATES
 
 

@@ -73,7 +73,8 @@ from pathlib import Path
 from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored, split_pairs, study_parser, study_report, teacher_for,
 )
-from naus.files import read_json, read_lines, write_json
+from naus.files import read_json, read_lines
+from naus.outputs import write_json
 from naus.settings import FIT_SENTENCES, PAPER_BUDGET
 
 # Each row's changes to the `fast` preset, by grid: the weights that choose and pick the states, then a shorter

@@ -55,7 +55,8 @@ import numpy as np
 import torch
 
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.settings import SearchConfig
 
 SPECIAL = ["<pad>", "<s>", "</s>", "<unk>"]

@@ -46,7 +46,8 @@ import numpy as np
 
 from benchmarks.archive.teacher_neural_lm import dev_options, each_sentence
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 
 
 def _unit(states: np.ndarray) -> np.ndarray:

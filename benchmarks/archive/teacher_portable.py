@@ -82,7 +82,8 @@ from benchmarks.archive.teacher_default import (
     FAST, fitted, per_length, scored_splits, split_pairs, study_parser, study_report, teacher_for,
 )
 from naus.cli import portable_cpu_kernels
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.settings import FIT_SENTENCES
 
 

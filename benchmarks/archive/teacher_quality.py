@@ -166,7 +166,8 @@ import time
 from pathlib import Path
 
 from naus.evaluation.evaluate import rouge
-from naus.files import read_json, read_lines, sha256sum, write_json
+from naus.files import read_json, read_lines, sha256sum
+from naus.outputs import write_json
 from naus.settings import PAPER_BUDGET, LMConfig, SearchConfig
 
 # name: (corpora under the data directory, n-gram order, trained on reversed sentences)

@@ -139,7 +139,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.settings import PAPER_BUDGET, SearchConfig
 
 # The previous default: its settings, and hill climbing with NumPy arrays (bit-identical to the

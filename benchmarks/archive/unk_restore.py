@@ -38,7 +38,8 @@ from pathlib import Path
 from naus.device import cpu_name
 from naus import layout
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines, write_json
+from naus.files import read_lines
+from naus.outputs import write_json
 from naus.methods import METHODS, WORDS
 
 

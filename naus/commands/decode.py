@@ -129,12 +129,14 @@ def decode(args: argparse.Namespace) -> None:
     import json
 
     from naus.decoding.summarizer import CHUNK, Summarizer
+    from naus.device import freed_memory_returned
     from naus.files import batched, check_file, iter_lines
     from naus.outputs import standard_output, write_json
     from naus.provenance import file_record
 
     if args.provenance and (args.input == "-" or args.out == "-"):
         raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
+    freed_memory_returned()
     recorded = args.input != "-" and (args.provenance or args.timing)
     checkpoint = Summarizer.pretrained_path(args.checkpoint)
     made_from = {"input": file_record(args.input), "checkpoint": file_record(checkpoint)} if recorded else {}

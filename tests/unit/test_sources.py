@@ -78,10 +78,10 @@ def test_line_index_matches_article_and_reference_with_unknown_words_and_ties():
         line_index(["a cow ran"], ["dog"], articles, references)
 
 
-def test_headline_recipes_drop_tickers_markup_and_source_tags():
+def test_headline_recipes_drop_tickers_markup_and_source_tags_and_write_each_digit_a_token():
     sgml = ["<REUTERS><TITLE>STANDARD OIL &lt;SRD> TO FORM 8.75 PCT UNIT</TITLE>",
             "<TITLE>&lt;RESER'S FINE FOODS INC> TO GO PRIVATE</TITLE></REUTERS>"]
-    assert reuters_titles(sgml) == ["standard oil to form #.## pct unit", "reser 's fine foods inc to go private"]
+    assert reuters_titles(sgml) == ["standard oil to form # . # # pct unit", "reser 's fine foods inc to go private"]
     rows = ['"3","Wal-Mart #39;s sales up (AP)","x"', '"1","Sharon pushes on &lt;b&gt;...&lt;/b&gt;","y"',
             '"4","Ky. Company Wins Grant (SPACE.com)","z"']
     assert ag_news_titles(rows) == ["wal-mart 's sales up", "sharon pushes on ...", "ky. company wins grant"]

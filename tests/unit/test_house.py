@@ -2,6 +2,8 @@
 naus.layout (a literal elsewhere is a second definition of where a file lies)."""
 
 import ast
+import json
+import re
 
 from tests.helpers import ROOT
 
@@ -33,19 +35,15 @@ def test_no_build_or_results_path_is_written_outside_layout():
     assert not found, found
 
 
-def test_nothing_outside_the_benchmarks_archive_imports_a_study_in_it():
-    """The archived studies' decisions are made: the live code, benchmarks and tests import none of them."""
-    archive = ROOT / "benchmarks" / "archive"
-    found = []
-    for folder in ("naus", "benchmarks", "tests", "scripts"):
-        for path in sorted((ROOT / folder).rglob("*.py")):
-            if archive in path.parents:
-                continue
-            for node in ast.walk(ast.parse(path.read_text())):
-                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                    [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-                found += [f"{path.relative_to(ROOT)}: {name}" for name in names if name.startswith("benchmarks.archive")]
-    assert not found, found
+def test_a_decided_study_left_the_tree_and_its_json_names_the_commit_of_its_script():
+    """benchmarks/ holds what measures today's code: a study whose decision is made leaves the tree, its row in the
+    decisions table and its JSON naming the commit that holds its script."""
+    index = (ROOT / "results/benchmarks/README.md").read_text()
+    decided = re.findall(r"\| `([\w.]+\.json)` \| `([\w/]+\.py)` at ([0-9a-f]{7,40}) \|", index)
+    assert len(decided) >= 20 and not (ROOT / "benchmarks/archive").exists()
+    for result, script, commit in decided:
+        assert not (ROOT / "benchmarks" / script).exists(), script
+        assert commit in json.loads((ROOT / "results/benchmarks" / result).read_text())["script"], result
 
 
 def _imports() -> dict[str, set[str]]:

@@ -142,3 +142,13 @@ def as_interrupted(out: Path, records: str) -> None:
     partial's provenance (the finished output's)."""
     write(Path(f"{out}.partial"), records)
     shutil.copyfile(f"{out}.provenance.json", f"{out}.partial.provenance.json")
+
+
+def released(monkeypatch, **digests: str) -> None:
+    """Fixture peers' released files (`naus.evaluation.peers.Peer.files`: source `fixture`, by name) with these
+    sha256s, as the data manifest would hold them."""
+    import naus.evaluation.peers
+    from naus.manifest import RawFile
+
+    monkeypatch.setattr(naus.evaluation.peers, "raw_file", lambda source, path: RawFile(source, path, None,
+                                                                                        digests[path], 1))

@@ -13,6 +13,7 @@ from pathlib import Path
 from naus import NausError
 from naus.evaluation.released import read_index, reordered
 from naus.files import read_lines, same_digest, sha256sum
+from naus.manifest import raw_file
 
 GIGAWORD, DUC = "test", "duc"  # the collections a peer's output covers (the splits our tables score)
 
@@ -21,7 +22,9 @@ GIGAWORD, DUC = "test", "duc"  # the collections a peer's output covers (the spl
 class Peer:
     label: str  # its rows' name in Tables 2 and 3, its column `p vs {label}` and its point in the figures
     citation: str
-    files: dict[tuple[str, int], tuple[str, str]]  # (collection, summary length) -> (file in its directory, sha256)
+    # (collection, summary length) -> (file in its directory, the released file: its source and path in the data
+    # manifest, which holds its sha256)
+    files: dict[tuple[str, int], tuple[str, tuple[str, str]]]
     reported: dict[tuple[str, int], tuple[float, float, float]]  # R-1 / R-2 / R-L its paper reports (where entered)
     duc_cut: str  # how its paper cut its DUC2004 outputs (ours: 75 bytes); "" where none or not recorded here
     # (collection, summary length) -> the file in its directory that puts its line k at the collection's line
@@ -35,44 +38,46 @@ class Peer:
     cut: tuple[str, ...] = ()
 
 
+_NACC = "HC_8_ctc_char_length_control_evaluation_result/test"
+_CONTEXTUAL_MATCH = "results_elmo_giga/smry_input_unk_Ks10_clust1_ELcat_eosavg0_n6_ns10_nf300_a0.1_b1.0_single.txt"
 PEERS = {
     "msrp": Peer(
         "MSRP", "Hyun et al., Findings of EMNLP 2022 (repository dmhyun/MSRP, commit fd71def)",
         {(GIGAWORD, 8): ("msrp_length_Giga_Len8.txt",
-                         "662da5fa81c5332656f3e05fb8b08033fee4aa714f65d800e43d5ea159d9d3d0"),
+                         ("msrp", "outputs/msrp/msrp_length_Giga_Len8.txt")),
          (GIGAWORD, 10): ("msrp_length_Giga_Len10.txt",
-                          "4986e4483bb3a493dbad907159ba0c2938fc00ab7da0d057841938735b787859"),
+                          ("msrp", "outputs/msrp/msrp_length_Giga_Len10.txt")),
          (DUC, 13): ("msrp_length_DUC2004_Len13.txt",
-                     "87aac0a33193bf6bae61beee32a280111853b3f941b1770cdaceafe368383429")},
+                     ("msrp", "outputs/msrp/msrp_length_DUC2004_Len13.txt"))},
         {(GIGAWORD, 8): (29.09, 11.46, 26.80), (GIGAWORD, 10): (29.94, 11.86, 27.12), (DUC, 13): (27.88, 9.35, 24.49)},
         "75 characters", cut=(GIGAWORD,)),
     "nacc": Peer(
         "NACC", "Liu, Zhang & Mou, NeurIPS 2022 (repository MANGA-UOFA/NACC, commit 6eefea8): the student of 8-word "
         "search output within 50 characters",
         {(GIGAWORD, 8): ("HC_8_char_length_control_50.txt",
-                         "6df275e19a02cf606023683abaa8b1239a03a9ed2d9659c2a9e60aa739dfae76")},
+                         ("nacc", f"{_NACC}/generated_summary.txt"))},
         {(GIGAWORD, 8): (27.70, 9.10, 25.27)}, "",
         index={(GIGAWORD, 8): "line_to_test_index.txt"}),
     "contextual-match": Peer(
         "Contextual Match", "Zhou & Rush, ACL 2019 (repository jzhou316/Unsupervised-Sentence-Summarization, commit "
         "2f62975): no length budget, 9.3 words on average, shown with the L = 10 rows",
-        {(GIGAWORD, 10): ("contextual_match.txt", "db9d8beccb49ac3e4fafb33fa8cc07921e45f57d8881167247a191895b42d868")},
+        {(GIGAWORD, 10): ("contextual_match.txt", ("contextual-match", _CONTEXTUAL_MATCH))},
         {}, ""),
     "bottlesum-ex": Peer(
         "BottleSum Ex", "West et al., EMNLP 2019 (repository peterwestuw/BottleSum, commit c6021df): the unsupervised "
         "extractive BottleSum^Ex, cased and detokenised as released, shown with the L = 13 rows",
-        {(DUC, 13): ("bottlesum_ex.txt", "feb5a7fd1f8da333499c7a88c56297e5bd28adec4a63377e15e1d2c3ee118ec8")}, {}, ""),
+        {(DUC, 13): ("bottlesum_ex.txt", ("bottlesum", "outputs/DUC/DUC2004_bottleSumEx.txt"))}, {}, ""),
     "bottlesum-self": Peer(
         "BottleSum Self", "West et al., EMNLP 2019 (repository peterwestuw/BottleSum, commit c6021df): the "
         "self-supervised BottleSum^Self, cased and detokenised as released, shown with the L = 13 rows",
-        {(DUC, 13): ("bottlesum_self.txt", "29f52fa1ffd8913a5949fb86196310b28c608060328dd87ee35dcfe9c385fbf5")},
+        {(DUC, 13): ("bottlesum_self.txt", ("bottlesum", "outputs/DUC/DUC2004_bottleSumSelf.txt"))},
         {}, ""),
     "seq3": Peer(
         "SEQ³", "Baziotis et al., NAACL 2019 (repository cbaziotis/seq3, commit 2c480f3): no length budget, 14.9 "
         "words on average on Gigaword (shown with the L = 10 rows) and 17.2 on DUC2004 (with the L = 13 rows)",
         {(GIGAWORD, 10): ("gigaword/seq3_full_min8.txt",
-                          "c1042eea80a2bc10a0a4b4258d1ea7f045f374895307497b06114bae6426a342"),
-         (DUC, 13): ("duc2004/seq3_full.txt", "676d3ffe43c8b0c6b271025b813aa0c9cc024169675f2c17967e4359848dc7c4")},
+                          ("seq3", "evaluation/hyps/gigaword_seq3.full_preds.txt")),
+         (DUC, 13): ("duc2004/seq3_full.txt", ("seq3", "evaluation/hyps/DUC2004_seq3.full_preds.txt"))},
         {(GIGAWORD, 10): (25.39, 8.21, 22.68)}, "", index={(GIGAWORD, 10): "gigaword/line_to_test_index.txt"},
         subset={(GIGAWORD, 10): "its 1,897 test inputs of more than 8 tokens"}),
 }
@@ -92,10 +97,10 @@ def check_output(name: str, collection: str, length: int, path: str | Path, sour
     if declared is None:
         raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} "
                         "(naus.evaluation.peers)")
-    found = sha256sum(path)
-    if not same_digest(found, declared[1]):
+    found, released = sha256sum(path), raw_file(*declared[1]).sha256
+    if not same_digest(found, released):
         raise NausError(f"{path}: sha256 {found[:16]}… is not {peer(name).label}'s released {declared[0]} "
-                        f"({declared[1][:16]}…)")
+                        f"({released[:16]}…)")
     lines, sources = read_lines(path), read_lines(source)
     if ((collection, length) in peer(name).index) != (index is not None):
         raise NausError(f"{peer(name).label}'s output on {collection} at L = {length} is "

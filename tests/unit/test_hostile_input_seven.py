@@ -114,12 +114,14 @@ def test_a_configuration_argument_nested_past_ours_is_one_line(capsys):
 def test_a_checksum_in_upper_case_hex_is_the_same_checksum(tmp_path, monkeypatch):
     """Hex is case-insensitive: an upper-case sha256 was reported as a mismatch."""
     from naus.evaluation.peers import PEERS, Peer, check_output
-    from tests.helpers import config_schema
+    from tests.helpers import config_schema, released
 
     digest = hashlib.sha256(b"a b\n").hexdigest()
     assert same_digest(digest, digest.upper()) and not same_digest(digest, digest[:-1] + "0")
     output = write(tmp_path / "out.txt", "a b\n")
-    monkeypatch.setitem(PEERS, "fixture", Peer("Fixture", "a test", {("test", 8): ("out.txt", digest.upper())}, {}, ""))
+    released(monkeypatch, **{"out.txt": digest.upper()})
+    monkeypatch.setitem(PEERS, "fixture", Peer("Fixture", "a test", {("test", 8): ("out.txt", ("fixture", "out.txt"))},
+                                               {}, ""))
     assert check_output("fixture", "test", 8, output, write(tmp_path / "in.txt", "a b c\n")) == ["a b"]
     pattern = config_schema()["properties"]["data"]["properties"]["download"]["properties"]["sha256"]["pattern"]
     assert re.fullmatch(pattern, digest.upper()) and re.fullmatch(pattern, digest)

@@ -10,7 +10,7 @@ from naus.evaluation.evaluate import evaluate_files
 from naus.files import sha256sum
 from naus.evaluation.peers import PEERS, Peer, check_output
 from naus.report import build_report
-from tests.helpers import config_schema, write
+from tests.helpers import config_schema, released, write
 from tests.unit.test_report import complete, metrics, profile
 
 
@@ -31,7 +31,8 @@ def test_only_the_declared_file_with_a_line_per_source_passes(tmp_path, monkeypa
     source = write(tmp_path / "input.txt", "a b c\nd e f\n")
     good = write(tmp_path / "out.txt", "a b\nd e\n")
     short = write(tmp_path / "short.txt", "a b\n")
-    declared = {("test", 8): ("out.txt", sha256sum(good)), ("test", 10): ("short.txt", sha256sum(short))}
+    declared = {("test", 8): ("out.txt", ("fixture", "out.txt")), ("test", 10): ("short.txt", ("fixture", "short.txt"))}
+    released(monkeypatch, **{"out.txt": sha256sum(good), "short.txt": sha256sum(short)})
     monkeypatch.setitem(PEERS, "fixture", Peer("Fixture", "a test", declared, {}, "75 bytes"))
     assert check_output("fixture", "test", 8, good, source) == ["a b", "d e"]
     with pytest.raises(NausError, match=r"wrong.txt: sha256 .* is not Fixture's released out.txt"):
@@ -101,10 +102,10 @@ def test_naccs_release_in_its_authors_order_is_put_in_the_test_sets_and_reproduc
 def test_an_index_puts_a_release_in_order_and_is_refused_where_none_is_declared(tmp_path, monkeypatch):
     output, source = write(tmp_path / "out.txt", "b\nc\na\n"), write(tmp_path / "src.txt", "x\ny\nz\n")
     index = write(tmp_path / "index.txt", "1\n2\n0\n")
-    sha = sha256sum(output)
-    monkeypatch.setitem(PEERS, "sorted", Peer("Sorted", "a fixture", {("test", 4): ("out.txt", sha)}, {}, "",
-                                               index={("test", 4): "index.txt"}))
-    monkeypatch.setitem(PEERS, "plain", Peer("Plain", "a fixture", {("test", 4): ("out.txt", sha)}, {}, ""))
+    released(monkeypatch, **{"out.txt": sha256sum(output)})
+    files = {("test", 4): ("out.txt", ("fixture", "out.txt"))}
+    monkeypatch.setitem(PEERS, "sorted", Peer("Sorted", "a fixture", files, {}, "", index={("test", 4): "index.txt"}))
+    monkeypatch.setitem(PEERS, "plain", Peer("Plain", "a fixture", files, {}, ""))
     assert check_output("sorted", "test", 4, output, source, index) == ["a", "b", "c"]
     with pytest.raises(NausError, match="Plain's output on test at L = 4 is in the collection's order"):
         check_output("plain", "test", 4, output, source, index)
@@ -148,7 +149,8 @@ def test_a_release_on_part_of_a_collection_is_scored_on_its_lines_with_no_paired
     output, source = write(tmp_path / "out.txt", "gamma\nalpha\n"), write(tmp_path / "src.txt", "x\ny\nz\n")
     refs = write(tmp_path / "refs.txt", "alpha\nbeta\ngamma\n")
     index = write(tmp_path / "index.txt", "2\n0\n")
-    declared = Peer("Part", "a fixture", {("test", 4): ("out.txt", sha256sum(output))}, {}, "",
+    released(monkeypatch, **{"out.txt": sha256sum(output)})
+    declared = Peer("Part", "a fixture", {("test", 4): ("out.txt", ("fixture", "out.txt"))}, {}, "",
                     index={("test", 4): "index.txt"}, subset={("test", 4): "its 2 inputs"})
     monkeypatch.setitem(PEERS, "part", declared)
     assert check_output("part", "test", 4, output, source, index) == ["gamma", "alpha"]

@@ -124,31 +124,16 @@ def _lineage(generation: int, profile: str, recipe: str) -> str:
             f"learned from the length-control summaries of {before}.")
 
 
-def card(results: Path, checkpoint: Path) -> str:
-    """The model card: what the student is, what it learned from, its scores (read from `results`), the lengths
-    it serves, its limits and the licences of what it learned from."""
-    from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
-
-    payload = load_checkpoint(checkpoint)
-    model, _ = model_from_checkpoint(payload, checkpoint)
-    config = model.config
-    recipe = f"{layout.profile_dir('results', 'benchmarks')}/student_steps*.json"
-    student = shipped(results)
-    got = scores(results, student)
-    generation = layout.parse_model(student).generation
-    lineage = textwrap.fill(f"- Trained for 8 words, {_lineage(generation, PROFILE, recipe)}", 115,
-                            subsequent_indent="  ")
-    transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
-    native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
-    built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)
-    rows = "\n".join(f"| {method}{' (50 bytes)' if method == CHAR_CONTROL.name else ''} | "
-                     + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"
-                     for method, s in got.items())
-    weights = sum(p.numel() for p in model.parameters())
+def _states(checkpoint: Path, distilled: str) -> str:
+    """What the student reads: MiniLM's states, or a distilled encoder's (its file beside the checkpoint)."""
     encoder = checkpoint.with_name(BUNDLED_ENCODER.name)
-    states = (f"the states of all-MiniLM-L6-v2 distilled to three layers on the articles it learned from (`naus "
-              f"distil`; `{encoder.name}`, {encoder.stat().st_size:,} bytes, beside it)"
-              if config.states_encoder else "all-MiniLM-L6-v2's states")
+    return (f"the states of all-MiniLM-L6-v2 distilled to three layers on the articles it learned from (`naus "
+            f"distil`; `{encoder.name}`, {encoder.stat().st_size:,} bytes, beside it)"
+            if distilled else "all-MiniLM-L6-v2's states")
+
+
+def _decoding_study(results: Path) -> tuple[str, dict, str]:
+    """The dev study that chose the decoding in the source's order: its path, its JSON, a line per length."""
     study_path = f"{layout.profile_dir('results', 'benchmarks')}/source_order.json"
     study = read_json(results.parent / "benchmarks" / "source_order.json", ("chosen", "dev_sentences"))
     lengths = sorted(int(key[1:]) for key in study if key[:1] == "L" and key[1:].isdigit())
@@ -156,6 +141,41 @@ def card(results: Path, checkpoint: Path) -> str:
                     f"({100 * study[f'L{n}'][LENGTH_CONTROL.name]['share_not_in_source_order']:.1f}% of its summaries "
                     f"out of order or with a word more often than the sentence), "
                     f"{study[f'L{n}'][SOURCE_ORDER.name]['total']:.2f} in source order" for n in lengths)
+    return study_path, study, dev
+
+
+_LIMITS_AND_LICENCES = """## Limits
+- English news lead sentences as Gigaword's: a headline of the words of one line, in their order; it adds,
+  paraphrases and checks nothing (a word it copies may change a sentence's sense when its context is left out).
+- Its ROUGE is against Gigaword's titles; on other text it has not been measured.
+
+## Licences of what it learned from
+- Gigaword (LDC2011T07, Rush et al.'s sentence pairs) is the Linguistic Data Consortium's, under its user
+  agreement. The weights are derived from its articles (never its titles) and hold no text of it; whether they
+  may be used beyond research is for the LDC's agreement with each user to say: use them as that agreement allows.
+- all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT.
+"""
+
+
+def card(results: Path, checkpoint: Path) -> str:
+    """The model card: what the student is, what it learned from, its scores (read from `results`), the lengths
+    it serves, its limits and the licences of what it learned from."""
+    from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
+
+    model, _ = model_from_checkpoint(load_checkpoint(checkpoint), checkpoint)
+    config, student = model.config, shipped(results)
+    got = scores(results, student)
+    recipe = f"{layout.profile_dir('results', 'benchmarks')}/student_steps*.json"
+    lineage = _lineage(layout.parse_model(student).generation, PROFILE, recipe)
+    lineage = textwrap.fill(f"- Trained for 8 words, {lineage}", 115, subsequent_indent="  ")
+    transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
+    native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
+    built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)
+    rows = "\n".join(f"| {method}{' (50 bytes)' if method == CHAR_CONTROL.name else ''} | "
+                     + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"
+                     for method, s in got.items())
+    weights, states = sum(p.numel() for p in model.parameters()), _states(checkpoint, config.states_encoder)
+    study_path, study, dev = _decoding_study(results)
     return f"""# naus bundled student: Gigaword headlines
 
 `Summarizer.from_pretrained()` and `naus summarize` without `--checkpoint` load `{checkpoint.name}`
@@ -195,17 +215,7 @@ ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives 
   the 10-word teacher (ten seeds), its 10-word students {float(native['ΔR']):+.2f} ± {float(native['ΔR sd']):.2f}.
 - Any other L: length control gives exactly L words (at most the sentence's), unmeasured beyond 10.
 
-## Limits
-- English news lead sentences as Gigaword's: a headline of the words of one line, in their order; it adds,
-  paraphrases and checks nothing (a word it copies may change a sentence's sense when its context is left out).
-- Its ROUGE is against Gigaword's titles; on other text it has not been measured.
-
-## Licences of what it learned from
-- Gigaword (LDC2011T07, Rush et al.'s sentence pairs) is the Linguistic Data Consortium's, under its user
-  agreement. The weights are derived from its articles (never its titles) and hold no text of it; whether they
-  may be used beyond research is for the LDC's agreement with each user to say: use them as that agreement allows.
-- all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT.
-"""
+{_LIMITS_AND_LICENCES}"""
 
 
 def check_bundle(results: Path, checkpoint: Path = BUNDLED, card_path: Path = CARD) -> list[str]:

@@ -235,29 +235,10 @@ def _onnx_session(path: str | Path):
     return session
 
 
-def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True,
-                weights: str | Path | None = None) -> None:
-    """MiniLM's transformer (token states out) as ONNX from the shipped weights; int8 weights
-    (per-channel dynamic quantization) unless `quantize` is false; only its first `layers`
-    layers when that is positive (a cheaper, coarser encoder), with `weights` instead of the shipped ones when given
-    (a safetensors file of that many layers' tensors by MiniLM's names: a smaller encoder trained to imitate it).
-
-    `reduce_range` keeps the weights within ±64 (7 bits): x86 CPUs without VNNI multiply u8 activations by
-    s8 weights with VPMADDUBSW, whose int16 pair sums saturate at 255·127·2 but not at 255·64·2 = 32,640,
-    so only then do they compute what VNNI machines compute (onnxruntime's quantization guide). The attention's
-    Softmax is written out as its decomposition (`_portable_softmax`)."""
-    import tempfile
-
-    import torch
+def _minilm(layers: int, weights: str | Path | None):
+    """MiniLM's transformer from the shipped weights (its first `layers` when positive), or MiniLM's architecture at
+    the widths of `weights` (a distilled encoder may be narrower) with every tensor that file's."""
     from transformers import AutoModel
-
-    class TokenStates(torch.nn.Module):
-        def __init__(self, model):
-            super().__init__()
-            self.model = model
-
-        def forward(self, input_ids, attention_mask):
-            return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
     if weights is None:
         model = AutoModel.from_pretrained(str(model_dir()))
@@ -279,7 +260,33 @@ def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_
             raise NausError(f"{wrong} ({type(err).__name__}: {err})") from None
         if missing:
             raise NausError(f"{wrong} (no {missing[0]})")
-    model = TokenStates(model.eval())
+    return model
+
+
+def export_onnx(out: str | Path, quantize: bool = True, layers: int = 0, reduce_range: bool = True,
+                weights: str | Path | None = None) -> None:
+    """MiniLM's transformer (token states out) as ONNX from the shipped weights; int8 weights
+    (per-channel dynamic quantization) unless `quantize` is false; only its first `layers`
+    layers when that is positive (a cheaper, coarser encoder), with `weights` instead of the shipped ones when given
+    (a safetensors file of that many layers' tensors by MiniLM's names: a smaller encoder trained to imitate it).
+
+    `reduce_range` keeps the weights within ±64 (7 bits): x86 CPUs without VNNI multiply u8 activations by
+    s8 weights with VPMADDUBSW, whose int16 pair sums saturate at 255·127·2 but not at 255·64·2 = 32,640,
+    so only then do they compute what VNNI machines compute (onnxruntime's quantization guide). The attention's
+    Softmax is written out as its decomposition (`_portable_softmax`)."""
+    import tempfile
+
+    import torch
+
+    class TokenStates(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids, attention_mask):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    model = TokenStates(_minilm(layers, weights).eval())
     example = (torch.ones((2, 8), dtype=torch.int64), torch.ones((2, 8), dtype=torch.int64))
     axes = {"input_ids": {0: "batch", 1: "tokens"}, "attention_mask": {0: "batch", 1: "tokens"},
             "states": {0: "batch", 1: "tokens"}}

@@ -26,6 +26,8 @@ def env() -> dict[str, str]:
 
 @pytest.fixture
 def shared_data() -> Path:
+    """The development data (`NAUS_DATA`: Rush-format Gigaword, DUC2004, the peers' releases). `NAUS_MIRROR`, where
+    set, names a full mirror of the manifest's raw files (SOURCE/PATH) for the fetch tests (tests/unit/test_sources.py)."""
     value = os.environ.get("NAUS_DATA")
     if not value:
         pytest.skip("NAUS_DATA is unset: the real Gigaword/DUC2004 data is not available")

@@ -4,6 +4,7 @@ call these."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -52,14 +53,17 @@ def _check_paths(args: argparse.Namespace) -> None:
                                     "another output")
 
 
-def _spool_pipes(args: argparse.Namespace, spool: Path) -> None:
-    """Each input given as a pipe (`--train-source <(...)`) copied once into `spool`, and read from there: a command
-    may read an input twice (a vocabulary, then the pairs; a checksum), which a pipe cannot give it."""
+def _spool_pipes(args: argparse.Namespace, cleanup: contextlib.ExitStack) -> None:
+    """Each input given as a pipe (`--train-source <(...)`) copied once into a temporary folder (removed by `cleanup`)
+    and read from there: a command may read an input twice (a vocabulary, then the pairs; a checksum), which a pipe
+    cannot give it."""
+    spool = None
     for dest in (dest for dest in args.files if dest not in args.outputs):
         value = getattr(args, dest)
         values = value if isinstance(value, list) else [value]
         for k, path in enumerate(values):
             if isinstance(path, (str, Path)) and str(path) not in ("", "-") and Path(path).is_fifo():
+                spool = spool or Path(cleanup.enter_context(tempfile.TemporaryDirectory(prefix="naus-pipes-")))
                 copy = spool / f"{dest}-{k}"
                 with open(path, "rb") as pipe, open(copy, "wb") as out:
                     shutil.copyfileobj(pipe, out)
@@ -110,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(stop, _interrupt)
     try:
         _check_paths(args)
-        with tempfile.TemporaryDirectory(prefix="naus-pipes-") as spool:
-            _spool_pipes(args, Path(spool))
+        with contextlib.ExitStack() as cleanup:
+            _spool_pipes(args, cleanup)
             args.func(args)
     except NausError as err:
         message = str(err)

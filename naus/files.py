@@ -23,11 +23,6 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     return list(iter_lines(path))
 
 
-def decode_lines(raw: bytes, name: str) -> list[str]:
-    """UTF-8 bytes (a file's or standard input's, called `name`) as `iter_lines` reads them."""
-    return list(_lines(iter((raw,)), name))
-
-
 BLOCK = 1 << 20  # bytes read at a time: what a file of any size costs before its lines are used
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 

@@ -8,6 +8,7 @@ work and memory in proportion to the input; every line-end convention; one line 
 from __future__ import annotations
 
 import errno
+import io
 import json
 import os
 import re
@@ -22,7 +23,7 @@ import pytest
 import yaml
 
 from naus import NausError
-from naus.files import decode_lines, iter_lines, iter_parallel, read_lines
+from naus.files import iter_lines, iter_parallel, read_lines
 from tests.helpers import ROOT, as_interrupted, config_schema, headline_corpus, naus_main, write
 
 SENTENCE = "Police arrested five protesters in Paris on Monday after talks"
@@ -246,8 +247,8 @@ def test_a_stream_is_read_a_block_at_a_time():
 def test_every_line_end_convention_is_read_as_lines(tmp_path, capsys, end):
     text = end.join(["police arrest five", "stocks fall in tokyo", "rain expected"]) + end
     path = write(tmp_path / "in.txt", text.encode())
-    assert read_lines(path) == decode_lines(text.encode(), "x") == ["police arrest five", "stocks fall in tokyo",
-                                                                     "rain expected"]
+    lines = ["police arrest five", "stocks fall in tokyo", "rain expected"]
+    assert read_lines(path) == list(iter_lines(io.BytesIO(text.encode()))) == lines
     assert list(iter_parallel(path, path))[2] == ("rain expected", "rain expected")
     head = naus_main(["head", "--input", path, "--lines", "2", "--out", tmp_path / "h.txt"], capsys)
     assert head.returncode == 0 and read_lines(tmp_path / "h.txt") == ["police arrest five", "stocks fall in tokyo"]

@@ -42,7 +42,7 @@ def test_control_and_format_characters_of_raw_text_never_reach_a_summary(name):
 
 
 def test_a_file_of_raw_text_is_read_without_its_control_and_format_characters(tmp_path):
-    """Every reader of text files goes through `naus.files.decode_lines`: a control is a space, a format character
+    """Every reader of text files goes through `naus.files.iter_lines`: a control is a space, a format character
     is gone."""
     path = write(tmp_path / "in.txt", "police\x00arrest\u202e five\u200b\n\ufeffstocks\x1b close\n".encode())
     assert read_lines(path) == ["police arrest five", "stocks  close"]

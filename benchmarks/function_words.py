@@ -54,6 +54,7 @@ from naus import layout
 from naus.device import cpu_name, isa
 from naus.files import read_lines
 from naus.outputs import write_json, write_lines
+from naus.provenance import code_state
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD = ROOT / "build/gigaword-sample"
@@ -107,7 +108,8 @@ def main() -> None:
                                  args.work / name / f"{method}.txt"))
     with ProcessPoolExecutor(2, initializer=one_thread) as pool:  # two one-thread workers, as the pipeline's jobs
         run_all(pool, jobs)
-    result = {"profile": "gigaword-sample", "machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores",
+    result = {"profile": "gigaword-sample", "made_by": code_state(),
+              "machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores",
               "words": list(WORDS), "dev_titles": rates(read_lines(titles)),
               "lm_headlines": rates(read_lines(BUILD / layout.LM_CORPUS)), "lengths": {}}
     for length in LENGTHS:

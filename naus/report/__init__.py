@@ -58,7 +58,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
         if len(frame):
             written.append(name)
             body = write_table(frame, out / layout.TABLES, name, opening + captions[name])
-            if name in TEXT_TABLES:  # the test set's text: linked, kept out of the README a profile commits
+            if name in TEXT_TABLES:  # a few test sentences' text: committed beside the README, linked from it
                 body = f"[{layout.table_file(name, 'md')}]({layout.table_file(name, 'md')})"
             heading = name.replace("table", "Table ")
             sections.append(f"## {heading}\n\n{markdown_text(opening + captions[name])}\n\n{body}\n")
@@ -79,8 +79,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
         write_text(out / layout.BROWSER_CAPTION, "Every test sentence with the output of each system and its "
                                                  "per-sentence ROUGE: pick two systems and sort by their difference, "
                                                  "filter by a word (a static page).\n")
-        sections.append("## Every output\n\n[browse.html](browse.html): every test sentence with every system's output "
-                        "and its ROUGE; sort by the difference of two systems, filter by a word.\n")
+        sections.append("## Every output\n\n`browse.html`, written beside this file: every test sentence with every "
+                        "system's output and its ROUGE; sort by the difference of two systems, filter by a word (the "
+                        "whole test set's text: committed for the demo only, whose corpus may be copied).\n")
     write_text(out / layout.README, "\n".join(sections))
     write_text(out / layout.LANDING_PAGE, landing_page(spec.profile, build, frames[0][1], written, figures, opening,
                                                   browsable, spec.config.get("note", "")))

@@ -9,7 +9,7 @@ import pandas as pd
 
 from naus import layout
 from naus.architectures import ARCHITECTURES
-from naus.files import read_json
+from naus.files import iter_lines, read_json
 from naus.outputs import write_text
 from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
@@ -92,7 +92,7 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
     return markdown
 
 
-TEXT_TABLES = ("case-study",)  # tables that quote the test set (.gitignore keeps a licensed one's out of git)
+TEXT_TABLES = ("case-study",)  # tables that quote test sentences: their Markdown linked, not in the README
 
 
 def _listed(words: list[str]) -> str:
@@ -146,6 +146,8 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
     stats = build / layout.DATA_STATS
     counts = read_json(stats, ("pool_pairs", "test_pairs"), {"pool_pairs": (0, 10**9), "test_pairs": (0, 10**9)}) \
         if stats.is_file() else {}
+    pool = build / layout.search_source("pool")
+    searched = sum(1 for _ in iter_lines(pool)) if pool.is_file() else 0  # the run's count (search.pool_limit's cut)
     length = 10 if 10 in set(table2["L"]) else int(table2["L"].iloc[0])
     rows = table2[table2["L"] == length].set_index("System")
     title = f"naus: the {profile} profile"
@@ -154,8 +156,8 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              "for Unsupervised Sentence Summarization*: a search teacher labels unpaired news sentences, an "
              "encoder-only student (NAUS) learns from its output with CTC, and decodes by truncation or by the "
              "length-control dynamic program."
-             + (f" Data: {counts['pool_pairs']:,} pool sentences searched for training, "
-                f"{counts['test_pairs']:,} test pairs." if counts else ""), "",
+             + (f" Data: {searched:,} of {counts['pool_pairs']:,} pool sentences searched for training, "
+                f"{counts['test_pairs']:,} test pairs." if counts and searched else ""), "",
              *([rst_paragraph(note), ""] if note else []),
              f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]

@@ -143,11 +143,12 @@ def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
     search_output(b, "test", 8, 2, 0.4)
     write(m / "decode/test/L8/length-control-8.json", metrics(26.0, 8.0, 22.0, 8.0))
     write(b / "data/stats.json", json.dumps({"pool_pairs": 1234, "test_pairs": 56}))
+    write(b / "search/pool/source.txt", "a searched sentence\n" * 617)  # the run's count, not the pool's
 
     build_report(m, b, tmp_path / "out", declared)
 
     landing = (tmp_path / "out/report.rst").read_text()
-    assert "L = 8" in landing and "1,234 pool sentences" in landing  # no L = 10 here: the first length
+    assert "L = 8" in landing and "617 of 1,234 pool sentences searched" in landing  # no L = 10: the first length
     assert "| NAUS truncate       | –" in landing  # not configured: a dash, not an error
     targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "case-study.md", "loss-L8.png", "lengths-L8.png",
                                                           "source-length-L8.png", "quality-speed-L8.png", "browse.html"))

@@ -5,13 +5,27 @@ a caption's `rerank_k` in reStructuredText)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 
 
+# pdflatex reads ASCII: each character the tables write outside it as LaTeX spells it; any other letter as its
+# base letter (é as e), and what has none as `?`, so that no input can stop a build
+LATEX_SYMBOLS = {"±": r"$\pm$", "Δ": r"$\Delta$", "†": r"$^\dagger$", "‡": r"$^\ddagger$", "×": r"$\times$",
+                 "–": "--", "—": "---", "§": r"\S{}", "¶": r"\P{}", "³": r"$^3$", "²": r"$^2$", "·": r"$\cdot$",
+                 "→": r"$\rightarrow$", "≤": r"$\leq$", "≥": r"$\geq$", "’": "'", "‘": "`", "“": "``", "”": "''",
+                 "\u00a0": "~", "…": r"\ldots{}", "ε": r"$\epsilon$", "γ": r"$\gamma$", "Γ": r"$\Gamma$"}
+
+
 def latex(text: str) -> str:
-    return "".join(LATEX.get(char, char) for char in text)
+    return "".join(LATEX.get(char) or LATEX_SYMBOLS.get(char) or (char if char.isascii() else _ascii(char))
+                   for char in text)
+
+
+def _ascii(char: str) -> str:
+    return unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode() or "?"
 
 
 # Snakemake's report renders every caption and its landing page as a Jinja2 template before reStructuredText:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
-from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, TRUNCATE
+from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
 from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
@@ -38,6 +38,7 @@ PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {
         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
     ),
 }
+PAPER_SHOWN = ("Search teacher †", "NAUS truncate †", "NAUS length control †")  # in the paper-shaped tables
 PAPER_CHARS: dict[int, tuple[Quoted, ...]] = {8: (("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None),)}
 PAPER_DUC: tuple[Quoted, ...] = (
     ("Search teacher †", None, 26.14, 8.03, 22.88, None),
@@ -86,6 +87,7 @@ class Row:
     peer: str | None = None  # a peer's label (`naus.evaluation.peers`): the rows of exactly L words get a p-value
     # against it
     over: int | None = None  # a budget of words its outputs do not keep: its label gives the share longer
+    main: bool = False  # shown in the paper-shaped table (every row: its supplementary `-full` table)
 
 
 @dataclass(frozen=True)
@@ -108,6 +110,24 @@ class Table:
     quoted: dict = field(default_factory=dict)  # a group's key -> the papers' rows shown after it
     p_values: bool = False  # its students' paired tests (against the teacher, truncation, each peer)
     times: bool = True  # its time, speedup and p-value columns (a transfer table has none)
+    shaped: bool = False  # drawn twice: in the paper's shape (`main` rows, marks for p) and whole (`{name}-full`)
+
+    @property
+    def main_rows(self) -> tuple[str, ...]:
+        """The labels the paper-shaped table shows: the rows marked `main`, and the papers' in `PAPER_SHOWN`."""
+        ours = [row.label for g in self.groups for row in ((g.teacher,) if g.teacher else ()) + g.rows if row.main]
+        quoted = [q[0] for rows in self.quoted.values() for q in rows if q[0] in PAPER_SHOWN]
+        return tuple(dict.fromkeys(ours + quoted))
+
+    @property
+    def marked_peers(self) -> tuple[str, ...]:
+        """The peers whose p-value the paper-shaped table marks: those of its `main` rows (a like-for-like budget)."""
+        return tuple(dict.fromkeys(row.peer for g in self.groups for row in g.rows if row.main and row.peer))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The files it is written as."""
+        return (self.name, f"{self.name}-full") if self.shaped else (self.name,)
 
 
 @dataclass(frozen=True)
@@ -218,21 +238,25 @@ def spec(config: dict) -> Spec:
 
 
 def _teacher(split: str, length: int, label: str = "Search teacher (ours)") -> Row:
-    return Row(label, (layout.search(split, length),), timed=True)
+    return Row(label, (layout.search(split, length),), timed=True, main=True)
 
 
 def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) -> list[Row]:
     """The students' rows, each generation's (and an ensemble's): one per decoding method, then one per character
     budget."""
-    rows = []
+    rows, last = [], s.config["train"].get("generations", 1)
     for generation, seeds, which in generations(s):
         rows += [Row(f"{METHODS[m].label}{which} (ours)",
-                     students(seeds, length, m, length, split=split, generation=generation), m, True)
+                     students(seeds, length, m, length, split=split, generation=generation), m, True,
+                     main=generation == last and layout.ENSEMBLE not in seeds and m in MAIN_METHODS)
                  for m in s.methods]
         rows += [Row(f"{CHAR_CONTROL.label}, {budget} {budget_unit}{which} (ours)",
                      students(seeds, length, CHAR_CONTROL.name, layout.chars_target(budget), split=split,
                               generation=generation), CHAR_CONTROL.name, True) for budget in chars]
     return rows
+
+
+MAIN_METHODS = (TRUNCATE.name, LENGTH_CONTROL.name, SOURCE_ORDER.name)  # the paper's two decoders, and our default
 
 
 def _published(labels: list[str]) -> list[Row]:
@@ -247,12 +271,15 @@ def _peers(s: Spec, collection: str, length: int) -> list[Row]:
         declared = PEERS[name]
         if (collection, length) in declared.files:
             subset = declared.subset.get((collection, length))
+            cut = collection in declared.cut and s.config["decode"].get("cut_peers", True)
             rows.append(Row(f"{declared.label} (rescored" + (f" on {subset})" if subset else ")"),
                             (layout.peer(name, collection, length),), peer=None if subset else declared.label,
-                            over=length if collection in declared.cut else None))
-            if collection in declared.cut and s.config["decode"].get("cut_peers", True):
+                            over=length if collection in declared.cut else None,
+                            main=collection == DUC and not subset))  # DUC2004's protocol cuts every row alike
+            if cut:
                 rows.append(Row(f"{declared.label} (rescored), cut at {length} words",
-                                (layout.peer(name, collection, length, cut=True),), peer=f"{declared.label} cut"))
+                                (layout.peer(name, collection, length, cut=True),), peer=f"{declared.label} cut",
+                                main=True))
     return rows
 
 
@@ -283,7 +310,7 @@ def _table2(s: Spec) -> Table:
     published = s.config["data"].get("published_dir")
     for length in s.lengths:
         teacher = _teacher("test", length)
-        rows = [Row(f"Lead-{length} (ours)", (layout.lead("test", length),)), teacher]
+        rows = [Row(f"Lead-{length} (ours)", (layout.lead("test", length),), main=True), teacher]
         rows += _ours(s, "test", length, "chars", [budget for model, budget in s.chars if model == length])
         if published and length in PUBLISHED_LENGTHS:
             rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
@@ -293,7 +320,7 @@ def _table2(s: Spec) -> Table:
             groups.append(_archived(s, length, *other))
     quoted = {length: PAPER_GIGAWORD.get(length, ()) + (PAPER_CHARS.get(length, ()) if s.chars else ())
               for length in s.lengths}
-    return Table("table2", PROTOCOLS["test"], tuple(groups), quoted, p_values=True)
+    return Table("table2", PROTOCOLS["test"], tuple(groups), quoted, p_values=True, shaped=True)
 
 
 def _table3(s: Spec) -> Table | None:
@@ -301,12 +328,13 @@ def _table3(s: Spec) -> Table | None:
         return None
     n = s.duc_length
     teacher = _teacher("duc", n, f"Search teacher, L={n} (ours)")
-    rows = [Row(f"Lead, {PROTOCOLS['duc'].max_bytes} bytes (ours)", (layout.lead("duc", "all"),)), teacher]
+    rows = [Row(f"Lead, {PROTOCOLS['duc'].max_bytes} bytes (ours)", (layout.lead("duc", "all"),), main=True), teacher]
     rows += _ours(s, "duc", n, "bytes", [s.duc_chars] if s.duc_chars else [])
     if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
         rows += _published([f"duc/HC_{n}_{kind}" for kind in PUBLISHED_KINDS])
     rows += _peers(s, DUC, n)
-    return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True)
+    return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True,
+                 shaped=True)
 
 
 def table4_archs(config: dict) -> list:

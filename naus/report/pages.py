@@ -78,6 +78,9 @@ def _display(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(shown)
 
 
+TEX_COMPACT = "\\begin{table}\n\\small\n\\setlength{\\tabcolsep}{4pt}\n"  # the paper-shaped tables fit an ACL page
+
+
 def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> str:
     """The same table as Markdown, CSV and LaTeX, and its caption alone (`{name}.rst`, for
     Snakemake's HTML report), each escaped for its format; returns the Markdown table."""
@@ -85,9 +88,9 @@ def write_table(frame: pd.DataFrame, out_dir: Path, name: str, caption: str) -> 
     markdown = shown.map(markdown_cell).to_markdown(index=False, disable_numparse=True)
     write_text(out_dir / f"{name}.md", f"{markdown_text(caption)}\n\n{markdown}\n")
     write_text(out_dir / f"{name}.csv", frame.to_csv(index=False))
-    tex = shown.map(latex).rename(columns=latex)
-    write_text(out_dir / f"{name}.tex", tex.to_latex(index=False, caption=latex(caption), label=f"tab:{name}",
-                                                     escape=False))
+    tex = shown.map(latex).rename(columns=latex).to_latex(index=False, caption=latex(caption), label=f"tab:{name}",
+                                                          escape=False)  # booktabs' rules, pdflatex's ASCII
+    write_text(out_dir / f"{name}.tex", tex.replace("\\begin{table}\n", TEX_COMPACT, 1))
     write_text(out_dir / f"{name}.rst", rst_paragraph(caption) + "\n")
     return markdown
 

@@ -58,7 +58,7 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
 
     build_report(m, b, tmp_path / "out", declared)
 
-    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    rows = pd.read_csv(tmp_path / "out/tables/table2-full.csv").set_index("System")
     uncut = "MSRP (rescored), uncut: 10 of 30 longer than 10 words"
     assert rows.loc[uncut, "R-1"] == 29.88
     assert rows.loc[uncut, "ΔR"] == round(29.88 + 11.84 + 27.10 - (25.0 + 8.0 + 22.0), 2)
@@ -66,10 +66,19 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     assert rows.loc["NAUS length control (ours)", "p vs MSRP cut"] == 1 / 10_001
     assert "MSRP (rescored), cut at 10 words" in rows.index
     assert pd.isna(rows.loc["NAUS truncate (ours)", "p vs MSRP"])
-    caption = (tmp_path / "out/tables/table2.rst").read_text()
+    caption = (tmp_path / "out/tables/table2-full.rst").read_text()
     assert "\"MSRP (rescored)\": the released outputs of Hyun et al." in caption
     assert "\"MSRP (rescored), cut at L words\" is each cut at L words" in caption
     assert (tmp_path / "out/figures/quality-speed-L10.png").stat().st_size > 1000
+    shaped = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    assert "NAUS length control (ours) *‡" in shaped.index  # better than the teacher and than MSRP cut: p < 0.05
+    assert "MSRP (rescored), cut at 10 words" in shaped.index and not any("uncut" in s for s in shaped.index)
+    assert not any(column.startswith("p vs") for column in shaped.columns)
+    caption, table = (tmp_path / "out/tables/table2.md").read_text().split("\n\n", 1)
+    assert len(caption.split()) <= 100 and "‡ against MSRP cut" in caption
+    header = table.splitlines()[0]
+    assert header.count("|") - 1 <= 10 and len(table.splitlines()) - 2 <= 20
+    assert "\\toprule" in (tmp_path / "out/tables/table2.tex").read_text()
     assert json.loads((tmp_path / "out/fingerprints.json").read_text())["settings"]["data"]["peers"] == {
         "msrp": "published/msrp"}
 

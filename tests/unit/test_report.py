@@ -71,15 +71,15 @@ def test_table2_and_figures_from_fixture_metrics(tmp_path):
 
     build_report(m, b, tmp_path / "out", declared)
 
-    table = pd.read_csv(tmp_path / "out/tables/table2.csv")
+    table = pd.read_csv(tmp_path / "out/tables/table2-full.csv")
     rows = table.set_index("System")
     assert rows.loc["NAUS length control (ours)", "ΔR"] == 3.0  # (27+8+23) - (25+8+22)
     assert rows.loc["NAUS truncate (ours)", "Speedup"] == "100×"  # 0.2 s / 0.002 s
     assert rows.loc["published HC_10_length_control (rescored)", "R-1"] == 28.3
     assert rows.loc["NAUS length control †", "ΔR"] == 1.83  # the paper's own teacher as base
-    markdown = (tmp_path / "out/tables/table2.md").read_text()
+    markdown = (tmp_path / "out/tables/table2-full.md").read_text()
     assert "| 10  | Lead-10 (ours)" in markdown and "–" in markdown
-    assert (tmp_path / "out/tables/table2.tex").read_text().startswith("\\begin{table}")
+    assert (tmp_path / "out/tables/table2-full.tex").read_text().startswith("\\begin{table}")
     for name in ("loss-L10", "lengths-L10", "source-length-L10"):
         assert (tmp_path / f"out/figures/{name}.png").stat().st_size > 1000
         assert (tmp_path / f"out/figures/{name}.pdf").is_file()
@@ -121,7 +121,7 @@ def test_every_profiles_landing_page_renders_without_a_docutils_message(tmp_path
     m, b, declared = complete(tmp_path, config)
     build_report(m, b, tmp_path / "out", declared)
     landing = (tmp_path / "out/report.rst").read_text()
-    declared_files = [f"{t.name}.md" for t in declared.tables] + ["case-study.md", "browse.html"]
+    declared_files = [f"{n}.md" for t in declared.tables for n in t.names] + ["case-study.md", "browse.html"]
     declared_files += [f"{f.name}.png" for f in declared.figures]
     targets = "".join(f"\n.. _{file}: #\n" for file in declared_files)
     html = publish_parts(landing + targets, writer="html", settings_overrides={"report_level": 1})["html_body"]
@@ -150,7 +150,7 @@ def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
     landing = (tmp_path / "out/report.rst").read_text()
     assert "L = 8" in landing and "617 of 1,234 pool sentences searched" in landing  # no L = 10: the first length
     assert "| NAUS truncate       | –" in landing  # not configured: a dash, not an error
-    targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "case-study.md", "loss-L8.png", "lengths-L8.png",
+    targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "table2-full.md", "case-study.md", "loss-L8.png", "lengths-L8.png",
                                                           "source-length-L8.png", "quality-speed-L8.png", "browse.html"))
     html = publish_parts(landing + targets, writer="html",
                          settings_overrides={"halt_level": 2, "report_level": 2})["html_body"]
@@ -192,7 +192,7 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
 
     build_report(m, b, tmp_path / "out", declared)
 
-    rows = pd.read_csv(tmp_path / "out/tables/table3.csv").set_index("System")
+    rows = pd.read_csv(tmp_path / "out/tables/table3-full.csv").set_index("System")
     assert rows.loc["NAUS length control (ours)", "ΔR"] == 0.0  # (26.5+7.5+23) - (26+8+23)
     assert rows.loc["NAUS length control (ours)", "Speedup"] == "100×"
     assert rows.loc["published HC_13_length_control (rescored)", "ΔR"] == 1.69
@@ -209,12 +209,12 @@ def test_a_student_row_is_the_mean_over_its_seeds_with_its_spread(tmp_path):
         write(m / f"decode/test/{name}/length-control-10.json", metrics(r1, 8.0, 22.0))
     build_report(m, b, tmp_path / "out", declared)
 
-    row = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System").loc["NAUS length control (ours)"]
+    row = pd.read_csv(tmp_path / "out/tables/table2-full.csv").set_index("System").loc["NAUS length control (ours)"]
     assert row["Seeds"] == 3 and row["R-1"] == 28.0 and row["ΔR"] == 3.0
     assert row["ΔR sd"] == 2.65  # sd of 1, 2, 6
     low, high = (float(x) for x in row["ΔR 95% CI"].strip("[]").split(","))
     assert 1.0 <= low < 3.0 < high <= 6.0
-    markdown = (tmp_path / "out/tables/table2.md").read_text()
+    markdown = (tmp_path / "out/tables/table2-full.md").read_text()
     assert "28.00 ± 2.65" in markdown and "+3.00 ± 2.65" in markdown and "R-1 sd" not in markdown
     assert "mean of 3 students (seeds 0–2" in markdown
 
@@ -251,7 +251,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
                    if isinstance(values, dict)}
         build_report(m, b, tmp_path / "out", spec({**config, **changed}))
         out = tmp_path / "out"
-        return ((out / "tables/table2.md").read_text(), (out / "report.rst").read_text(),
+        return ((out / "tables/table2-full.md").read_text(), (out / "report.rst").read_text(),
                 json.loads((out / "fingerprints.json").read_text()))
 
     caption, landing, prints = report({})
@@ -338,13 +338,13 @@ def test_p_values_and_the_source_length_figure_come_from_the_outputs_in_build(tm
 
     build_report(m, b, tmp_path / "out", declared)
 
-    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    rows = pd.read_csv(tmp_path / "out/tables/table2-full.csv").set_index("System")
     floor = 1 / 10_001
     assert rows.loc["NAUS length control (ours)", "p vs teacher"] == floor
     assert rows.loc["NAUS length control (ours)", "p vs truncate"] == floor
     assert rows.loc["NAUS truncate (ours)", "p vs teacher"] == floor  # worse on every sentence: as significant
     assert pd.isna(rows.loc["CTC beam search + truncate (ours)", "p vs teacher"])  # its output is not in build/
-    assert "| <0.001 " in (tmp_path / "out/tables/table2.md").read_text()
+    assert "| <0.001 " in (tmp_path / "out/tables/table2-full.md").read_text()
     assert (tmp_path / "out/figures/source-length-L10.png").stat().st_size > 1000
 
 
@@ -412,7 +412,7 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
     write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "all", "made_by": "a fixture"}))
     build_report(m, b, tmp_path / "out", declared)
 
-    table = pd.read_csv(tmp_path / "out/tables/table2.csv")
+    table = pd.read_csv(tmp_path / "out/tables/table2-full.csv")
     rows = table.set_index("System")
     theirs = rows.loc["NAUS length control, LM with every pool title, the paper's protocol"]
     assert theirs["R-1"] == 31.0 and theirs["ΔR"] == 4.0 and theirs["Seeds"] == 3  # over their own teacher's 59
@@ -421,7 +421,7 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
     assert pd.isna(theirs["Time (s/sample)"]) and rows.loc["Search teacher, LM with every pool title, the paper's "
                                                           "protocol", "ΔR"] == 0.0
     assert list(table["System"]).index("NAUS length control †") > list(table["System"]).index(theirs.name)
-    caption = (tmp_path / "out/tables/table2.md").read_text()
+    caption = (tmp_path / "out/tables/table2-full.md").read_text()
     assert "reads no title of an article any search labels" in caption and "archive/provenance.json" in caption
 
     write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "unsearched", "made_by": "a fixture"}))
@@ -443,7 +443,7 @@ def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_
 
     build_report(m, b, tmp_path / "out", declared)
 
-    rows = pd.read_csv(tmp_path / "out/tables/table2.csv").set_index("System")
+    rows = pd.read_csv(tmp_path / "out/tables/table2-full.csv").set_index("System")
     assert rows.loc["NAUS length control in source order (ours)", "p vs length control"] == 1 / 10_001
     assert pd.isna(rows.loc["NAUS length control (ours)", "p vs length control"])
 

@@ -16,11 +16,11 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     code, out = micro_run
     assert code == 0, out[-3000:]
     results = workdir / "results/micro"
-    table = (results / "tables/table2.md").read_text()
+    table = (results / "tables/table2-full.md").read_text()
     assert "NAUS length control" in (results / "report.rst").read_text()  # the HTML report's first page
     for row in ("Lead-4 (ours)", "Search teacher (ours)", "NAUS truncate (ours)", "NAUS length control (ours)"):
         assert row in table
-    seeded = pd.read_csv(results / "tables/table2.csv").set_index("System").loc["NAUS length control (ours)"]
+    seeded = pd.read_csv(results / "tables/table2-full.csv").set_index("System").loc["NAUS length control (ours)"]
     assert seeded["Seeds"] == 1 and pd.isna(seeded["ΔR sd"])  # one seed: no spread (a second's: test_report.py)
     control = json.loads((results / "metrics/decode/test/L4/length-control-4.json").read_text())
     assert control["n"] == 6 and control["avg_words"] == 4.0
@@ -35,7 +35,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     assert "`browse.html`_" in (results / "report.rst").read_text()
     transfer = (results / "tables/table6.md").read_text()
     assert "4 → 50%, length control" in transfer and "4 → 50%, truncate" in transfer  # to a length: test_report
-    duc = (results / "tables/table3.md").read_text()
+    duc = (results / "tables/table3-full.md").read_text()
     for row in ("Lead, 75 bytes (ours)", "Search teacher, L=4 (ours)", "NAUS length control (ours)",
                 "NAUS char control, 75 bytes (ours)"):
         assert row in duc

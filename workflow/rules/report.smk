@@ -22,7 +22,7 @@ rule report:
                 caption=os.path.abspath(f"{RESULTS}/{layout.table_file(name, 'rst')}"),
                 category="Tables",
             )
-            for name in [t.name for t in SPEC.tables] + ["case-study"]
+            for name in [name for t in SPEC.tables for name in t.names] + ["case-study"]
         ],
         browser=report(
             f"{RESULTS}/{layout.BROWSER}",

@@ -1,0 +1,59 @@
+"""Tables 2 and 3 in the paper's shape: systems as rows, R-1 / R-2 / R-L / ΔR / Len / time / speedup as columns, the
+paired tests as marks against a key, a caption a reader takes in at once. Every row and p-value stays in the table's
+supplementary `-full` version, from which this one is cut (`naus.tables.Table.main_rows`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from naus.methods import METHODS
+from naus.report.rows import P_VALUE, SCORES
+from naus.tables import PROTOCOLS, Spec, Table
+
+COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
+SIGNIFICANT = 0.05
+TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them
+
+
+def marks(table: Table) -> dict[str, str]:
+    """Each marked p-value column and its mark."""
+    return {f"{P_VALUE}teacher": TEACHER_MARK,
+            **{f"{P_VALUE}{peer}": mark for peer, mark in zip(table.marked_peers, PEER_MARKS)}}
+
+
+def paper_shaped(table: Table, frame: pd.DataFrame, generation: int) -> pd.DataFrame:
+    """The table's `main` rows (in their order; the students' of the last generation, `generation`, which the caption
+    names) with a mark after a system for each p < 0.05 it has, and the columns the paper prints (ΔR's spread as
+    "mean ± sd")."""
+    shown = frame[frame["System"].isin(table.main_rows)].copy()
+    keyed = marks(table)
+
+    def marked(row: pd.Series) -> str:
+        found = "".join(mark for column, mark in keyed.items()
+                        if column in row and pd.notna(row[column]) and row[column] < SIGNIFICANT)
+        return f"{row['System']} {found}" if found else row["System"]
+
+    shown["System"] = shown.apply(marked, axis=1).str.replace(f", generation {generation}", "", regex=False)
+    return shown[[column for column in COLUMNS if column in shown]].rename(columns={"Time (s/sample)": "Time (s)"}) \
+        .reset_index(drop=True)
+
+
+def shaped_caption(table: Table, spec: Spec, device: str) -> str:
+    """A caption of about 80 words: what is scored and how, what the rows are, the marks' key."""
+    last = spec.config["train"].get("generations", 1)
+    student = (f"the NAUS student ({f'generation {last}, ' if last > 1 else ''}mean ± sd of {len(spec.seeds)} seeds)"
+               if len(spec.seeds) > 1 else "the NAUS student (one seed)")
+    methods = ", ".join(METHODS[m].short for m in spec.methods if any(METHODS[m].label in r for r in table.main_rows))
+    peers = ", ".join(f"{mark} against {peer}" for peer, mark in zip(table.marked_peers, PEER_MARKS))
+    protocol = PROTOCOLS[table.protocol.collection]
+    if table.protocol.collection == "test":
+        what = (f"Table 2 ({spec.profile}): Gigaword test, ROUGE F1 (rouge-score, stemmed) of summaries of L words: "
+                f"Lead-L, the search teacher and {student} decoded by {methods}; peers' released outputs cut at L "
+                "words")
+    else:
+        what = (f"Table 3 ({spec.profile}): DUC2004, ROUGE recall of outputs cut to {protocol.max_bytes} bytes: Lead, "
+                f"the L = {spec.duc_length} search teacher and {student} decoded by {methods}; peers' released outputs")
+    return (f"{what}; † the paper's (perl ROUGE, GPU). ΔR: total ROUGE minus the teacher's. Time: seconds per "
+            f"sentence, ours on {device}. {TEACHER_MARK} p < {SIGNIFICANT} against the teacher"
+            + (f"; {peers}" if peers else "") + f" (paired randomization test). Every row and p-value: "
+            f"{table.name}-full.")

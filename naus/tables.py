@@ -193,6 +193,11 @@ class Spec:
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
 
+    @property
+    def table_names(self) -> list[str]:
+        """Every table file the report writes: the claims, each declared table (a shaped one twice), the case study."""
+        return ["claims", *(name for t in self.tables for name in t.names), "case-study"]
+
 
 def students(seeds, length, method: str, target, arch: str = "naus", split: str = "test", fraction=None,
              beam=None, generation: int = 1) -> tuple[str, ...]:

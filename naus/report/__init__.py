@@ -13,6 +13,7 @@ from naus.outputs import atomic_open, write_text
 from naus.markup import markdown_text
 from naus.fingerprints import fingerprints, stale, warning
 from naus.methods import LENGTH_CONTROL, METHODS
+from naus.report.claims import CLAIMS_CAPTION, claims
 from naus.report.figures import caption, draw
 from naus.report.paper import paper_shaped, shaped_caption
 from naus.report.pages import (
@@ -40,6 +41,8 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
     scorers = {name: protocol_scorer(build, protocol) for name, protocol in PROTOCOLS.items()}
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
     frames, captions = table_frames(spec, metrics, build, scorers, device)
+    frames.insert(0, ("claims", claims(dict(frames), spec)))
+    captions["claims"] = CLAIMS_CAPTION.format(profile=spec.profile)
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
     prints = fingerprints(build, {**spec.config, "profile": spec.profile})
     made = [s for s in (search_section(build), training_section(build), fingerprint_section(prints)) if s]
@@ -71,7 +74,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                         "system's output and its ROUGE; sort by the difference of two systems, filter by a word (the "
                         "whole test set's text: committed for the demo only, whose corpus may be copied).\n")
     write_text(out / layout.README, "\n".join(sections))
-    whole = dict(frames).get("table2-full", frames[0][1])  # the headline reads the first generation's rows too
+    whole = dict(frames).get("table2-full", dict(frames).get("table2"))  # the headline reads generation 1's rows
     write_text(out / layout.LANDING_PAGE, landing_page(spec.profile, build, whole, written, figures, opening,
                                                   browsable, spec.config.get("note", "")))
     write_records(out, {**prints, "stale": marks}, flat, headline(flat, spec))
@@ -112,7 +115,8 @@ def table_section(frame, out: Path, name: str, caption: str) -> str:
     if name in TEXT_TABLES:  # a few test sentences' text: committed beside the README, linked from it
         body = f"[{layout.table_file(name, 'md')}]({layout.table_file(name, 'md')})"
     heading = (f"Supplementary {name[:-len('-full')].replace('table', 'Table ')}: every row"
-               if name.endswith("-full") else name.replace("table", "Table "))
+               if name.endswith("-full") else name.replace("table", "Table ") if name.startswith("table")
+               else name.capitalize().replace("-", " "))
     return f"## {heading}\n\n{markdown_text(caption)}\n\n{body}\n"
 
 

@@ -121,7 +121,7 @@ def test_every_profiles_landing_page_renders_without_a_docutils_message(tmp_path
     m, b, declared = complete(tmp_path, config)
     build_report(m, b, tmp_path / "out", declared)
     landing = (tmp_path / "out/report.rst").read_text()
-    declared_files = [f"{n}.md" for t in declared.tables for n in t.names] + ["case-study.md", "browse.html"]
+    declared_files = [f"{n}.md" for n in declared.table_names] + ["browse.html"]
     declared_files += [f"{f.name}.png" for f in declared.figures]
     targets = "".join(f"\n.. _{file}: #\n" for file in declared_files)
     html = publish_parts(landing + targets, writer="html", settings_overrides={"report_level": 1})["html_body"]
@@ -150,8 +150,9 @@ def test_the_html_report_opens_on_the_headline_numbers(tmp_path):
     landing = (tmp_path / "out/report.rst").read_text()
     assert "L = 8" in landing and "617 of 1,234 pool sentences searched" in landing  # no L = 10: the first length
     assert "| NAUS truncate       | –" in landing  # not configured: a dash, not an error
-    targets = "".join(f"\n.. _{name}: #\n" for name in ("table2.md", "table2-full.md", "case-study.md", "loss-L8.png", "lengths-L8.png",
-                                                          "source-length-L8.png", "quality-speed-L8.png", "browse.html"))
+    targets = "".join(f"\n.. _{name}: #\n" for name in ("claims.md", "table2.md", "table2-full.md", "case-study.md",
+                                                          "loss-L8.png", "lengths-L8.png", "source-length-L8.png",
+                                                          "quality-speed-L8.png", "browse.html"))
     html = publish_parts(landing + targets, writer="html",
                          settings_overrides={"halt_level": 2, "report_level": 2})["html_body"]
     assert "27.94 / 9.24 / 25.51" in html and 'href="#"' in html

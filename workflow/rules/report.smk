@@ -22,7 +22,7 @@ rule report:
                 caption=os.path.abspath(f"{RESULTS}/{layout.table_file(name, 'rst')}"),
                 category="Tables",
             )
-            for name in [name for t in SPEC.tables for name in t.names] + ["case-study"]
+            for name in SPEC.table_names
         ],
         browser=report(
             f"{RESULTS}/{layout.BROWSER}",

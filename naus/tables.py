@@ -100,6 +100,7 @@ class Group:
     archive: str | None = None  # an earlier run's folder (report.other_protocol) its rows' metrics are read from:
     # nothing of it is built, timed or paired with this run's outputs
     lm_titles: str | None = None  # that run's data.lm_titles, which its provenance.json must name
+    train: dict | None = None  # this run's training settings, which that run's must equal to be compared
 
 
 @dataclass(frozen=True)
@@ -307,7 +308,8 @@ def _archived(s: Spec, length: int, folder: str, protocol: str) -> Group:
     teacher = Row(f"Search teacher, {LM_LABELS[protocol]}", (layout.search("test", length),))
     length_control = Row(f"{LENGTH_CONTROL.label}, {LM_LABELS[protocol]}",
                          students(s.seeds, length, LENGTH_CONTROL.name, length), LENGTH_CONTROL.name)
-    return Group(length, teacher, (teacher, length_control), archive=folder, lm_titles=protocol)
+    return Group(length, teacher, (teacher, length_control), archive=folder, lm_titles=protocol,
+                 train=s.config["train"])
 
 
 def _table2(s: Spec) -> Table:

@@ -265,10 +265,11 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         folder, theirs = other
         protocol += (f" Rows labelled \"{LM_LABELS[theirs]}\": the teacher and length-control students (the same "
                      f"seeds) of an earlier run of this profile whose LM read {LM_READS[theirs]}, as "
-                     f"{folder}/provenance.json records, not timed here, ΔR over their own teacher; p vs other LM: "
-                     "two-sided permutation test of their seeds' total ROUGE against this run's length control "
-                     "(every split of the pooled seeds "
-                     f"counted, up to {EXACT_SPLITS:,}), since no sentence pairs two runs' seeds.")
+                     f"{folder}/provenance.json records, not timed here, ΔR over their own teacher; p vs other LM, "
+                     "only for a run of this commit and these training settings (else the row says it is not "
+                     "comparable): two-sided permutation test of their seeds' total ROUGE against this run's length "
+                     f"control (every split of the pooled seeds counted, up to {EXACT_SPLITS:,}), since no sentence "
+                     "pairs two runs' seeds.")
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {

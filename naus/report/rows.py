@@ -17,6 +17,7 @@ import pandas as pd
 
 from naus import NausError, layout
 from naus.files import read_json, read_lines
+from naus.provenance import code_state
 from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
@@ -126,15 +127,20 @@ def _quoted(rows: list[tuple]) -> list[dict]:
     return finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
 
 
-def archived_metrics(group: Group, folder: str) -> Path:
+NOT_COMPARABLE = ": an earlier run, other code or training settings (not comparable, no p)"
+
+
+def archived_metrics(group: Group, folder: str) -> tuple[Path, bool]:
     """An earlier run's metrics (under `folder` of its protocol's layout), once its provenance.json names the
-    protocol the group shows."""
+    protocol the group shows; and whether it compares with this run: made by this commit (`commit`) with the
+    same training settings (`train`), which its provenance.json must name."""
     provenance = Path(group.archive) / "provenance.json"
     made = read_json(provenance, ("lm_titles", "made_by"))
     if made["lm_titles"] != group.lm_titles:
         raise NausError(f"{provenance}: lm_titles is {made['lm_titles']!r}, but report.other_protocol must be a run "
                         f"under the other protocol, {group.lm_titles!r}")
-    return Path(group.archive) / layout.METRICS / folder
+    comparable = made.get("commit") == code_state()["commit"] and made.get("train") == group.train
+    return Path(group.archive) / layout.METRICS / folder, comparable
 
 
 def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: SentenceTotals | None,
@@ -142,8 +148,11 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
     """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students; an archived
     group's from its own metrics, its length control's seeds against this run's (`length_control`: a group's key
     -> this run's length-control seeds' totals, filled by the groups before it)."""
-    source = archived_metrics(group, folder) if group.archive else metrics / folder
+    source, comparable = archived_metrics(group, folder) if group.archive else (metrics / folder, True)
     rows = [read_row(row, source, build) for row in group.rows]
+    if not comparable:
+        for read in rows:
+            read["System"] += NOT_COMPARABLE
     for row, read in zip(group.rows, rows):
         if row.over and (output := build / folder / f"{row.stems[0]}.txt").is_file():
             lines = read_lines(output)
@@ -155,7 +164,7 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
         add_p_values(rows, build / folder, scorer, build / folder / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
                      LENGTH_CONTROL.name, SOURCE_ORDER.name)
     for row in rows:
-        if row["_method"] == LENGTH_CONTROL.name and group.archive and group.key in length_control:
+        if row["_method"] == LENGTH_CONTROL.name and group.archive and comparable and group.key in length_control:
             row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])
         elif row["_method"] == LENGTH_CONTROL.name:  # the first generation's, the protocols' comparison
             length_control.setdefault(group.key, row["_totals"])

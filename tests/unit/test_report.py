@@ -7,6 +7,8 @@ from naus import NausError
 from naus.files import sha256sum
 from naus.methods import METHODS
 from naus.report import build_report
+from naus.provenance import code_state
+from naus.report.rows import NOT_COMPARABLE
 from naus.tables import spec
 from tests.helpers import write
 
@@ -398,8 +400,9 @@ def test_a_stray_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp
 
 def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(tmp_path, monkeypatch):
     """report.other_protocol: an earlier run's teacher and length control, read from its own metrics (nothing of it
-    built or timed), ΔR over its own teacher, its seeds against this run's by the permutation test; a run whose
-    provenance names this run's protocol is refused."""
+    built or timed), ΔR over its own teacher, its seeds against this run's by the permutation test where it was made
+    by this commit with these training settings (else labelled not comparable, no p); a run whose provenance names
+    this run's protocol is refused."""
     monkeypatch.chdir(tmp_path)
     config = profile(train={"seeds": [0, 1, 2]}, report={"other_protocol": "archive"})
     m, b, declared = complete(tmp_path, config)
@@ -410,7 +413,9 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
     write(tmp_path / "archive/metrics/search/test/L10.json", metrics(27.0, 9.0, 23.0))
     for name, r1 in (("L10", 30.0), ("L10-s1", 31.0), ("L10-s2", 32.0)):
         write(tmp_path / f"archive/metrics/decode/test/{name}/length-control-10.json", metrics(r1, 9.0, 23.0))
-    write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "all", "made_by": "a fixture"}))
+    same = {"lm_titles": "all", "made_by": "a fixture", "commit": code_state()["commit"],
+            "train": declared.config["train"]}  # this commit and these settings: compared
+    write(tmp_path / "archive/provenance.json", json.dumps(same))
     build_report(m, b, tmp_path / "out", declared)
 
     table = pd.read_csv(tmp_path / "out/tables/table2-full.csv")
@@ -424,6 +429,12 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
     assert list(table["System"]).index("NAUS length control †") > list(table["System"]).index(theirs.name)
     caption = (tmp_path / "out/tables/table2-full.md").read_text()
     assert "reads no title of an article any search labels" in caption and "archive/provenance.json" in caption
+
+    write(tmp_path / "archive/provenance.json", json.dumps({**same, "train": {**same["train"], "lr": 1.0}}))
+    build_report(m, b, tmp_path / "out3", declared)  # other training settings: labelled, no p-value
+    rows = pd.read_csv(tmp_path / "out3/tables/table2-full.csv").set_index("System")
+    theirs = rows.loc["NAUS length control, LM with every pool title, the paper's protocol" + NOT_COMPARABLE]
+    assert pd.isna(theirs["p vs other LM"]) and theirs["ΔR"] == 4.0
 
     write(tmp_path / "archive/provenance.json", json.dumps({"lm_titles": "unsearched", "made_by": "a fixture"}))
     with pytest.raises(NausError, match="archive/provenance.json: lm_titles is 'unsearched'"):

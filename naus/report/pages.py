@@ -219,14 +219,8 @@ def decode_device(build: Path, lengths: list[int]) -> str:
     return "cpu"
 
 
-def table_captions(spec: Spec, device: str) -> dict[str, str]:
-    """Each table's caption (a table the profile does not configure has none drawn)."""
-    profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
-    batch = spec.batch_size
-    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone "
-              "(nothing else running); the teacher on one CPU core per sentence.")
-    quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
-              "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
+def _students_sentence(spec: Spec) -> str:
+    """What a NAUS row's students are: their architecture, seeds and generation."""
     student = spec.config.get("model", {}).get("arch", "naus")
     distilled = (" (the states of MiniLM distilled to three layers on the pool's sources, `naus distil`)"
                  if ARCHITECTURES[student].frozen and spec.config["model"].get("distilled_states") else "")
@@ -240,13 +234,12 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     runs += (f" {later}: students that learn from the length-control summaries of the pool and of dev by {teachers} "
              "students as one model (the mean of their probabilities), not from the search's; everything else as the "
              "first's" + _first_generation(spec.config["train"]) + "." if last > 1 else "")
-    runs += (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean of "
-             "theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")
-    significance = ("p vs teacher, p vs truncate, p vs length control: two-sided p-value of a paired approximate "
-                    f"randomization test over the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence "
-                    "differences) of the total ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged "
-                    "over its seeds, against the teacher, (length control) against truncation and (length control in "
-                    "source order: exactly L words at increasing source positions) against length control.")
+    return runs + (" Rows of seeds \"as one model\": those students decoded as one, each slot's distribution the mean "
+                   "of theirs (one model: no spread)." if spec.config["decode"].get("ensemble") else "")
+
+
+def _peer_sentences(spec: Spec) -> tuple[str, str]:
+    """What each configured peer's rows are and how they are tested; how DUC2004 cuts them."""
     peers = [PEERS[name] for name in (spec.config["data"].get("peers") or {})]
     rescored = " ".join(f"\"{peer.label} (rescored)\": the released outputs of {peer.citation}, scored by our evaluator"
                         + (" (a release on part of a collection on that part, with no paired test)" if peer.subset
@@ -259,6 +252,25 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     duc_cuts = " ".join(f"{peer.label}'s paper cut its outputs at {peer.duc_cut}; here they are cut at "
                         f"{duc.max_bytes} bytes as every row is." for peer in peers
                         if peer.duc_cut not in ("", f"{duc.max_bytes} bytes"))
+    return rescored, duc_cuts
+
+
+def table_captions(spec: Spec, device: str) -> dict[str, str]:
+    """Each table's caption (a table the profile does not configure has none drawn)."""
+    profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
+    batch = spec.batch_size
+    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone "
+              "(nothing else running); the teacher on one CPU core per sentence.")
+    quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
+              "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
+    runs = _students_sentence(spec)
+    significance = ("p vs teacher, p vs truncate, p vs length control: two-sided p-value of a paired approximate "
+                    f"randomization test over the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence "
+                    "differences) of the total ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged "
+                    "over its seeds, against the teacher, (length control) against truncation and (length control in "
+                    "source order: exactly L words at increasing source positions) against length control.")
+    rescored, duc_cuts = _peer_sentences(spec)
+    duc = PROTOCOLS["duc"]
     lm_titles = spec.config["data"].get("lm_titles", DataConfig.lm_titles)
     protocol = f"The LM of the rows marked (ours) reads {LM_READS[lm_titles]}."
     if other := other_protocol(spec.config):

@@ -19,6 +19,14 @@ def test_the_readme_is_short():
     assert len(README.splitlines()) <= 250
 
 
+def test_its_first_screen_is_the_generated_claims_table():
+    """Which of the paper's claims hold, opening the README: gigaword-sample's claims table as the report wrote it
+    (`naus.report.claims`), within the first 40 lines, so that a new run's numbers cannot drift from it."""
+    table = (ROOT / "results/gigaword-sample/tables/claims.md").read_text().split("\n\n", 1)[1].strip()
+    assert table in README
+    assert README[: README.index(table)].count("\n") < 40
+
+
 def test_every_number_the_readme_quotes_is_in_a_committed_result():
     """A decimal (a score, a time) is read from results/, not typed: each one is found there (the prose's; a code
     block shows commands and what they print)."""

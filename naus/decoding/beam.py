@@ -140,8 +140,7 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
     eps = where.shape[0] - 1
     capacity = 1 + time * beam_size * beam_size
     parent = np.full(capacity, -1, dtype=np.int64)
-    token = np.full(capacity, -1, dtype=np.int64)
-    token_column = np.full(capacity, -1, dtype=np.int64)
+    token, token_column = parent.copy(), parent.copy()
     size = np.zeros(capacity, dtype=np.int64)
     nodes_used = 1  # node 0: the empty prefix
     stride = top_words.max() + 1  # (parent, word) as one integer key: prefix · stride + word
@@ -158,11 +157,7 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
         if stopped(stop):  # the caller raises: no result is used
             return np.empty(0, dtype=np.int64)
         row, shift = table[s], norm[s]
-        k = 0
-        for r in range(ranks):
-            if top_words[s, r] != blank and k < beam_size:
-                candidates[k] = s * ranks + r
-                k += 1
+        k = _candidates(top_words, s, blank, beam_size, candidates)
         count = 0
         for j in range(beams.shape[0]):
             prefix, p_b, p_nb = beams[j], beam_blank[j], beam_word[j]
@@ -192,8 +187,25 @@ def _beam_kernel(table, where, norm, top_words, beam_size, blank, stop):
             totals[i] = -_logaddexp_kernel(blank_mass[i], word_mass[i])
         ranked = np.argsort(totals, kind="mergesort")[:beam_size]  # stable, as Python's sorted
         beams, beam_blank, beam_word = nodes[ranked].copy(), blank_mass[ranked].copy(), word_mass[ranked].copy()
+    return _best_prefix(beams, beam_blank, beam_word, size, token, parent)
+
+
+@numba.njit(cache=True, inline="always")
+def _candidates(top_words, s, blank, beam_size, candidates):
+    """Slot s's best `beam_size` non-blank words, as columns of `top_words` in `candidates`; how many."""
+    ranks, k = top_words.shape[1], 0
+    for r in range(ranks):
+        if top_words[s, r] != blank and k < beam_size:
+            candidates[k] = s * ranks + r
+            k += 1
+    return k
+
+
+@numba.njit(cache=True, inline="always")
+def _best_prefix(beams, beam_blank, beam_word, size, token, parent):
+    """The words of the first of the most probable prefixes (as Python's max), read up the trie."""
     best = 0
-    for j in range(1, beams.shape[0]):  # the first of the most probable, as Python's max
+    for j in range(1, beams.shape[0]):
         if _logaddexp_kernel(beam_blank[j], beam_word[j]) > _logaddexp_kernel(beam_blank[best], beam_word[best]):
             best = j
     node = beams[best]

@@ -9,8 +9,8 @@ import torch
 
 from naus import NausError
 from naus.decoding.common import (
-    BEAM, NEG_INF, Batch, Hypothesis, Rule, backtrace, check_finished, check_targets, failures_raised, normalized,
-    reduce_path, sample_tables, share_threads, slot_tables,
+    BEAM, NEG_INF, Batch, Hypothesis, Rule, backtrace, cell_states, check_finished, check_targets, failures_raised,
+    normalized, reduce_path, sample_tables, share_threads, slot_tables,
 )
 from naus.decoding.topk import grouped_top
 from naus.signals import stoppable, stopped
@@ -138,15 +138,8 @@ def _char_control_kernel(tables, starts, valid, cells, rule, stop):
     beam, _, blank = rule
     blank_lp, word_lp, word_id, word_len, columns, rep_lp, norm = tables
     neg = np.float32(-np.inf)
-    score = np.full((cells, beam), neg, dtype=np.float32)
-    score[0, 0] = 0.0
-    last = np.full((cells, beam), blank, dtype=np.int64)
-    column = np.full((cells, beam), -1, dtype=np.int64)
-    new_score, new_last, new_column = score.copy(), last.copy(), column.copy()
-    sources = np.zeros((valid, cells, beam), dtype=np.int64)  # the cell each state came from
-    parents = np.zeros((valid, cells, beam), dtype=np.int64)
-    tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
-    picked = np.full((valid, cells, beam), -1, dtype=np.int64)  # the state's column (ε: -1), for the path's score
+    score, last, column, new_score, new_last, new_column, sources, parents, tokens, picked = cell_states(
+        valid, cells, beam, blank)
     groups = starts.shape[0] - 1
     heads = np.empty(groups, dtype=np.float32)
     for s in range(valid):
@@ -174,22 +167,8 @@ def _char_control_kernel(tables, starts, valid, cells, rule, stop):
             for g in order:  # (3) a new word after the best other word of the cell it extends
                 if best_before + heads[g] <= new_score[cell, worst]:
                     break  # no word of this group or a later one can enter the beam
-                for k in range(starts[g], starts[g + 1]):
-                    word, size = word_id[s, k], word_len[s, k]
-                    if word < 0:
-                        break
-                    source = 0 if cell == size else cell - size - 1  # a space before every word but the first
-                    if source < 0 or (source == 0 and cell != size) or score[source, 0] == neg:
-                        break  # a group's words share their length, so their source cell (unk: a group of one)
-                    if score[source, 0] + word_lp[s, k] <= new_score[cell, worst]:
-                        break  # nothing later in this group can enter the beam
-                    parent = 1 if last[source, 0] == word else 0
-                    if parent >= beam:
-                        continue
-                    value = score[source, parent] + word_lp[s, k]
-                    if value > new_score[cell, worst]:
-                        _offer(value, word, columns[s, k], source, parent, s, cell, (new_score, new_last, new_column),
-                               (sources, parents))
+                _offer_group(tables, starts[g], starts[g + 1], s, cell, score, last, (new_score, new_last, new_column),
+                             (sources, parents))
             for b in range(beam):
                 tokens[s, cell, b] = new_last[cell, b]
                 picked[s, cell, b] = new_column[cell, b]
@@ -202,6 +181,30 @@ def _char_control_kernel(tables, starts, valid, cells, rule, stop):
         if score[c, 0] >= score[cell, 0] and score[c, 0] > neg:
             cell = c
     return backtrace(tables, cell, tokens, picked, sources, parents)
+
+
+@numba.njit(cache=True, inline="always")
+def _offer_group(tables, first, end, s, cell, score, last, beams, back):
+    """Offer cell `cell` the new words of one group (one length, best first: columns first..end of slot s), each
+    after the best other word of the cell it extends, until one cannot enter the beam."""
+    _, word_lp, word_id, word_len, columns, _, _ = tables
+    neg, beam, worst = np.float32(-np.inf), score.shape[1], score.shape[1] - 1
+    new_score = beams[0]
+    for k in range(first, end):
+        word, size = word_id[s, k], word_len[s, k]
+        if word < 0:
+            return
+        source = 0 if cell == size else cell - size - 1  # a space before every word but the first
+        if source < 0 or (source == 0 and cell != size) or score[source, 0] == neg:
+            return  # a group's words share their length, so their source cell (unk: a group of one)
+        if score[source, 0] + word_lp[s, k] <= new_score[cell, worst]:
+            return  # nothing later in this group can enter the beam
+        parent = 1 if last[source, 0] == word else 0
+        if parent >= beam:
+            continue
+        value = score[source, parent] + word_lp[s, k]
+        if value > new_score[cell, worst]:
+            _offer(value, word, columns[s, k], source, parent, s, cell, beams, back)
 
 
 @numba.njit(cache=True, inline="always")  # called per candidate: a call costs more than its work

@@ -155,6 +155,22 @@ def sample_tables(tables, i):
                       tables.rep_lp[i], tables.norm[i])
 
 
+@numba.njit(cache=True, inline="always")
+def cell_states(valid, cells, beam, blank):
+    """The cells' tables of length control and char-control: each cell's `beam` states (score, last token, that
+    token's column; only the empty prefix alive), a second set for the next slot, and per slot the back pointers
+    `backtrace` reads (source cell, parent state, token, column)."""
+    score = np.full((cells, beam), np.float32(-np.inf), dtype=np.float32)
+    score[0, 0] = 0.0
+    last = np.full((cells, beam), blank, dtype=np.int64)
+    column = np.full((cells, beam), -1, dtype=np.int64)  # where `last` sits among rep_lp's columns
+    sources = np.zeros((valid, cells, beam), dtype=np.int64)  # the cell each state came from
+    parents = np.zeros((valid, cells, beam), dtype=np.int64)
+    tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
+    picked = np.full((valid, cells, beam), -1, dtype=np.int64)  # the state's column (ε: -1), for the path's score
+    return score, last, column, score.copy(), last.copy(), column.copy(), sources, parents, tokens, picked
+
+
 @numba.njit(cache=True)
 def backtrace(tables, cell, tokens, picked, sources, parents):
     """The path ending in state 0 of `cell` after the last slot, and its log-probability: per slot, the

@@ -27,8 +27,8 @@ import numpy as np
 import torch
 
 from naus.decoding.common import (
-    BEAM, Batch, Hypothesis, Rule, backtrace, check_finished, check_targets, failures_raised, normalized, reduce_path,
-    sample_tables, share_threads, slot_tables,
+    BEAM, Batch, Hypothesis, Rule, backtrace, cell_states, check_finished, check_targets, failures_raised, normalized,
+    reduce_path, sample_tables, share_threads, slot_tables,
 )
 from naus.decoding.greedy import greedy_batch
 from naus.decoding.topk import best_words
@@ -112,18 +112,10 @@ def _length_control_kernel(tables, valid, cells, rule, stop):
     the tensor version's order (ε, repeats, new words); among equal scores the first wins.
     """
     beam, merge, blank = rule
-    blank_lp, word_lp, word_id, _, columns, rep_lp, norm = tables
-    scope = word_lp.shape[1]
+    scope = tables.word_lp.shape[1]
     neg = np.float32(-np.inf)
-    score = np.full((cells, beam), neg, dtype=np.float32)
-    score[0, 0] = 0.0
-    last = np.full((cells, beam), blank, dtype=np.int64)
-    column = np.full((cells, beam), -1, dtype=np.int64)  # where `last` sits among rep_lp's columns
-    new_score, new_last, new_column = score.copy(), last.copy(), column.copy()
-    sources = np.zeros((valid, cells, beam), dtype=np.int64)  # the cell each state came from
-    parents = np.zeros((valid, cells, beam), dtype=np.int64)
-    tokens = np.full((valid, cells, beam), blank, dtype=np.int64)
-    picked = np.full((valid, cells, beam), -1, dtype=np.int64)  # the state's column (ε: -1), for the path's score
+    score, last, column, new_score, new_last, new_column, sources, parents, tokens, picked = cell_states(
+        valid, cells, beam, blank)
     count = 1 + (beam if merge else 0) + scope
     c_score = np.empty(count, dtype=np.float32)
     c_last, c_column = np.empty(count, dtype=np.int64), np.empty(count, dtype=np.int64)
@@ -133,46 +125,11 @@ def _length_control_kernel(tables, valid, cells, rule, stop):
         if stopped(stop):  # the caller raises: no result is used
             return np.full(valid, blank, dtype=np.int64), np.nan
         for cell in range(min(cells, s + 2)):  # s + 1 slots hold at most s + 1 words: the cells above stay empty
-            # (1) ε from the cell's best
-            c_score[0] = score[cell, 0] + blank_lp[s]
-            c_last[0], c_column[0], c_source[0], c_parent[0] = blank, -1, cell, 0
-            n = 1
-            if merge:  # (2) repeat the last word: same cell, same state
-                for b in range(beam):
-                    word = last[cell, b]
-                    c_score[n] = neg if word == blank else score[cell, b] + (rep_lp[s, column[cell, b]] - norm[s])
-                    c_last[n], c_column[n], c_source[n], c_parent[n] = word, column[cell, b], cell, b
-                    n += 1
-            for k in range(scope):  # (3) a new word after the previous cell's best other word
-                word = word_id[s, k]
-                previous = blank if cell == 0 else last[cell - 1, 0]
-                clash = merge and previous == word
-                parent = 1 if clash and beam > 1 else 0
-                if cell == 0 or (clash and beam == 1):
-                    parent_score = neg
-                else:
-                    parent_score = score[cell - 1, parent]
-                c_score[n] = parent_score + word_lp[s, k]
-                c_last[n], c_column[n], c_source[n], c_parent[n] = word, columns[s, k], cell - 1, parent
-                n += 1
-            if merge:  # a repeat of w and a new w reach one state: the better stays (the repeat on a tie)
-                for b in range(1, 1 + beam):
-                    for a in range(1 + beam, count):
-                        if c_last[b] == c_last[a]:
-                            if c_score[a] > c_score[b]:
-                                out[b] = True
-                            else:
-                                out[a] = True
-                for i in range(count):
-                    if out[i]:
-                        c_score[i] = neg
-                        out[i] = False
+            _candidates(tables, rule, s, cell, score, last, column, (c_score, c_last, c_column, c_source, c_parent))
+            if merge:
+                _merge_states(c_last, c_score, out, beam, count, neg)
             for b in range(beam):  # the `beam` best, in order
-                best = -1
-                for i in range(count):
-                    if not out[i] and (best < 0 or c_score[i] > c_score[best]):
-                        best = i
-                out[best] = True
+                best = _next_best(c_score, out, count)
                 finite = c_score[best] > neg
                 new_score[cell, b] = c_score[best]
                 new_last[cell, b] = c_last[best] if finite else blank
@@ -189,6 +146,63 @@ def _length_control_kernel(tables, valid, cells, rule, stop):
         if score[t, 0] > neg:
             cell = t
     return backtrace(tables, cell, tokens, picked, sources, parents)
+
+
+@numba.njit(cache=True, inline="always")
+def _candidates(tables, rule, s, cell, score, last, column, candidates):
+    """Cell `cell`'s candidates at slot s, in the tensor version's order: (1) ε from the cell's best, (2) with
+    `merge`, a repeat of each state's last word (same cell, same state), (3) each new word after the previous
+    cell's best other word."""
+    beam, merge, blank = rule
+    blank_lp, word_lp, word_id, _, columns, rep_lp, norm = tables
+    c_score, c_last, c_column, c_source, c_parent = candidates
+    neg = np.float32(-np.inf)
+    c_score[0] = score[cell, 0] + blank_lp[s]
+    c_last[0], c_column[0], c_source[0], c_parent[0] = blank, -1, cell, 0
+    n = 1
+    if merge:
+        for b in range(beam):
+            word = last[cell, b]
+            c_score[n] = neg if word == blank else score[cell, b] + (rep_lp[s, column[cell, b]] - norm[s])
+            c_last[n], c_column[n], c_source[n], c_parent[n] = word, column[cell, b], cell, b
+            n += 1
+    for k in range(word_lp.shape[1]):
+        word = word_id[s, k]
+        previous = blank if cell == 0 else last[cell - 1, 0]
+        clash = merge and previous == word
+        parent = 1 if clash and beam > 1 else 0
+        parent_score = neg if cell == 0 or (clash and beam == 1) else score[cell - 1, parent]
+        c_score[n] = parent_score + word_lp[s, k]
+        c_last[n], c_column[n], c_source[n], c_parent[n] = word, columns[s, k], cell - 1, parent
+        n += 1
+
+
+@numba.njit(cache=True, inline="always")
+def _merge_states(c_last, c_score, out, beam, count, neg):
+    """A repeat of w (candidates 1..beam) and a new w (the rest) reach one state: the better stays (the repeat on a
+    tie), the other's score becomes −∞."""
+    for b in range(1, 1 + beam):
+        for a in range(1 + beam, count):
+            if c_last[b] == c_last[a]:
+                if c_score[a] > c_score[b]:
+                    out[b] = True
+                else:
+                    out[a] = True
+    for i in range(count):
+        if out[i]:
+            c_score[i] = neg
+            out[i] = False
+
+
+@numba.njit(cache=True, inline="always")
+def _next_best(c_score, out, count):
+    """The best candidate not yet taken (the first among equals), now taken."""
+    best = -1
+    for i in range(count):
+        if not out[i] and (best < 0 or c_score[i] > c_score[best]):
+            best = i
+    out[best] = True
+    return best
 
 
 def decode(batch: Batch) -> list[Hypothesis]:

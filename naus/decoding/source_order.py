@@ -120,12 +120,7 @@ def _kernel(lp, width, cells, budget, stop):
     positions = np.full(time, -1, dtype=np.int64)
     path = np.full(time, -1, dtype=np.int64)
     for words in range(cells - 1, -1, -1):  # the most words whose best path fits
-        top, end = neg, 0
-        for k in range(time + 1):
-            if word[words, k] > top:
-                top, end = word[words, k], 2 * k + 1
-            if gap[words, k] > top:
-                top, end = gap[words, k], 2 * k
+        top, end = _best_end(word, gap, words)
         if top == neg:
             continue
         positions[:] = -1
@@ -136,6 +131,18 @@ def _kernel(lp, width, cells, budget, stop):
         if budget < 0 or used <= budget:
             return positions, path, total
     return np.full(time, -1, dtype=np.int64), path, 0.0  # no word fits: the path of ε (no summary)
+
+
+@numba.njit(cache=True, inline="always")
+def _best_end(word, gap, words):
+    """The best final state with `words` words (a word's 2·k + 1, a gap's 2·k; the first among equals), its score."""
+    top, end = -np.inf, 0
+    for k in range(word.shape[1]):
+        if word[words, k] > top:
+            top, end = word[words, k], 2 * k + 1
+        if gap[words, k] > top:
+            top, end = gap[words, k], 2 * k
+    return top, end
 
 
 @numba.njit(cache=True)

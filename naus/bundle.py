@@ -99,7 +99,7 @@ def scores(results: Path, student: str) -> dict[str, dict]:
     """The shipped student's test scores by method, as the pipeline committed them."""
     methods = {SOURCE_ORDER.name: 8, LENGTH_CONTROL.name: 8, TRUNCATE.name: 8, BEAM.name: 8,
                CHAR_CONTROL.name: layout.chars_target(50)}
-    return {method: read_json(results / "metrics" / f"{layout.decoded('test', student, method, target)}.json")
+    return {method: read_json(results / layout.METRICS / f"{layout.decoded('test', student, method, target)}.json")
             for method, target in methods.items()}
 
 
@@ -134,8 +134,8 @@ def _states(checkpoint: Path, distilled: str) -> str:
 
 def _decoding_study(results: Path) -> tuple[str, dict, str]:
     """The dev study that chose the decoding in the source's order: its path, its JSON, a line per length."""
-    study_path = f"{layout.profile_dir('results', 'benchmarks')}/source_order.json"
-    study = read_json(results.parent / "benchmarks" / "source_order.json", ("chosen", "dev_sentences"))
+    study_path = layout.benchmark_result("source_order")
+    study = read_json(results.parent.parent / study_path, ("chosen", "dev_sentences"))
     lengths = sorted(int(key[1:]) for key in study if key[:1] == "L" and key[1:].isdigit())
     dev = "\n".join(f"  - L = {n}: {study[f'L{n}'][LENGTH_CONTROL.name]['total']:.2f} by length control over words "
                     f"({100 * study[f'L{n}'][LENGTH_CONTROL.name]['share_not_in_source_order']:.1f}% of its summaries "
@@ -165,11 +165,11 @@ def card(results: Path, checkpoint: Path) -> str:
     model, _ = model_from_checkpoint(load_checkpoint(checkpoint), checkpoint)
     config, student = model.config, shipped(results)
     got = scores(results, student)
-    recipe = f"{layout.profile_dir('results', 'benchmarks')}/student_steps*.json"
+    recipe = layout.benchmark_result("student_steps*")
     lineage = _lineage(layout.parse_model(student).generation, PROFILE, recipe)
     lineage = textwrap.fill(f"- Trained for 8 words, {lineage}", 115, subsequent_indent="  ")
-    transfer = _row(results / "tables" / "table6.csv", "8 → 10, length control")
-    native = _row(results / "tables" / "table2.csv", "NAUS length control (ours)", 10)
+    transfer = _row(results / layout.table_file("table6", "csv"), "8 → 10, length control")
+    native = _row(results / layout.table_file("table2-full", "csv"), "NAUS length control (ours)", 10)
     built, shown = layout.profile_dir("build", PROFILE), layout.profile_dir("results", PROFILE)
     rows = "\n".join(f"| {method}{' (50 bytes)' if method == CHAR_CONTROL.name else ''} | "
                      + " | ".join(f"{s[key]:.2f}" for key in ("rouge1", "rouge2", "rougeL", "avg_words")) + " |"

@@ -302,6 +302,11 @@ def decoded_model(stem: str) -> str:
 ANY_PROFILE = "{profile}"  # a profile's name where a help text or message shows a folder of any profile
 
 
+def benchmark_result(name: str) -> str:
+    """A benchmark's or study's JSON (`results/benchmarks/`, a glob where `name` has one), relative to the root."""
+    return f"{profile_dir('results', 'benchmarks')}/{name}.json"
+
+
 def profile_dir(kind: str, profile: str) -> str:
     """A profile's `build` (every output named here), `results` (tables, figures, metrics) or `logs` folder,
     relative to the project root (`ANY_PROFILE`: as a help text shows it)."""

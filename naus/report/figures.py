@@ -24,7 +24,10 @@ def caption(figure: Figure, spec: Spec) -> str:
     return {
         "training-size": f"Figure 3: training-set size vs ΔR (L={n}; {_seeds(analysis)}, {_seeds(seeds)} for the "
                          "whole pool).",
-        "beam-size": f"Figure 4: beam size vs ΔR ({_seeds(analysis)}) and time (L={n}).",
+        "beam-size": f"Figure 4: beam size vs ΔR ({_seeds(analysis)}) and time (L={n}). Look at the gap between the "
+                     "lines: length control is nearly flat, its dynamic program already exact at beam 1 but for "
+                     "merged repeats (Theorem 1), so a wider beam costs time, not ROUGE; CTC beam search "
+                     "truncates, whatever its beam.",
         "char-budget": f"ROUGE F1 against a budget in characters (char-control, whole words) for the L={n} student; "
                        f"stars: its {n}-word length control.",
         "loss": f"Training and dev loss of the L={n} student.",
@@ -33,11 +36,12 @@ def caption(figure: Figure, spec: Spec) -> str:
                          f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
                          f"averaged over {seeds} seed{'s' if seeds > 1 else ''}).",
         "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence "
-                         "(log scale) for the search teacher (one CPU core) and the student by each decoding method "
-                         "(Table 2's times); "
-                         + ("hollow, grey: the paper's rows at the times it reports (†, their GPU, Gigaword's test "
-                            "set); " if figure.quoted else "")
-                         + "dotted: rows with no time (Lead, rescored released outputs).",
+                         "(log scale). Left, ours on a CPU: the search teacher (one core) and the students, a colour "
+                         "per generation and a marker per decoding method (Table 2's times); dotted: rows with no "
+                         "time (Lead, rescored released outputs). "
+                         + ("Right, apart: the paper's rows at the times it reports (†, their GPU). " if figure.quoted
+                            else "")
+                         + "Look up and to the left: better and faster.",
     }[figure.kind]
 
 
@@ -62,7 +66,7 @@ def _save(fig, out: Path) -> None:
 
     for suffix, metadata in ((".png", {}), (".pdf", {"CreationDate": None})):
         with atomic_open(out.with_suffix(suffix), "wb") as handle:
-            fig.savefig(handle, format=suffix[1:], dpi=150, metadata=metadata)
+            fig.savefig(handle, format=suffix[1:], dpi=150, metadata=metadata, bbox_inches="tight")  # nothing clipped
     plt.close(fig)
 
 
@@ -85,7 +89,7 @@ def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: Se
         dev = ax.twinx()
         dev.plot(steps, [e["dev_loss"] for e in entries], color="C1", label="dev")
         dev.set_ylabel("dev loss (CTC per word, on search output)", color="C1")
-        fig.legend(loc="upper right", fontsize=7)
+        fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7, frameon=False)
     ax.set_xlabel("step")
     ax.set_title(f"NAUS L={figure.length}: training curve")
     fig.tight_layout()
@@ -180,29 +184,57 @@ def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: 
             f"Character budgets, L={figure.length} student", fontsize=7)
 
 
+# a decoding method's marker: the first name found in a row's label ("length control in source order": source order)
+MARKERS = {"in source order": "s", "CTC beam search": "^", "char control": "D", "truncate": "v", "length control": "o"}
+
+
+def _style(label: str, families: dict[str, str]) -> dict:
+    """A row's colour by its family (the teacher, each generation of students, each peer) and marker by its
+    decoding method, so that a reader tells them apart without a legend entry each."""
+    family = label.split(",", 1)[1].split("(")[0].strip() if ", generation" in label else (
+        "students" if label.startswith(("NAUS", "CTC")) else label.split(" (")[0])
+    colour = families.setdefault(family, f"C{len(families) % 10}")
+    method = next((name for name in MARKERS if name in label), None)
+    return {"color": colour, "marker": MARKERS.get(method, "o")}
+
+
 def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
-    """Total ROUGE against seconds per sentence (log): each timed row of Table 2 at this length, the paper's rows
-    with the times it reports (hollow), and the rows with no time (Lead, rescored outputs) as dotted lines."""
-    fig, ax = _axes()
-    fig.set_size_inches(7, 4)
-    untimed = []
+    """Total ROUGE against seconds per sentence (log): left, each timed row of Table 2 at this length (ours, a CPU)
+    and the rows with no time (Lead, rescored outputs) as dotted lines; right, apart, the paper's rows at the times
+    it reports (its GPU). Legend outside the axes."""
+    fig, axes = _axes(2 if figure.quoted else 1)
+    ours, paper = (axes[0], axes[1]) if figure.quoted else (axes, None)
+    fig.set_size_inches(9, 4)
+    untimed, families = [], {}
     for row in figure.rows:
         read = read_row(row, metrics, build)
         total, seconds = read["R-1"] + read["R-2"] + read["R-L"], read.get("Time (s/sample)")
         if seconds:
-            ax.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3)
+            ours.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3,
+                         **_style(row.label, families))
         else:
             untimed.append((row.label, total))
-    for label, _, r1, r2, rl, seconds in figure.quoted:
-        if seconds:
-            ax.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
-            ax.annotate(label, (seconds, r1 + r2 + rl), fontsize=6, color="grey", xytext=(3, -8),
-                        textcoords="offset points")
-    for k, (label, total) in enumerate(untimed):
-        ax.axhline(total, linestyle=":", color=f"C{(k + 5) % 10}", label=f"{label} (no time)")
-    ax.set_xscale("log")
-    _finish(fig, ax, out, "seconds per sentence (log scale)", "total ROUGE F1 (R-1 + R-2 + R-L)",
-            f"Quality against speed, L={figure.length}", fontsize=6, loc="best")
+    for label, total in untimed:
+        ours.axhline(total, linestyle=":", color="grey", linewidth=0.8)
+        ours.annotate(f"{label} (no time)", (0.01, total), xycoords=("axes fraction", "data"), fontsize=6,
+                      color="grey", xytext=(0, 2), textcoords="offset points")
+    ours.set_xscale("log")
+    ours.set_xlabel("seconds per sentence, ours (CPU; log scale)")
+    ours.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
+    ours.set_title(f"Ours, L={figure.length}")
+    if paper is not None:
+        paper.sharey(ours)  # one ROUGE scale: the two panels differ in their clocks only
+        for label, _, r1, r2, rl, seconds in figure.quoted:
+            if seconds:
+                paper.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
+                paper.annotate(label, (seconds, r1 + r2 + rl), fontsize=7, color="grey", xytext=(4, -3),
+                               textcoords="offset points")
+        paper.set_xscale("log")
+        paper.set_xlabel("seconds per sentence, the paper's (GPU; log scale)")
+        paper.set_title("The paper's, †")
+    ours.legend(fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.22), ncol=2, frameon=False)
+    fig.tight_layout()
+    _save(fig, out)
 
 
 DRAW = {"training-size": fraction_figure, "beam-size": beam_figure, "char-budget": chars_figure, "loss": loss_curve,

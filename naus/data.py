@@ -10,13 +10,11 @@ second dev split for choosing the teacher), `{out}/lm.txt` (the headlines the la
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import logging
 import random
 import subprocess
 import sys
-import urllib.request
 import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -25,7 +23,7 @@ from pathlib import Path
 from naus import NausError, layout
 from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
 from naus.files import read_lines, read_parallel, same_digest, sha256sum
-from naus.outputs import atomic_open, replacing, write_json, write_lines
+from naus.outputs import replacing, write_json, write_lines
 from naus.provenance import file_record
 from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
@@ -65,28 +63,12 @@ class Corpus:
 
 
 def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD_MB) -> Path:
-    """Fetch `url` to `dest` unless a file with the right checksum is already there; written as every output is
-    (a temporary file renamed, the umask's permissions), kept only when its sha256 is `sha256`, and refused past
-    `max_mb` megabytes."""
-    dest = Path(dest)
-    if dest.is_file() and same_digest(sha256sum(dest), sha256):
-        return dest
-    digest, size = hashlib.sha256(), 0
-    try:
-        with urllib.request.urlopen(url) as response, atomic_open(dest, "wb") as out:
-            log.info("downloading %s", url)
-            while chunk := response.read(1 << 20):
-                size += len(chunk)
-                if size > max_mb * 2**20:
-                    raise NausError(f"{url}: more than {max_mb} MB (--max-mb): not the file its sha256 pins; "
-                                    "nothing is kept")
-                digest.update(chunk)
-                out.write(chunk)
-            if not same_digest(digest.hexdigest(), sha256):
-                raise NausError(f"{url}: checksum mismatch (expected sha256 {sha256}, got {digest.hexdigest()})")
-    except OSError as err:
-        raise NausError(f"{url}: download failed ({err})") from None
-    return dest
+    """Fetch `url` to `dest` unless a file with the right checksum is already there (`naus.sources.retrieve`: pooch,
+    kept only when its sha256 is `sha256`, refused past `max_mb` megabytes)."""
+    from naus.sources import retrieve
+
+    log.info("downloading %s", url)
+    return retrieve(url, sha256, Path(dest), max_mb)
 
 
 def fetch_demo_wheel(cache_dir: str | Path) -> Path:

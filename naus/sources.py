@@ -10,9 +10,10 @@ it, unless its sha256 is the manifest's.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
-import shutil
+import os
 import urllib.parse
 from pathlib import Path
 
@@ -48,9 +49,68 @@ def recipes_for(paths: list[str]) -> list[Recipe]:
     return [recipe for recipe in RECIPES if any(under(o, p) for o in recipe.outputs for p in paths)]
 
 
-def _copy_downloader(url: str, output_file: str, pooch) -> None:
-    """pooch's downloader for file:// addresses (a local mirror): the file copied, pooch still checks its hash."""
-    shutil.copyfile(urllib.parse.unquote(urllib.parse.urlparse(url).path), output_file)
+class _Cap:
+    """pooch's progress bar, used to stop a download past `max_mb` (a stream that never ends, a wrong file)."""
+
+    def __init__(self, address: str, max_mb: int | None):
+        self.address, self.limit, self.seen, self.total = address, max_mb, 0, 0
+
+    def update(self, size: int) -> None:
+        self.seen += size
+        if self.limit is not None and self.seen > self.limit * 2**20:
+            raise NausError(f"{self.address}: more than {self.limit} MB (--max-mb): not the file its sha256 pins; "
+                            "nothing is kept")
+
+    def reset(self) -> None:
+        self.seen = 0
+
+    def close(self) -> None:
+        pass
+
+
+def _downloader(address: str, max_mb: int | None):
+    """pooch's downloader for the address: HTTP(S) through pooch's own, a file:// one (a local mirror) copied; both
+    stop past `max_mb` megabytes, and pooch checks the hash of what arrived either way."""
+    import pooch
+
+    cap = _Cap(address, max_mb)
+    if not address.startswith("file://"):
+        return pooch.HTTPDownloader(progressbar=cap)
+
+    def copy(url: str, output_file, _pooch) -> None:
+        with open(urllib.parse.unquote(urllib.parse.urlparse(url).path), "rb") as source, \
+                (open(output_file, "wb") if isinstance(output_file, str) else contextlib.nullcontext(output_file)) \
+                as out:
+            while chunk := source.read(1 << 20):
+                cap.update(len(chunk))
+                out.write(chunk)
+
+    return copy
+
+
+def retrieve(address: str, sha256: str, target: Path, max_mb: int | None = None) -> Path:
+    """`address` (https:// or file://) as `target`, by pooch, unless a copy with `sha256` is there: kept only with that
+    sha256, stopped past `max_mb` megabytes, written with the umask's permissions as every output is; each failure
+    one line naming the address."""
+    import pooch
+
+    pooch.get_logger().setLevel(logging.WARNING)  # its "Downloading ..." line: ours says which file of how many
+    try:
+        path = Path(pooch.retrieve(address, known_hash=f"sha256:{sha256.lower()}", fname=target.name,
+                                   path=target.parent, downloader=_downloader(address, max_mb), progressbar=False))
+    except NausError:
+        raise
+    except ValueError as err:  # pooch's hash mismatch: the file is not kept
+        raise NausError(f"{address}: checksum mismatch ({str(err).splitlines()[0]})") from None
+    except OSError as err:
+        raise NausError(f"{address}: download failed ({err})") from None
+    except Exception as err:  # requests' errors: no connection, HTTP 404
+        raise NausError(f"{address}: download failed ({type(err).__name__}: {str(err).splitlines()[0][:200]})") \
+            from None
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)  # pooch's temporary file is private: the kept one is as any output
+    return path
 
 
 def _address(raw: RawFile, mirror: str | None) -> str:
@@ -71,22 +131,7 @@ def fetch_raw(raw: RawFile, cache: Path, mirror: str | None = None, bring: Path 
             raise NausError(f"{where}: sha256 {found[:16]}… is not the {raw.source} file the pipeline expects "
                             f"({raw.sha256[:16]}…): a changed or different copy")
         return where
-    import pooch
-
-    pooch.get_logger().setLevel(logging.WARNING)  # its "Downloading ..." line: ours says which file of how many
-    address = _address(raw, mirror)
-    target = cache / raw.source / raw.path
-    downloader = _copy_downloader if address.startswith("file://") else None
-    try:
-        return Path(pooch.retrieve(address, known_hash=f"sha256:{raw.sha256}", fname=target.name,
-                                   path=target.parent, downloader=downloader, progressbar=False))
-    except ValueError as err:  # pooch's hash mismatch: the file is not kept
-        raise NausError(f"{address}: {str(err).splitlines()[0]}") from None
-    except OSError as err:
-        raise NausError(f"{address}: download failed ({err})") from None
-    except Exception as err:  # requests' errors: no connection, HTTP 404
-        raise NausError(f"{address}: download failed ({type(err).__name__}: {str(err).splitlines()[0][:200]})") \
-            from None
+    return retrieve(_address(raw, mirror), raw.sha256, cache / raw.source / raw.path)
 
 
 def fetch(config: dict, to: str | Path, mirror: str | None = None, bring: str | Path | None = None,

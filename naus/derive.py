@@ -15,17 +15,16 @@ from typing import Callable
 
 from naus import NausError
 from naus.data import DEMO_WHEEL_FILE
-from naus.text import clean, normalize
+from naus.text import GIGAWORD_UNKNOWN, RUSH_UNKNOWN, clean, gigaword_line, normalize
 
 Lines = list[str]
-RUSH_UNKNOWN = "<unk>"  # Rush et al.'s unknown word, `UNK` in the Gigaword the literature scores
 RELEASE_UNKNOWN = "<|unk|>"  # fairseq's, in the NAUS and NACC releases' copies of the test articles
 
 
 def rush_line(line: str) -> str:
     """A Rush-format line with `<unk>` as `UNK`, split on the space alone: other white space (a no-break space
     inside `#\u00a0#\\/#`) stays in its token, as in the test set."""
-    return " ".join("UNK" if token == RUSH_UNKNOWN else token for token in line.split(" "))
+    return gigaword_line(line, " ")
 
 
 def pool(pairs: list[tuple[Lines, Lines]], test_articles: Lines) -> tuple[Lines, Lines]:
@@ -51,7 +50,7 @@ def pool(pairs: list[tuple[Lines, Lines]], test_articles: Lines) -> tuple[Lines,
 def _tokens_fit(released: str, original: str) -> bool:
     """Whether a released line is `original` token for token, a released unknown word standing for any token."""
     ours, theirs = released.split(), original.split()
-    return len(ours) == len(theirs) and all(a == b or a in (RELEASE_UNKNOWN, RUSH_UNKNOWN, "UNK")
+    return len(ours) == len(theirs) and all(a == b or a in (RELEASE_UNKNOWN, RUSH_UNKNOWN, GIGAWORD_UNKNOWN)
                                             for a, b in zip(ours, theirs))
 
 

@@ -215,9 +215,13 @@ def _as_written(summary: str, tokens: list[str], written: list[str]) -> list[str
     return words
 
 
-def gigaword_line(line: str) -> str:
-    """Clean one line of an already-tokenised Rush-format file: `<unk>` becomes `UNK`."""
-    return " ".join("UNK" if tok == "<unk>" else tok for tok in line.split())
+RUSH_UNKNOWN, GIGAWORD_UNKNOWN = "<unk>", "UNK"  # Rush et al.'s unknown word, and as the literature scores it
+
+
+def gigaword_line(line: str, separator: str | None = None) -> str:
+    """One line of an already-tokenised Rush-format file with `<unk>` as `UNK`, its tokens split on any white space
+    (or on `separator` alone: `naus.derive` keeps a no-break space inside its token, as the test set does)."""
+    return " ".join(GIGAWORD_UNKNOWN if tok == RUSH_UNKNOWN else tok for tok in line.split(separator))
 
 
 def mask_digits(line: str) -> str:

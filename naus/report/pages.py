@@ -255,6 +255,12 @@ def _peer_sentences(spec: Spec) -> tuple[str, str]:
     return rescored, duc_cuts
 
 
+# why a truncation row may keep fewer than L words (its Len), and which row to read beside length control
+TRUNCATION = ("Truncation keeps the first L words a student emits: a student that stops early (a first generation "
+              "trained briefly does) leaves it short of L, as its Len shows, and length control's gain over it is then "
+              "mostly those missing words; a later generation keeps nearer L words, the like-for-like row.")
+
+
 def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
@@ -291,7 +297,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Zhang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {protocol} {runs} "
-        f"{significance} {timing} {quoted} {rescored}".rstrip(),
+        + (f"{TRUNCATION} " if TRUNCATE.name in spec.methods else "")
+        + f"{significance} {timing} {quoted} {rescored}".rstrip(),
         "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE "
         f"{duc.measure} of the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first "
         f"{duc.max_bytes} bytes), "

@@ -202,6 +202,8 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     """Total ROUGE against seconds per sentence (log): left, each timed row of Table 2 at this length (ours, a CPU)
     and the rows with no time (Lead, rescored outputs) as dotted lines; right, apart, the paper's rows at the times
     it reports (its GPU). Legend outside the axes."""
+    from matplotlib.ticker import NullFormatter
+
     fig, axes = _axes(2 if figure.quoted else 1)
     ours, paper = (axes[0], axes[1]) if figure.quoted else (axes, None)
     fig.set_size_inches(9, 4)
@@ -214,11 +216,11 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
                          **_style(row.label, families))
         else:
             untimed.append((row.label, total))
-    for label, total in untimed:
-        ours.axhline(total, linestyle=":", color="grey", linewidth=0.8)
-        ours.annotate(f"{label} (no time)", (0.01, total), xycoords=("axes fraction", "data"), fontsize=6,
-                      color="grey", xytext=(0, 2), textcoords="offset points")
+    for k, (label, total) in enumerate(untimed):  # in the legend: their labels would overlap on the axes
+        ours.axhline(total, linestyle=(0, (1, 1 + k % 3)), color=f"C{(len(families) + k) % 10}", linewidth=1,
+                     label=f"{label.replace(' (ours)', '')} (no time)")
     ours.set_xscale("log")
+    ours.xaxis.set_minor_formatter(NullFormatter())  # the decades alone: minor labels run into each other
     ours.set_xlabel("seconds per sentence, ours (CPU; log scale)")
     ours.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
     ours.set_title(f"Ours, L={figure.length}")
@@ -232,7 +234,7 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
         paper.set_xscale("log")
         paper.set_xlabel("seconds per sentence, the paper's (GPU; log scale)")
         paper.set_title("The paper's, †")
-    ours.legend(fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.22), ncol=2, frameon=False)
+    ours.legend(fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.22), ncol=3, frameon=False)
     fig.tight_layout()
     _save(fig, out)
 

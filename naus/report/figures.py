@@ -234,8 +234,9 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
         paper.set_xscale("log")
         paper.set_xlabel("seconds per sentence, the paper's (GPU; log scale)")
         paper.set_title("The paper's, †")
-    ours.legend(fontsize=6, loc="upper left", bbox_to_anchor=(0, -0.22), ncol=3, frameon=False)
-    fig.tight_layout()
+    fig.tight_layout()  # the axes laid out first: the legend below the figure takes no room from them
+    fig.legend(*ours.get_legend_handles_labels(), fontsize=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,
+               frameon=False)
     _save(fig, out)
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.settings import ALL_TITLES, MAX_DOWNLOAD_MB, UNSEARCHED
+from naus.settings import ALL_TITLES, UNSEARCHED
 from naus.files import read_lines, read_parallel, same_digest, sha256sum
 from naus.outputs import replacing, write_json, write_lines
 from naus.provenance import file_record
@@ -60,15 +60,6 @@ class Corpus:
             write_json(stage / layout.STATS, counts)
             write_json(stage / layout.INPUTS, {"inputs": self.inputs})
         return counts
-
-
-def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD_MB) -> Path:
-    """Fetch `url` to `dest` unless a file with the right checksum is already there (`naus.sources.retrieve`: pooch,
-    kept only when its sha256 is `sha256`, refused past `max_mb` megabytes)."""
-    from naus.sources import retrieve
-
-    log.info("downloading %s", url)
-    return retrieve(url, sha256, Path(dest), max_mb)
 
 
 def fetch_demo_wheel(cache_dir: str | Path) -> Path:

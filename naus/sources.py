@@ -22,6 +22,7 @@ from naus.derive import RECIPES, Recipe
 from naus.files import same_digest, sha256sum
 from naus.outputs import atomic_open
 from naus.manifest import RawFile, expected, manifest, raw_file
+from naus.settings import MAX_DOWNLOAD_MB
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +32,8 @@ RAW = ".raw"  # under --to: the raw files, one folder a source (pooch's cache)
 def profile_paths(config: dict) -> list[str]:
     """The files and folders under the data directory that a profile's configuration (its `data` section) reads."""
     data = config.get("data", {})
-    paths = [data[k] for k in ("pool_article", "pool_title", "test_article", "test_title") if data.get(k)]
+    gigaword = () if data.get("download") else ("pool_article", "pool_title", "test_article", "test_title")
+    paths = [data[k] for k in gigaword if data.get(k)]  # a download's files are inside its archive, not here
     paths += list(data.get("extra_headlines") or [])
     paths += [data[k] for k in ("duc_dir", "published_dir") if data.get(k)]
     paths += list((data.get("peers") or {}).values())
@@ -86,6 +88,12 @@ def _downloader(address: str, max_mb: int | None):
                 out.write(chunk)
 
     return copy
+
+
+def download(url: str, dest: str | Path, sha256: str, max_mb: int = MAX_DOWNLOAD_MB) -> Path:
+    """`naus download`: `url` to `dest` unless a file with the right checksum is already there (`retrieve`)."""
+    log.info("downloading %s", url)
+    return retrieve(url, sha256, Path(dest), max_mb)
 
 
 def retrieve(address: str, sha256: str, target: Path, max_mb: int | None = None) -> Path:

@@ -129,7 +129,7 @@ def _counts(counts: dict[str, int], out: str) -> None:
 
 
 def download(args: argparse.Namespace) -> None:
-    from naus.data import download as fetch
+    from naus.sources import download as fetch
     from naus.data import unpack
 
     path = fetch(args.url, args.out, args.sha256, args.max_mb)

@@ -8,10 +8,11 @@ import pandas as pd
 
 from naus.architectures import ARCHITECTURES
 from naus.methods import LENGTH_CONTROL, TRUNCATE
-from naus.report.rows import P_VALUE
+from naus.report.rows import P_VALUE, P_VALUES
 from naus.tables import PAPER_DUC, PAPER_GIGAWORD, Spec
 
 SIGNIFICANT = 0.05
+P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]
 CLAIMS_CAPTION = ("Claims ({profile}): each claim of Liu, Huang & Mou (2022) this profile tests, the paper's figure, "
                   "ours (the last generation's students: mean ± sd over the seeds, the paired test's p), and whether "
@@ -96,8 +97,8 @@ def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, stude
     kept = " / ".join(f"{ours[n][1]['Len']:.2f}" for n in lengths)
     rows.append(("Length control beats truncation (total ROUGE, L = " + slash + ")",
                  " / ".join(f"{o:+.2f}" for o in over),
-                 " / ".join(f"{difference[n]:+.2f} ({_p(ours[n][0][f'{P_VALUE}truncate'])})" for n in lengths),
-                 _verdict([difference[n] > 0 and ours[n][0][f"{P_VALUE}truncate"] < SIGNIFICANT for n in lengths],
+                 " / ".join(f"{difference[n]:+.2f} ({_p(ours[n][0][P_TRUNCATE])})" for n in lengths),
+                 _verdict([difference[n] > 0 and ours[n][0][P_TRUNCATE] < SIGNIFICANT for n in lengths],
                           lengths),
                  f"our truncation keeps {kept} words of L (the paper's "
                  + " / ".join(f"{paper[n]['NAUS truncate †'][1]:g}" for n in lengths) + ")"))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from naus import layout
 from naus.files import read_lines
+from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.outputs import atomic_open
 from naus.provenance import read_history
 from naus.report.rows import first_timing, read_metrics, read_row
@@ -184,8 +185,9 @@ def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: 
             f"Character budgets, L={figure.length} student", fontsize=7)
 
 
-# a decoding method's marker: the first name found in a row's label ("length control in source order": source order)
-MARKERS = {"in source order": "s", "CTC beam search": "^", "char control": "D", "truncate": "v", "length control": "o"}
+# a decoding method's marker: the first whose label a row's holds (source order's label holds length control's)
+MARKERS = {SOURCE_ORDER.label: "s", BEAM.label: "^", CHAR_CONTROL.label: "D", TRUNCATE.label: "v",
+           LENGTH_CONTROL.label: "o"}
 
 
 def _style(label: str, families: dict[str, str]) -> dict:

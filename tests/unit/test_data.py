@@ -6,7 +6,8 @@ import zipfile
 import pytest
 
 from naus import NausError
-from naus.data import DEMO_MEMBER, build_gigaword, download, read_demo_news, read_duc2004, read_rush, split_pairs
+from naus.data import DEMO_MEMBER, build_gigaword, read_demo_news, read_duc2004, read_rush, split_pairs
+from naus.sources import download
 from naus.files import sha256sum
 from naus.settings import ALL_TITLES
 from naus.files import read_lines

@@ -128,7 +128,7 @@ def test_a_checksum_in_upper_case_hex_is_the_same_checksum(tmp_path, monkeypatch
 
 
 def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
-    from naus.data import download
+    from naus.sources import download
 
     there = write(tmp_path / "giga.tgz", b"archive")
     assert download("https://example.invalid/giga.tgz", there, hashlib.sha256(b"archive").hexdigest().upper()) == there

@@ -114,7 +114,7 @@ def test_a_download_is_capped_and_written_with_the_umasks_permissions(tmp_path):
     """`naus download` of file:///dev/zero ran until the disk was full, and wrote 0600 where every output is 0644."""
     import hashlib
 
-    from naus.data import download
+    from naus.sources import download
 
     source = write(tmp_path / "release.zip", b"x" * (3 << 20))
     with pytest.raises(NausError, match=r"more than 2 MB \(--max-mb\)"):

@@ -5,6 +5,7 @@ one with none)."""
 
 import os
 import re
+import shutil
 import subprocess
 
 from tests.helpers import ROOT
@@ -31,6 +32,7 @@ FETCH = (r"^(naus data fetch \S+ --to \S+) --duc \S+$",
          rf"\1 --mirror file://{_MIRROR}" if os.path.isdir(_MIRROR) else "naus data fetch --help")
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build
 MISSING_PAPER_DATA = "Missing input files for rule data_gigaword"  # the 3.8M-pair release is not here
+NO_CONDA = "Is conda installed and accessible?"  # Snakemake's line when `--sdm conda` finds no conda
 FRESH = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
@@ -65,6 +67,8 @@ def run(command: str, activated: bool, checkout) -> subprocess.CompletedProcess:
     result = subprocess.run(["bash", "-c", f"{ACTIVATE} && {command}" if activated else command], cwd=checkout,
                             env=FRESH, capture_output=True, text=True, timeout=300)
     out = result.stdout + result.stderr
+    if "--sdm conda" in command and NO_CONDA in out and shutil.which("conda") is None:
+        return result  # a cluster's command: it plans every job, then asks for conda, which this machine lacks
     assert "Traceback" not in out and "command not found" not in out, (command, out[-3000:])
     assert result.returncode == 0 or MISSING_PAPER_DATA in out, (command, out[-3000:])
     return result

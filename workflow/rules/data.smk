@@ -52,7 +52,7 @@ else:
             params:
                 url=DOWNLOAD["url"],
                 sha256=DOWNLOAD["sha256"],
-                unpack=f"{BUILD}/{layout.DOWNLOAD_DIR}",
+                unpack=lambda w, output: output.archive.removesuffix(layout.DOWNLOAD_ARCHIVE) + layout.DOWNLOAD_DIR,
             log:
                 f"{LOGS}/download.log",
             benchmark:

@@ -22,6 +22,13 @@ from typing import IO, Iterable, Iterator
 from naus import NausError
 
 
+def output_mode() -> int:
+    """The permissions every output gets: a plain file's under this process's umask (mkstemp's are 0600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     """Open a temporary file next to `path`; on success rename it over `path`.
@@ -58,9 +65,7 @@ def atomic_open(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
             raise _naming(err, path, err.filename) from err
     except OSError as err:
         raise _naming(err, path) from err
-    umask = os.umask(0)
-    os.umask(umask)
-    os.fchmod(fd, 0o666 & ~umask)
+    os.fchmod(fd, output_mode())
     try:
         with os.fdopen(fd, mode, **encoding) as handle:
             yield handle

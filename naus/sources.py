@@ -13,14 +13,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import os
 import urllib.parse
 from pathlib import Path
 
 from naus import NausError
 from naus.derive import RECIPES, Recipe
 from naus.files import same_digest, sha256sum
-from naus.outputs import atomic_open
+from naus.outputs import atomic_open, output_mode
 from naus.manifest import RawFile, expected, manifest, raw_file
 from naus.settings import MAX_DOWNLOAD_MB
 
@@ -115,9 +114,7 @@ def retrieve(address: str, sha256: str, target: Path, max_mb: int | None = None)
     except Exception as err:  # requests' errors: no connection, HTTP 404
         raise NausError(f"{address}: download failed ({type(err).__name__}: {str(err).splitlines()[0][:200]})") \
             from None
-    umask = os.umask(0)
-    os.umask(umask)
-    path.chmod(0o666 & ~umask)  # pooch's temporary file is private: the kept one is as any output
+    path.chmod(output_mode())  # pooch's temporary file is private: the kept one is as any output
     return path
 
 

@@ -243,7 +243,25 @@ def spec(config: dict) -> Spec:
     return made
 
 
-def _teacher(split: str, length: int, label: str = "Search teacher (ours)") -> Row:
+TEACHER_LABEL = "Search teacher (ours)"
+
+
+def ours_label(method_label: str, which: str = "") -> str:
+    """A row of our students: the method's label, which students (`generations`' addition), `(ours)`."""
+    return f"{method_label}{which} (ours)"
+
+
+def cut_label(peer_label: str, length: int) -> str:
+    """A peer's released outputs cut at our word budget."""
+    return f"{peer_label} (rescored), cut at {length} words"
+
+
+def last_generation(s: "Spec") -> str:
+    """The label addition of the last generation's own students (its seeds, not as one model)."""
+    return [which for _, seeds, which in generations(s) if layout.ENSEMBLE not in seeds][-1]
+
+
+def _teacher(split: str, length: int, label: str = TEACHER_LABEL) -> Row:
     return Row(label, (layout.search(split, length),), timed=True, main=True)
 
 
@@ -252,7 +270,7 @@ def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) 
     budget."""
     rows, last = [], s.config["train"].get("generations", 1)
     for generation, seeds, which in generations(s):
-        rows += [Row(f"{METHODS[m].label}{which} (ours)",
+        rows += [Row(ours_label(METHODS[m].label, which),
                      students(seeds, length, m, length, split=split, generation=generation), m, True,
                      main=generation == last and layout.ENSEMBLE not in seeds and m in MAIN_METHODS)
                  for m in s.methods]
@@ -283,7 +301,7 @@ def _peers(s: Spec, collection: str, length: int) -> list[Row]:
                             over=length if collection in declared.cut else None,
                             main=collection == DUC and not subset))  # DUC2004's protocol cuts every row alike
             if cut:
-                rows.append(Row(f"{declared.label} (rescored), cut at {length} words",
+                rows.append(Row(cut_label(declared.label, length),
                                 (layout.peer(name, collection, length, cut=True),), peer=f"{declared.label} cut",
                                 main=True))
     return rows

@@ -74,7 +74,8 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
                         "system's output and its ROUGE; sort by the difference of two systems, filter by a word (the "
                         "whole test set's text: committed for the demo only, whose corpus may be copied).\n")
     write_text(out / layout.README, "\n".join(sections))
-    whole = dict(frames).get("table2-full", dict(frames).get("table2"))  # the headline reads generation 1's rows
+    drawn = dict(frames)
+    whole = drawn.get("table2-full", drawn.get("table2"))  # the headline reads generation 1's rows
     write_text(out / layout.LANDING_PAGE, landing_page(spec.profile, build, whole, written, figures, opening,
                                                   browsable, spec.config.get("note", "")))
     write_records(out, {**prints, "stale": marks}, flat, headline(flat, spec))
@@ -104,7 +105,7 @@ def table_frames(spec: Spec, metrics: Path, build: Path, scorers: dict, device: 
             captions[f"{table.name}-full"] = captions[table.name].replace(
                 table.name.replace("table", "Table "), f"Supplementary {table.name.replace('table', 'Table ')}", 1)
             captions[table.name] = shaped_caption(table, spec, device)
-            frames.append((table.name, paper_shaped(table, frame, spec.config["train"].get("generations", 1))))
+            frames.append((table.name, paper_shaped(table, frame, spec)))
         frames += [(name, frame) for name in table.names[1:]] if table.shaped else [(table.name, frame)]
     return frames, captions
 

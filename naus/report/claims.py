@@ -8,10 +8,9 @@ import pandas as pd
 
 from naus.architectures import ARCHITECTURES
 from naus.methods import LENGTH_CONTROL, TRUNCATE
-from naus.report.rows import P_VALUE, P_VALUES
-from naus.tables import PAPER_DUC, PAPER_GIGAWORD, Spec
+from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT
+from naus.tables import PAPER_DUC, PAPER_GIGAWORD, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label
 
-SIGNIFICANT = 0.05
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]
 CLAIMS_CAPTION = ("Claims ({profile}): each claim of Liu, Huang & Mou (2022) this profile tests, the paper's figure, "
@@ -57,14 +56,12 @@ def _significant(row: pd.Series, column: str, p: str) -> bool:
 
 def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> pd.DataFrame:
     """The claims the profile's tables can test (a table it does not draw leaves its claim out)."""
-    last = spec.config["train"].get("generations", 1)
-    which = f", generation {last}" if last > 1 else ""
-    lc, tr = f"{LENGTH_CONTROL.label}{which} (ours)", f"{TRUNCATE.label}{which} (ours)"
+    which = last_generation(spec)
+    lc, tr = ours_label(LENGTH_CONTROL.label, which), ours_label(TRUNCATE.label, which)
     table2, lengths = frames.get("table2-full"), [n for n in spec.lengths if n in PAPER_GIGAWORD]
     out = []
     if table2 is not None and lengths:
-        ours = {n: (_row(table2, n, lc), _row(table2, n, tr), _row(table2, n, "Search teacher (ours)"))
-                for n in lengths}
+        ours = {n: (_row(table2, n, lc), _row(table2, n, tr), _row(table2, n, TEACHER_LABEL)) for n in lengths}
         if all(all(r is not None for r in rows) for rows in ours.values()):
             out += _gigaword_claims(ours, lengths, table2, _student(spec))
     out += _analysis_claims(frames.get("table4"), frames.get("table6"))
@@ -72,7 +69,8 @@ def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> pd.DataFrame:
     if table3 is not None and (row := _row(table3, None, lc)) is not None:
         paper = _total(_paper(PAPER_DUC, "NAUS length control †")) - _total(_paper(PAPER_DUC, "Search teacher †"))
         out.append(("The student beats its teacher on DUC2004 (ΔR, recall at 75 bytes)", f"{paper:+.2f}",
-                    _ours(row, p=f"{P_VALUE}teacher"), _verdict([_significant(row, "ΔR", f"{P_VALUE}teacher")], [13]),
+                    _ours(row, p=f"{P_VALUE}teacher"),
+                    _verdict([_significant(row, "ΔR", f"{P_VALUE}teacher")], [spec.duc_length]),
                     "the same protocol; ours scored by rouge-score, the paper's by perl ROUGE"))
     return pd.DataFrame(out, columns=COLUMNS)
 
@@ -109,7 +107,7 @@ def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, stude
                  + " / ".join(f"{paper[n]['Search teacher †'][5]:g}" for n in lengths)
                  + " s on its GPU: the search, not the student, is what differs"))
     for peer in [c[len(P_VALUE):] for c in table2.columns if c.startswith(P_VALUE) and c.endswith(" cut")]:
-        cut = {n: _row(table2, n, f"{peer.removesuffix(' cut')} (rescored), cut at {n} words") for n in lengths}
+        cut = {n: _row(table2, n, cut_label(peer.removesuffix(" cut"), n)) for n in lengths}
         if all(r is not None for r in cut.values()):
             lead = {n: ours[n][0]["ΔR"] - cut[n]["ΔR"] for n in lengths}
             rows.append((f"Beyond the paper: the student beats {peer} at L words (total ROUGE)", "–",

@@ -7,11 +7,10 @@ from __future__ import annotations
 import pandas as pd
 
 from naus.methods import METHODS
-from naus.report.rows import P_VALUE, SCORES
-from naus.tables import PROTOCOLS, Spec, Table
+from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT
+from naus.tables import PROTOCOLS, Spec, Table, last_generation
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
-SIGNIFICANT = 0.05
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them
 
 
@@ -21,9 +20,9 @@ def marks(table: Table) -> dict[str, str]:
             **{f"{P_VALUE}{peer}": mark for peer, mark in zip(table.marked_peers, PEER_MARKS)}}
 
 
-def paper_shaped(table: Table, frame: pd.DataFrame, generation: int) -> pd.DataFrame:
-    """The table's `main` rows (in their order; the students' of the last generation, `generation`, which the caption
-    names) with a mark after a system for each p < 0.05 it has, and the columns the paper prints (ΔR's spread as
+def paper_shaped(table: Table, frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
+    """The table's `main` rows (in their order; the students' of the last generation, which the caption names, not
+    their labels) with a mark after a system for each p < 0.05 it has, and the columns the paper prints (ΔR's spread as
     "mean ± sd")."""
     shown = frame[frame["System"].isin(table.main_rows)].copy()
     keyed = marks(table)
@@ -33,7 +32,7 @@ def paper_shaped(table: Table, frame: pd.DataFrame, generation: int) -> pd.DataF
                         if column in row and pd.notna(row[column]) and row[column] < SIGNIFICANT)
         return f"{row['System']} {found}" if found else row["System"]
 
-    shown["System"] = shown.apply(marked, axis=1).str.replace(f", generation {generation}", "", regex=False)
+    shown["System"] = shown.apply(marked, axis=1).str.replace(last_generation(spec), "", regex=False)
     return shown[[column for column in COLUMNS if column in shown]].rename(columns={"Time (s/sample)": "Time (s)"}) \
         .reset_index(drop=True)
 

@@ -38,6 +38,7 @@ SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the M
 # rescored peer: a `p vs {peer}` column of its own).
 P_VALUE = "p vs "
 P_VALUES = ["p vs teacher", "p vs truncate", "p vs length control"]
+SIGNIFICANT = 0.05  # the level the paper-shaped tables' marks and the claims' verdicts read a p-value at
 # Another protocol's length control (an earlier run's seeds, naus.tables.other_protocol) against this run's: nothing
 # pairs the two runs' sentences, so their seeds' total ROUGE are compared (a permutation test).
 P_PROTOCOL = "p vs other LM"

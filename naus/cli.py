@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_paths(args: argparse.Namespace) -> None:
     """Before anything is written: no output may be one of the command's inputs or another of its outputs, nor lie
-    inside a folder an output option writes into, among the names it writes there (`naus.commands.output_dir`)."""
+    inside a folder an output option writes into, among the names (or paths, `.raw/naus`) it writes there
+    (`naus.commands.output_dir`)."""
     def paths(value) -> list[str]:
         values = value if isinstance(value, (list, tuple)) else [value]
         return [str(v) for v in values if isinstance(v, (str, Path)) and str(v) not in ("", "-")]
@@ -47,9 +48,11 @@ def _check_paths(args: argparse.Namespace) -> None:
         for folder in paths(getattr(args, dest)) if writes != () else []:
             for other, other_path in named:
                 inside = os.path.relpath(os.path.realpath(other_path), os.path.realpath(folder)).split(os.sep)
-                if other != dest and inside[0] != ".." and (writes is None or inside[0] in writes):
+                names = (inside[0],) if writes is None else writes
+                written = next((w for w in names if inside[: len(w.split("/"))] == w.split("/")), None)
+                if other != dest and inside[0] != ".." and written:
                     raise NausError(f"{other_path}: given as {_option(other)}, inside {folder}, which "
-                                    f"{_option(dest)} writes ({inside[0]}); an output may not overwrite an input or "
+                                    f"{_option(dest)} writes ({written}); an output may not overwrite an input or "
                                     "another output")
 
 
@@ -119,6 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             args.func(args)
     except NausError as err:
         message = str(err)
+    except UnicodeEncodeError as err:  # a standard output whose encoding (PYTHONIOENCODING=ascii) lacks a character
+        stream = getattr(sys.stdout, "encoding", None) or "its encoding"
+        message = (f"standard output cannot write {err.object[err.start:err.end]!a} ({stream}): set "
+                   "PYTHONIOENCODING=utf-8 or write to a file (--out FILE)")
     except BrokenPipeError:  # the reader closed the pipe (`naus ... | head -1`): its interest ended, as cat's does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # nothing more to flush at exit
         return 128 + signal.SIGPIPE

@@ -260,28 +260,54 @@ def build_gigaword(
     return Corpus(splits, headlines, duc, stats, [file_record(p) for p in (*pool, *test, *extra_headlines, *duc_files)])
 
 
-def unpack(archive: str | Path, out: str | Path) -> list[Path]:
-    """Extract a zip or tar archive under `out` (members keep their relative paths)."""
+UNPACK_RATIO = 200  # an archive's content at most this many times its size: text compresses 3 to 10 times, a bomb 1000
+
+
+def unpack(archive: str | Path, out: str | Path, max_bytes: int | None = None) -> list[Path]:
+    """Extract a zip or tar archive under `out` (members keep their relative paths), or refuse it, naming the member,
+    before anything is extracted: a member that is not a plain file or folder (a link, a hard link, a device), one
+    whose path leaves `out` (absolute, `..`), or content past `max_bytes` or `UNPACK_RATIO` times the archive's size
+    (the sizes the archive declares, which the extraction keeps to). What it extracts replaces the members' top
+    folders as a whole (`naus.outputs.replacing`)."""
     import tarfile
 
     archive, out = Path(archive), Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     if zipfile.is_zipfile(archive):
         with zipfile.ZipFile(archive) as zf:
-            members = [m for m in zf.namelist() if not m.endswith("/")]
-            _check_members(archive, members)
-            zf.extractall(out)
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+            for info in infos:
+                if (info.external_attr >> 16) & 0o170000 not in (0, 0o100000):  # a link or device stored by Unix zip
+                    raise NausError(f"{archive}: member {info.filename!r} is not a plain file")
+            members = _checked_members(archive, [(i.filename, i.file_size) for i in infos], max_bytes)
+            with replacing(out, {m.split("/")[0] for m in members}) as stage:
+                zf.extractall(stage, infos)
     elif tarfile.is_tarfile(archive):
         with tarfile.open(archive) as tf:
-            members = [m.name for m in tf.getmembers() if m.isfile()]
-            _check_members(archive, members)
-            tf.extractall(out, filter="data")
+            infos = tf.getmembers()
+            for info in infos:
+                if not (info.isfile() or info.isdir()):
+                    raise NausError(f"{archive}: member {info.name!r} is not a plain file or folder (a link, a device)")
+            files = [i for i in infos if i.isfile()]
+            members = _checked_members(archive, [(i.name, i.size) for i in infos if i.isfile() or i.isdir()],
+                                       max_bytes)
+            with replacing(out, {m.split("/")[0] for m in members}) as stage:
+                tf.extractall(stage, files, filter="data")
+            members = [i.name for i in files]
     else:
         raise NausError(f"{archive}: neither a zip nor a tar archive")
     return [out / m for m in members]
 
 
-def _check_members(archive: Path, members: list[str]) -> None:
-    for member in members:
-        if member.startswith("/") or ".." in Path(member).parts:
-            raise NausError(f"{archive}: unsafe member path {member!r}")
+def _checked_members(archive: Path, members: list[tuple[str, int]], max_bytes: int | None) -> list[str]:
+    """The members' paths, each relative and inside the folder, their total within the bounds `unpack` sets."""
+    for name, _ in members:
+        if name.startswith("/") or ".." in Path(name).parts or not Path(name).parts:
+            raise NausError(f"{archive}: unsafe member path {name!r}")
+    total = sum(size for _, size in members)
+    limit = UNPACK_RATIO * archive.stat().st_size
+    if max_bytes is not None:
+        limit = min(limit, max_bytes)
+    if total > limit:
+        raise NausError(f"{archive}: its members hold {total} bytes, more than {limit} (--max-mb, or {UNPACK_RATIO} "
+                        "times the archive's size): nothing is unpacked")
+    return [str(Path(name)) for name, _ in members]

@@ -16,7 +16,7 @@ from naus import NausError, layout
 from naus.files import read_json, same_digest, sha256sum
 from naus.outputs import atomic_open, write_text
 from naus.markup import ESCAPES
-from naus.provenance import DATA_INPUTS, HISTORY, code_changes, code_state
+from naus.provenance import DATA_INPUTS, HISTORY, code_changes, code_state, file_record
 from naus.settings import IN_CONTEXT, LEARNED
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
@@ -24,13 +24,14 @@ from naus.settings import IN_CONTEXT, LEARNED
 # estimate's SHA-256 in each shard's provenance), not by value; model.distilled_states by its students' (their
 # checkpoints name the encoder whose states they learned on).
 UNRECORDED = {"data": ("data_dir",),
-              "search": ("shards", "lengths", "pool_limit", "embedder", "preset", "fit_sentences"),
+              "search": ("shards", "lengths", "embedder", "preset", "fit_sentences"),
               "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"),
               "model": ("distilled_states",)}
 
 
-def fingerprints(build: Path, config: dict) -> dict:
-    """The settings of the configuration, and per stage each output's sha256 and recorded settings."""
+def fingerprints(build: Path, config: dict, released: list[Path] = ()) -> dict:
+    """The settings of the configuration, per stage each output's sha256 and recorded settings, and the sha256 of
+    every input: the data step's and the `released` outputs the evaluation rescores (the authors' and the peers')."""
     search = {}
     for split, length, path in layout.searches(build):
         text = path.with_suffix(".txt")
@@ -49,10 +50,22 @@ def fingerprints(build: Path, config: dict) -> dict:
                  for path in sorted(build.glob("decode/**/*.txt"))}
     inputs = build / layout.DATA_INPUTS
     read = read_json(inputs, shape=DATA_INPUTS)["inputs"] if inputs.is_file() else []
-    return {"profile": config.get("profile"), "made_by": code_state(),
-            "inputs": {_input_name(record["path"], config): record["sha256"] for record in read},
+    return {"profile": config.get("profile"), "made_by": code_state(), "searched": _searched(build),
+            "inputs": {_input_name(record["path"], config): record["sha256"]
+                       for record in [*read, *(file_record(path) for path in released)]},
             "settings": recorded_settings(config),
             "search": search, "students": students, "decodings": decodings}
+
+
+def _searched(build: Path) -> dict:
+    """How many pool articles the searches covered (search.pool_limit's cut, which decides every student's training
+    data) and the pool's size; empty before a search."""
+    source, stats = build / layout.search_source("pool"), build / layout.DATA_STATS
+    if not (source.is_file() and stats.is_file()):
+        return {}
+    with open(source, "rb") as handle:
+        articles = sum(1 for _ in handle)
+    return {"articles": articles, "pool_pairs": read_json(stats, shape={"pool_pairs": int})["pool_pairs"]}
 
 
 def _input_name(path: str, config: dict) -> str:
@@ -107,7 +120,8 @@ def refresh(results: Path, config: dict) -> list[str]:
 
 # fingerprints.json: the commit and input files that made the results, an output's recorded settings, per section
 FINGERPRINTS = {"made_by?": {}, "inputs?": {}, "settings": {"*": {}}, "search": {"*": {"settings": {}}},
-                "students": {"*": {"settings": {"*": {}}}}, "decodings": {}, "stale?": [str]}
+                "students": {"*": {"settings": {"*": {}}}}, "decodings": {}, "stale?": [str],
+                "searched?": {"articles?": int, "pool_pairs?": int}}
 NEWER = object()  # a setting the configuration has and an output's record lacks
 
 
@@ -125,10 +139,23 @@ def stale(prints: dict) -> list[str]:
                 found.setdefault(f"{section}.{key}", (value, want))
         if section == "search" and values:  # every search setting is recorded: one missing is newer than the output
             for key, want in configured.get("search", {}).items():
-                if key not in values:
+                if key not in values and key != "pool_limit":
                     found.setdefault(f"search.{key}", (NEWER, want))
     marks = [f"{key}: {_made(made)}, the configuration says {want!r}" for key, (made, want) in sorted(found.items())]
-    return marks + _input_marks(prints.get("inputs", {})) + _code_marks(prints.get("made_by", {}))
+    return marks + _searched_marks(prints) + _input_marks(prints.get("inputs", {})) + \
+        _code_marks(prints.get("made_by", {}))
+
+
+def _searched_marks(prints: dict) -> list[str]:
+    """search.pool_limit, which no output's record holds, compared through the count of pool articles searched."""
+    searched, limit = prints.get("searched") or {}, prints["settings"].get("search", {}).get("pool_limit")
+    if not searched or limit is None:
+        return []
+    pool = searched["pool_pairs"]
+    if (pool if limit == 0 else min(limit, pool)) == searched["articles"]:
+        return []
+    return [f"search.pool_limit: {searched['articles']} of {pool} pool articles searched made the results, the "
+            f"configuration says {limit!r}"]
 
 
 def _input_marks(inputs: dict[str, str]) -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import typing
+from pathlib import Path
 
 from naus import NausError, settings
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
@@ -35,6 +36,8 @@ def field_schema(spec: dataclasses.Field, kind: type) -> dict:
                          ("exclusiveMaximum", "below")):
         if meta[key] is not None:
             schema[keyword] = meta[key]
+    if meta.get("pattern"):
+        schema["pattern"] = f"^({meta['pattern']})$"
     return {**schema, "default": spec.default, "description": meta["help"]}
 
 
@@ -195,3 +198,32 @@ def check_unique_keys(text: str, name: str) -> None:
         yaml.load(text, Loader=Strict)  # noqa: S506 (a SafeLoader)
     except yaml.YAMLError as err:
         raise NausError(f"{name}: not valid YAML ({str(err).splitlines()[0]})") from None
+
+
+SCHEMA_FILE = Path(__file__).resolve().parent.parent / "workflow" / "schemas" / "config.schema.yaml"
+
+
+def resolved(config: dict, name: str = "the configuration") -> dict:
+    """A configuration resolved as the workflow resolves it (`resolve`), each refusal one line naming `name`."""
+    import yaml
+
+    if not isinstance(config, dict):
+        raise NausError(f"{name}: a configuration is a mapping of sections, not {type(config).__name__}")
+    try:
+        return resolve(config, yaml.safe_load(SCHEMA_FILE.read_text(encoding="utf-8")))
+    except NausError as err:
+        raise NausError(f"{name}: {err}") from None
+
+
+def load_profile(profile: str) -> dict:
+    """A profile's configuration, resolved: config/PROFILE.yaml, or the file named; a file that cannot be read, is
+    not YAML, gives a key twice or breaks the schema is refused in one line naming it."""
+    import yaml
+
+    path = Path(profile) if Path(profile).suffix else Path("config") / f"{profile}.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise NausError(f"{path}: cannot read the profile's configuration ({err})") from None
+    check_unique_keys(text, str(path))
+    return resolved(yaml.safe_load(text) or {}, str(path))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import typing
 from dataclasses import asdict, dataclass, field, fields
 
@@ -28,11 +29,11 @@ MAX_CONFIG_VALUES = 100_000  # a profile's values (the paper's: a few hundred); 
 
 
 def setting(default, help: str, minimum: float | None = None, above: float | None = None, below: float | None = None,
-            choices=None, maximum: float | None = None):
+            choices=None, maximum: float | None = None, pattern: str | None = None):
     """A field with its default, the help of its command-line option and its range
-    ([minimum, maximum], (above, ...), [..., below))."""
+    ([minimum, maximum], (above, ...), [..., below)) or, for text, the pattern it matches whole."""
     return field(default=default, metadata={"help": help, "minimum": minimum, "above": above, "below": below,
-                                            "choices": choices, "maximum": maximum})
+                                            "choices": choices, "maximum": maximum, "pattern": pattern})
 
 
 BOUNDS = ("minimum", "maximum", "above", "below")  # a setting's range: [minimum, maximum], (above, ...), [..., below)
@@ -75,6 +76,9 @@ def check_ranges(settings) -> None:
             raise TypeError(f"{spec.name} must be a string, got {type(value).__name__} {value!r}")
         if "help" in meta and isinstance(value, (int, float)) and not isinstance(value, bool):
             check_number(spec.name, value, **{key: meta[key] for key in BOUNDS})
+        pattern = meta.get("pattern") if "help" in meta else None
+        if pattern and isinstance(value, str) and not re.fullmatch(pattern, value):
+            raise SettingError(f"{spec.name} must match {pattern}, got {value!r}")
         if "help" in meta and meta["choices"] and value not in meta["choices"]:
             raise SettingError(f"{spec.name} must be one of {list(meta['choices'])}, got {value!r}")
 
@@ -293,8 +297,9 @@ class DataConfig:
 class LMConfig:
     """The KenLM fluency model."""
 
-    order: int = setting(3, "n-gram order", minimum=1, maximum=MAX_ORDER)
-    memory: str = setting("20%", "lmplz -S: memory for sorting")
+    order: int = setting(3, "n-gram order (KenLM's binary format needs at least 2)", minimum=2, maximum=MAX_ORDER)
+    memory: str = setting("20%", "lmplz -S: memory for sorting, a share of the machine's (1% to 100%) or a size "
+                          "(500M, 2G)", pattern=r"([1-9][0-9]?|100)%|[1-9][0-9]*[bKMGT]?")
 
     def __post_init__(self) -> None:
         check_ranges(self)

@@ -194,6 +194,10 @@ class Spec:
     def table(self, name: str) -> Table | None:
         return next((t for t in self.tables if t.name == name), None)
 
+    def tables_on(self, collection: str) -> list[str]:
+        """The tables that read `collection` ("duc": those that wait for DUC2004 where a user has not brought it)."""
+        return [t.name for t in self.tables if t.protocol.collection == collection]
+
     @property
     def table_names(self) -> list[str]:
         """Every table file the report writes: the claims, each declared table (a shaped one twice), the case study."""

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, output_dir, positive
+from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, output_dir, output_file, positive
 
 CORPUS_DIR = {"type": output_dir(layout.CORPUS_NAMES), "required": True,
               "help": f"the corpus's directory ({BUILD}/{layout.DATA} in the pipeline)"}
@@ -41,9 +42,10 @@ def register(sub) -> None:
             ("--to", {"type": output_dir(_fetched_names), "required": True,
                       "help": "the data directory to fill (the pipeline's NAUS_DATA or data.data_dir); the raw files "
                               "are kept under its .raw/"}),
-            ("--mirror", {"help": "fetch from a mirror laid out as MIRROR/SOURCE/PATH (https:// or file://) "
-                                  "instead of the manifest's addresses"}),
-            ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004)"}))
+            ("--mirror", {"help": "fetch from a mirror laid out as MIRROR/SOURCE/PATH (a folder, https:// or "
+                                  "file://) instead of the manifest's addresses"}),
+            ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004); without them the "
+                               "other files are derived and the DUC2004 tables wait"}))
     command(sources, "verify", data_verify, "check that a data directory's copies of the files a profile reads are "
             "the ones naus/manifest.yaml commits (sha256), naming the first that is not",
             ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
@@ -51,10 +53,11 @@ def register(sub) -> None:
     command(sub, "download", download, "fetch a file and verify its sha256",
             ("--url", {**IN, "help": "the file's address"}),
             ("--sha256", {**IN, "help": "its SHA-256 (hex): any other file is refused"}),
-            ("--out", OUT),
+            ("--out", {**OUT, "type": kept_file, "help": "the file to keep it as (a copy there with that sha256 is "
+                                                         "used as it is)"}),
             ("--unpack", {"type": output_dir(None), "help": "also extract the archive (zip or tar) into this folder"}),
             ("--max-mb", {"type": positive, "default": MAX_DOWNLOAD_MB,
-                          "help": "refuse a larger file (default: %(default)s)"}))
+                          "help": "refuse a larger file, or an archive unpacking to more (default: %(default)s)"}))
     command(sub, "train-lm", train_lm, "train the KenLM fluency model on headlines (lmplz + build_binary)",
             ("--corpus", {**IN, "help": "one headline per line"}), ("--out", OUT), settings=(LMConfig,))
     command(sub, "embed-static", embed_static, "distil a static word-vector table from MiniLM",
@@ -92,40 +95,57 @@ def data_gigaword(args: argparse.Namespace) -> None:
 
 
 def _fetched_names() -> set[str]:
-    """What `naus data fetch --to` writes at the top of the data directory: the derived files' first folders, the
-    raw files' cache."""
+    """What `naus data fetch --to` writes in the data directory: the derived files' first folders, and the raw files'
+    cache of each source it downloads (`.raw/naus`); never `.raw/duc2004`, where the user may put DUC2004."""
     from naus.manifest import manifest
     from naus.sources import RAW
 
-    return {output.split("/")[0] for output in manifest()["derived"]} | {RAW}
-
-
-def _profile_config(profile: str) -> dict:
-    """A profile's configuration: config/PROFILE.yaml, or the file named."""
-    import yaml
-
-    path = Path(profile) if Path(profile).suffix else Path("config") / f"{profile}.yaml"
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as err:
-        raise NausError(f"{path}: cannot read the profile's configuration ({err})") from None
+    downloaded = {f"{RAW}/{name}" for name, source in manifest()["sources"].items()
+                  if any(file.get("url") for file in source["files"].values())}
+    return {output.split("/")[0] for output in manifest()["derived"]} | downloaded
 
 
 def data_fetch(args: argparse.Namespace) -> None:
+    from naus.schema import load_profile
     from naus.sources import fetch
 
-    digests = fetch(_profile_config(args.profile), args.to, mirror=args.mirror, bring=args.duc)
-    print(f"{len(digests)} files derived under {args.to}, each the sha256 the data manifest commits")
+    config = load_profile(args.profile)
+    result = fetch(config, args.to, mirror=args.mirror, bring=args.duc)
+    print(f"{len(result.derived)} files derived and {len(result.kept)} already there under {args.to}, each the sha256 "
+          "the data manifest commits")
+    if result.waiting:
+        print(f"naus: {len(result.waiting)} files wait ({', '.join(result.waiting)}), and with them "
+              f"{_waiting_tables(config)}: {result.unbrought}", file=sys.stderr)
+
+
+def _waiting_tables(config: dict) -> str:
+    """The tables that read DUC2004, by name."""
+    from naus.tables import spec
+
+    names = spec(config).tables_on("duc")
+    return f"the DUC2004 table{'s' if len(names) > 1 else ''} ({', '.join(names)})" if names else "no table"
 
 
 def data_verify(args: argparse.Namespace) -> None:
+    from naus.schema import load_profile
     from naus.sources import verify
 
-    print(f"{verify(_profile_config(args.profile), args.data_dir)} files under {args.data_dir} are the manifest's")
+    print(f"{verify(load_profile(args.profile), args.data_dir)} files under {args.data_dir} are the manifest's")
 
 
 def _counts(counts: dict[str, int], out: str) -> None:
     print(f"corpus written to {out}: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
+
+
+def kept_file(value: str) -> str:
+    """`naus download --out`: a file, which is kept to check its sha256 and reused; never standard output."""
+    if value == "-":
+        raise argparse.ArgumentTypeError("a download is kept as a file (its sha256 checked, reused by the next run), "
+                                         "not written to standard output: give a file name")
+    return output_file(value)
+
+
+kept_file.writes = ()  # an output file, as `output_file` is (naus.cli refuses an input or another output there)
 
 
 def download(args: argparse.Namespace) -> None:
@@ -135,7 +155,7 @@ def download(args: argparse.Namespace) -> None:
     path = fetch(args.url, args.out, args.sha256, args.max_mb)
     print(path)
     if args.unpack:
-        print(f"{len(unpack(path, args.unpack))} files unpacked into {args.unpack}")
+        print(f"{len(unpack(path, args.unpack, args.max_mb * 2**20))} files unpacked into {args.unpack}")
 
 
 def train_lm(args: argparse.Namespace) -> None:

@@ -58,6 +58,9 @@ def register(sub) -> None:
             ("--out", OUT))
     command(sub, "report", report, "tables, figures and README of a profile's results", CONFIG,
             ("--metrics", {**IN, "help": f"{RESULTS}/{layout.METRICS}"}), ("--build", {**IN, "help": BUILD}),
+            ("--released", {"nargs": "*", "default": [], "help": "the released outputs the evaluation rescored (the "
+                                                                 "authors' and the peers'): their sha256 among the "
+                                                                 "fingerprints' inputs"}),
             ("--out", {"type": output_dir(layout.REPORT_NAMES), "required": True, "help": RESULTS}))
     command(sub, "mark-stale", mark_stale, "compare a profile's results with its configuration again and rewrite "
             "their captions' STALE sentence (results that cannot be made again here)", CONFIG,
@@ -116,13 +119,14 @@ def report(args: argparse.Namespace) -> None:
         declared = spec(args.config)
     except NausError as err:
         raise NausError(f"--config: {err}") from None
-    build_report(Path(args.metrics), Path(args.build), Path(args.out), declared)
+    build_report(Path(args.metrics), Path(args.build), Path(args.out), declared, [Path(p) for p in args.released])
 
 
 def mark_stale(args: argparse.Namespace) -> None:
     from naus.fingerprints import refresh
+    from naus.schema import resolved
 
-    marks = refresh(Path(args.results), args.config)
+    marks = refresh(Path(args.results), resolved(args.config, "--config"))
     print(f"{args.results}: " + ("; ".join(marks) if marks else "made with this configuration's settings"))
 
 

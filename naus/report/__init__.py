@@ -20,31 +20,39 @@ from naus.report.pages import (
     TEXT_TABLES, decode_device, fingerprint_section, landing_page, search_section, table_captions,
     rst, training_section, write_table,
 )
-from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, table_frame
+from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
 from naus.tables import PROTOCOLS, Spec, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 
 
-def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
+def build_report(metrics: Path, build: Path, out: Path, spec: Spec, released: list[Path] = ()) -> None:
     """Every declared table and figure, results/{profile}/README.md linking them, the HTML report's first
-    page, a flat metrics.json and its headline numbers; a file one of them needs that is missing or misshapen is an
-    error naming it, raised before anything is written (the sections from build/ are made first)."""
-    # every metrics file read (and checked) before anything is written: a stray bad one stops the report here
-    flat = {str(p.relative_to(metrics).with_suffix("")):
-            {k: v for k, v in read_json(p, METRIC_KEYS, METRIC_BOUNDS).items() if k.startswith("rouge")}
-            for p in sorted(metrics.rglob("*.json"))}
+    page, a flat metrics.json and its headline numbers, the fingerprints of what made them (`released`: the released
+    outputs the evaluation rescored, among their inputs); a file one of them needs that is missing or misshapen is
+    an error naming it, raised before anything is written (the sections from build/ are made first)."""
+    # every configured output's metrics read (and checked against its output) before anything is written; files of
+    # outputs no longer configured are not published
+    flat, empty = {}, set()
+    for stem in configured_metrics(spec):
+        path = metrics / f"{stem}.json"
+        if path.is_file():
+            values = read_metrics(path, build / f"{stem}.txt")
+            flat[stem] = {k: v for k, v in values.items() if k.startswith("rouge")}
+            if values["empty"] == values["n"]:
+                empty.add(stem)
     device = decode_device(build, spec.lengths)
     sections = [opening_section(spec, device)]
     # each output scored once
     scorers = {name: protocol_scorer(build, protocol) for name, protocol in PROTOCOLS.items()}
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
     frames, captions = table_frames(spec, metrics, build, scorers, device)
+    say_empty(spec, captions, empty)
     frames.insert(0, ("claims", claims(dict(frames), spec)))
     captions["claims"] = CLAIMS_CAPTION.format(profile=spec.profile)
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
-    prints = fingerprints(build, {**spec.config, "profile": spec.profile})
+    prints = fingerprints(build, {**spec.config, "profile": spec.profile}, released)
     made = [s for s in (search_section(build), training_section(build), fingerprint_section(prints)) if s]
     marks = stale(prints)
     opening = warning(marks)
@@ -79,6 +87,25 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec) -> None:
     write_text(out / layout.LANDING_PAGE, landing_page(spec.profile, build, whole, written, figures, opening,
                                                   browsable, spec.config.get("note", "")))
     write_records(out, {**prints, "stale": marks}, flat, headline(flat, spec))
+
+
+def say_empty(spec: Spec, captions: dict[str, str], empty: set[str]) -> None:
+    """A row whose every output is empty (an undertrained student) is a row of zeros: its table's caption says so."""
+    folders = {name: protocol.folder for name, protocol in PROTOCOLS.items()}
+    for table in spec.tables:
+        prefix = f"{folders[table.protocol.collection]}/" if folders[table.protocol.collection] else ""
+        labels = [row.label for group in table.groups for row in group.rows
+                  if row.stems and all(f"{prefix}{stem}" in empty for stem in row.stems)]
+        for name in table.names if labels else ():
+            captions[name] += f" Every summary of {', '.join(labels)} is empty: its ROUGE is zero."
+
+
+def configured_metrics(spec: Spec) -> list[str]:
+    """The metrics files the configuration makes, as paths under the metrics folder without `.json` (the same path
+    under build/ with `.txt` is the output each scores)."""
+    folders = {name: protocol.folder for name, protocol in PROTOCOLS.items()}
+    return sorted(f"{folders[split] + '/' if folders[split] else ''}{stem}"
+                  for split in ("test", "duc") for stem in spec.stems(split))
 
 
 def opening_section(spec: Spec, device: str) -> str:

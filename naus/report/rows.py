@@ -27,6 +27,7 @@ from naus.tables import Group, Row, Table
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
 METRIC_BOUNDS = {"rouge1": (0, 100), "rouge2": (0, 100), "rougeL": (0, 100), "avg_words": (0, MAX_POSITIONS)}
+ROUNDING = 0.01  # the metrics files' numbers are rounded to two decimals
 # a decoding takes more than a microsecond a sentence: a timing below it would print an infinite speedup
 TIMING_BOUNDS = {key: (1e-6, 86_400) for key in ("seconds_per_sample", "batch1_seconds_per_sample")}
 # A student's row is the mean over its seeds; the spread columns are filled where there are several.
@@ -47,8 +48,23 @@ COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=
 BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
 
 
-def read_metrics(path: Path) -> dict:
-    return read_json(path, METRIC_KEYS, METRIC_BOUNDS)
+def read_metrics(path: Path, hypothesis: Path | None = None) -> dict:
+    """An output's ROUGE, refused (naming the file) where its numbers cannot be one scoring's: R-2 or R-L above R-1
+    (a bigram or a subsequence shared is a word shared, in every sentence), more empty summaries than sentences, or
+    a count of sentences that is not its output's (`hypothesis`, where the build has it)."""
+    values = read_json(path, (*METRIC_KEYS, "n", "empty"), {**METRIC_BOUNDS, "n": (1, 10**9), "empty": (0, 10**9)})
+    for key in ("rouge2", "rougeL"):
+        if values[key] > values["rouge1"] + ROUNDING:
+            raise NausError(f"{path}: {key} {values[key]} is above rouge1 {values['rouge1']}: "
+                            "not one scoring's numbers")
+    if values["empty"] > values["n"]:
+        raise NausError(f"{path}: {values['empty']} empty summaries of {values['n']}: not one scoring's numbers")
+    if hypothesis is not None and hypothesis.is_file():
+        with open(hypothesis, "rb") as handle:
+            lines = sum(1 for _ in handle)
+        if lines != values["n"]:
+            raise NausError(f"{path}: n {values['n']} is not the {lines} lines of {hypothesis}, the output it scores")
+    return values
 
 
 def total(row: dict) -> float:

@@ -168,7 +168,8 @@ def test_report_names_what_is_missing_from_its_config_or_a_metrics_file(tmp_path
     code, err = run_cli(["report", "--config", '{"profile": "p"}', "--metrics", tmp_path / "m", "--build", tmp_path,
                          "--out", tmp_path / "out"], capsys)
     assert code == 2 and "--config: not a profile's resolved configuration (KeyError: 'search')" in err
-    write(tmp_path / "m/baseline/test/lead-10.json", '{"rouge1": 20.0, "rouge2": 5.0, "rougeL": 18.0, "avg_words": 10}')
+    write(tmp_path / "m/baseline/test/lead-10.json",
+          '{"rouge1": 20.0, "rouge2": 5.0, "rougeL": 18.0, "avg_words": 10, "n": 3, "empty": 0}')
     write(tmp_path / "m/search/test/L10.json", '{"rouge1": 25.0}')
     code, err = run_cli(["report", "--config", REPORT_CONFIG, "--metrics", tmp_path / "m", "--build", tmp_path / "b",
                          "--out", tmp_path / "out"], capsys)

@@ -75,3 +75,26 @@ def test_out_dash_writes_standard_output_everywhere(tmp_path, env):
         result = run(["naus", *command, "--input", source, "--out", "-"], env)
         assert result.returncode == 0 and result.stdout.splitlines()[0].startswith("police"), result
     assert not (ROOT / "-").exists()
+
+
+def test_messages_for_impossible_settings_and_streams_are_one_line(tmp_path, env):
+    """Hostile input, round nine, kind 6 (messages): an LM order KenLM's binary cannot hold, an lmplz memory share
+    above the machine's, `download --out -` (a download is kept as a file), a standard output that cannot encode
+    the text: each refused in one line, before any work."""
+    corpus = write(tmp_path / "h.txt", "police arrest five\n")
+    for args, said in (
+        (["train-lm", "--corpus", corpus, "--out", tmp_path / "lm.bin", "--order", "1"],
+         "--order: must be between 2 and 6, got 1"),
+        (["train-lm", "--corpus", corpus, "--out", tmp_path / "lm.bin", "--memory", "999999%"],
+         "memory must match"),
+        (["download", "--url", corpus.as_uri(), "--sha256", "0" * 64, "--out", "-"],
+         "a download is kept as a file"),
+    ):
+        result = run(["naus", *args], env)
+        assert result.returncode == 2 and said in result.stderr, result.stderr
+        assert not (tmp_path / "lm.bin").exists() and not (ROOT / "-").exists()
+    news = write(tmp_path / "news.txt", "Café prices rose\n")
+    result = run(["naus", "head", "--input", news, "--lines", "0", "--out", "-"], {**env, "PYTHONIOENCODING": "ascii"})
+    assert result.returncode == 2 and result.stderr.strip() == (
+        "naus: error: standard output cannot write '\\xe9' (ascii): set PYTHONIOENCODING=utf-8 or write to a file "
+        "(--out FILE)")

@@ -201,3 +201,60 @@ def test_demo_news_lead_sentences_are_the_same_split_in_parallel(tmp_path):
     assert serial[:3] == [("a storm hit the coast on monday .", "storm hits coast"),
                           ("dr. smith won the prize in st. louis on friday , officials said .", "dr. smith wins"),
                           ("", "empty")]
+
+
+def _tar(path, members):
+    """A tar archive of (TarInfo, bytes or None) pairs."""
+    import io
+    import tarfile
+
+    with tarfile.open(path, "w") as tf:
+        for info, data in members:
+            info.size = len(data) if data is not None else 0
+            tf.addfile(info, io.BytesIO(data) if data is not None else None)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["absolute link", "hard link", "device", "parent path", "absolute path"])
+def test_a_hostile_tar_member_is_refused_before_anything_is_unpacked(tmp_path, kind):
+    """Hostile input, round nine, kind 2 (every download bounded by what it should be): a tar member that is a link,
+    a hard link, a device or a path out of the folder is refused in one line naming it, and nothing of the archive
+    (not even the plain files before it) is unpacked."""
+    import tarfile
+
+    from naus.data import unpack
+
+    plain = tarfile.TarInfo("org_data/a.txt")
+    bad = tarfile.TarInfo({"parent path": "org_data/../../x.txt", "absolute path": "/tmp/x.txt"}.get(kind, "org_data/b"))
+    if kind == "absolute link":
+        bad.type, bad.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    elif kind == "hard link":
+        bad.type, bad.linkname = tarfile.LNKTYPE, "org_data/a.txt"
+    elif kind == "device":
+        bad.type, bad.devmajor, bad.devminor = tarfile.CHRTYPE, 1, 3
+    archive = _tar(tmp_path / "a.tar", [(plain, b"hello\n"), (bad, None if kind.endswith("link") or kind == "device"
+                                                                   else b"x\n")])
+    with pytest.raises(NausError, match="member .*not a plain file|unsafe member path"):
+        unpack(archive, tmp_path / "out")
+    assert not (tmp_path / "out").exists() or not [p for p in (tmp_path / "out").rglob("*") if not p.is_dir()]
+
+
+def test_an_archive_that_unpacks_to_more_than_its_bound_is_refused_before_unpacking(tmp_path):
+    """Kind 2: what an archive unpacks is bounded as the download is (--max-mb) and by its size (a 2 MB zip that
+    becomes 2 GiB is refused from the sizes it declares, which the extraction keeps to)."""
+    from naus.data import UNPACK_RATIO, unpack
+
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("org_data/zeros.txt", b"\0" * (8 << 20))
+    assert bomb.stat().st_size * UNPACK_RATIO < 8 << 20
+    with pytest.raises(NausError, match="bomb.zip: its members hold 8388608 bytes, more than"):
+        unpack(bomb, tmp_path / "out")
+    assert not (tmp_path / "out" / "org_data").exists()
+    text = tmp_path / "text.zip"
+    with zipfile.ZipFile(text, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("org_data/a.txt", "".join(f"line {i} of some text\n" for i in range(2000)))
+    with pytest.raises(NausError, match="more than 100 "):
+        unpack(text, tmp_path / "out", max_bytes=100)
+    assert [p.name for p in unpack(text, tmp_path / "out")] == ["a.txt"]
+    assert (tmp_path / "out/org_data/a.txt").read_text().startswith("line 0 of some text")

@@ -50,7 +50,7 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     sentences, gets `p vs MSRP` at the test's floor, as significant as it can be."""
     m, b, declared = complete(tmp_path, profile(data={"peers": {"msrp": "published/msrp"}}), sentences=30)
     assert "peers/msrp/test-L10" in declared.stems("test")
-    write(m / "peers/msrp/test-L10.json", metrics(29.88, 11.84, 27.10, 9.92))
+    write(m / "peers/msrp/test-L10.json", metrics(29.88, 11.84, 27.10, 9.92, n=30))
     write(b / "data/test/title.txt", "".join(f"word{i} alpha beta gamma delta\n" for i in range(30)))
     write(b / "decode/test/L10/length-control-10.txt", "".join(f"word{i} alpha beta gamma\n" for i in range(30)))
     write(b / "peers/msrp/test-L10.txt", "".join(f"word{i} zeta{' eta' * (10 * (i % 3 == 0))}\n" for i in range(30)))

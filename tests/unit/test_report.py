@@ -13,8 +13,8 @@ from naus.tables import spec
 from tests.helpers import write
 
 
-def metrics(r1, r2, rl, words=10.0):
-    return json.dumps({"rouge1": r1, "rouge2": r2, "rougeL": rl, "avg_words": words, "n": 3, "empty": 0})
+def metrics(r1, r2, rl, words=10.0, n=3):
+    return json.dumps({"rouge1": r1, "rouge2": r2, "rougeL": rl, "avg_words": words, "n": n, "empty": 0})
 
 
 def search_output(build, split, length, sentences, seconds_per_sentence):
@@ -46,7 +46,8 @@ def complete(tmp_path, config: dict, sentences: int = 3):
     write(b / "data/test/article.txt", "".join(f"ref {i} alpha beta gamma\n" for i in range(sentences)))
     for split, scores, outputs in (("test", m, b), ("duc", m / "duc2004", b / "duc2004")):
         for stem in declared.stems(split):
-            write(scores / f"{stem}.json", metrics(26.0 if stem.startswith("decode/") else 25.0, 8.0, 22.0))
+            write(scores / f"{stem}.json", metrics(26.0 if stem.startswith("decode/") else 25.0, 8.0, 22.0,
+                                                   n=sentences))
             write(outputs / f"{stem}.txt", "".join(f"ref {i}\n" for i in range(sentences)))
             if stem.startswith("decode/"):
                 write(b / f"{stem}.timing.json", json.dumps({"seconds_per_sample": 0.01, "device": "cpu"}))
@@ -165,7 +166,7 @@ def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
     search_output(b, "test", 8, 2, 0.4)
     students = {"L8/length-control": (27.0, 0.004, 0.01), "ar-L8/beam": (24.0, 0.02, 0.2), "nar-L8/greedy": (21.0, 0.001, None)}
     for stem, (r1, seconds, batch1) in students.items():
-        write(m / f"decode/test/{stem}-8.json", metrics(r1, 8.0, 22.0, 8.0))
+        write(m / f"decode/test/{stem}-8.json", metrics(r1, 8.0, min(r1, 22.0), 8.0))  # R-L never above R-1
         timing = {"seconds_per_sample": seconds, "device": "cpu"} | ({"batch1_seconds_per_sample": batch1} if batch1 else {})
         write(b / f"decode/test/{stem}-8.timing.json", json.dumps(timing))
 
@@ -389,12 +390,42 @@ def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     assert "MiniLM distilled to three layers" in table_captions(declare(config), "cpu")["table2"]
 
 
-def test_a_stray_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp_path):
-    """Every metrics file is read and checked first: none of the tables, figures or READMEs is written."""
+def test_a_bad_metrics_file_stops_the_report_before_it_writes_anything(tmp_path):
+    """Every configured metrics file is read and checked first: none of the tables, figures or READMEs is written."""
     m, b, declared = complete(tmp_path, profile())
-    write(m / "decode/test/stray/x.json", json.dumps({"rouge1": 1e309}))
-    with pytest.raises(NausError, match="stray/x.json"):
+    write(m / "decode/test/L10/truncate-10.json", json.dumps({"rouge1": 1e309}))
+    with pytest.raises(NausError, match="L10/truncate-10.json"):
         build_report(m, b, tmp_path / "out", declared)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.*"))
+
+
+def test_a_metrics_file_of_an_output_no_longer_configured_is_not_published(tmp_path):
+    """Hostile input, round nine, kind 4 (impossible numbers never in a table, nor hidden): metrics.json holds the
+    configured outputs' ROUGE, not a file an earlier configuration left in the metrics folder."""
+    m, b, declared = complete(tmp_path, profile())
+    write(m / "decode/test/L13/truncate-13.json", metrics(40.0, 20.0, 30.0))
+    build_report(m, b, tmp_path / "out", declared)
+    published = json.loads((tmp_path / "out/metrics.json").read_text())
+    assert "decode/test/L10/truncate-10" in published and not any("L13" in stem for stem in published)
+
+
+@pytest.mark.parametrize("numbers, said", [
+    ({"rouge1": 20.0, "rouge2": 21.0}, "rouge2 21.0 is above rouge1 20.0"),
+    ({"rouge1": 20.0, "rougeL": 20.5}, "rougeL 20.5 is above rouge1 20.0"),
+    ({"n": 7}, "n 7 is not the 3 lines of"),
+    ({"empty": 4}, "4 empty summaries of 3"),
+])
+def test_impossible_numbers_never_reach_a_table(tmp_path, numbers, said):
+    """Kind 4: a metrics file whose numbers no scoring of its output gives (R-2 or R-L above R-1, a count of
+    sentences that is not its output's, more empty summaries than sentences) stops the report, naming the file,
+    before anything is written; the p-values beside them come from the output itself, so the two cannot disagree
+    unseen."""
+    m, b, declared = complete(tmp_path, profile())
+    values = {"rouge1": 26.0, "rouge2": 8.0, "rougeL": 22.0, "avg_words": 10.0, "n": 3, "empty": 0, **numbers}
+    write(m / "decode/test/L10/length-control-10.json", json.dumps(values))
+    with pytest.raises(NausError, match=said) as refused:
+        build_report(m, b, tmp_path / "out", declared)
+    assert "decode/test/L10/length-control-10.json" in str(refused.value)
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.*"))
 
 
@@ -486,3 +517,55 @@ def test_results_whose_inputs_or_code_changed_since_are_marked_stale():
     assert stale({**made, "made_by": {"commit": now, "clean": True}}) == []
     assert stale({**made, "made_by": {"commit": "0" * 40, "clean": True}})[0].startswith(
         f"code: 0000000 made the results, {now[:7]} changed ")
+
+
+def test_the_searched_pool_decides_the_training_data_and_is_marked_stale_when_changed(tmp_path, monkeypatch, capsys):
+    """Hostile input, round nine, kind 4 (impossible numbers never in a table, nor hidden): search.pool_limit, which
+    decides every student's training data, is compared through the count of pool articles the searches covered;
+    `naus mark-stale` resolves its configuration as the workflow does, so a partial one is refused, not read as
+    "nothing changed" (which erased every STALE mark for good)."""
+    from naus.cli import main
+
+    monkeypatch.setattr("naus.report.draw", lambda *args: None)
+    config = profile(search={"pool_limit": 4})
+    m, b, _ = complete(tmp_path, config)
+    write(b / "data/stats.json", json.dumps({"pool_pairs": 10, "dev_pairs": 2, "test_pairs": 3, "lm_headlines": 5}))
+    write(b / "search/pool/source.txt", "a\nb\nc\nd\n")
+    build_report(m, b, tmp_path / "out", spec(config))
+    assert json.loads((tmp_path / "out/fingerprints.json").read_text())["stale"] == []
+    for limit, stale in ((0, True), (4, False), (3, True), (20, True)):
+        build_report(m, b, tmp_path / "out", spec(profile(search={"pool_limit": limit})))
+        marks = json.loads((tmp_path / "out/fingerprints.json").read_text())["stale"]
+        assert marks == ([f"search.pool_limit: 4 of 10 pool articles searched made the results, the configuration "
+                          f"says {limit}"] if stale else []), limit
+    code = main(["mark-stale", "--config", json.dumps({"search": {"pool_limit": 4}}), "--results",
+                 str(tmp_path / "out")])
+    assert code == 2
+    assert "--config: config key (top level): 'profile' is a required property" in capsys.readouterr().err
+    assert json.loads((tmp_path / "out/fingerprints.json").read_text())["stale"]  # the marks stand
+
+
+def test_the_released_outputs_rescored_are_among_the_fingerprints_inputs(tmp_path, monkeypatch):
+    """Hostile input, round nine, kind 5 (an outsider's fetch): the authors' and the peers' released outputs, which
+    the evaluation rescores, are stamped among fingerprints.json's inputs by the path the profile names them by, and
+    a copy that is not the data manifest's marks the results STALE."""
+    monkeypatch.setattr("naus.report.draw", lambda *args: None)
+    config = profile(data={"published_dir": "published/naus"})
+    m, b, declared = complete(tmp_path, config)
+    released = write(tmp_path / "data/published/naus/gigaword/HC_10_length_control.txt", "not the release\n")
+    build_report(m, b, tmp_path / "out", declared, [released])
+    prints = json.loads((tmp_path / "out/fingerprints.json").read_text())
+    assert prints["inputs"] == {"published/naus/gigaword/HC_10_length_control.txt": sha256sum(released)}
+    assert len(prints["stale"]) == 1 and prints["stale"][0].startswith(
+        "input published/naus/gigaword/HC_10_length_control.txt: sha256")
+
+
+def test_a_row_whose_every_summary_is_empty_is_said_in_its_tables_caption(tmp_path, monkeypatch):
+    """Kind 4 (nor hide): an output whose every summary is empty scores zero; the table's caption says which row."""
+    monkeypatch.setattr("naus.report.draw", lambda *args: None)
+    m, b, declared = complete(tmp_path, profile())
+    write(m / "decode/test/L10/truncate-10.json", json.dumps({"rouge1": 0.0, "rouge2": 0.0, "rougeL": 0.0,
+                                                              "avg_words": 0.0, "n": 3, "empty": 3}))
+    build_report(m, b, tmp_path / "out", declared)
+    caption = (tmp_path / "out/tables/table2-full.md").read_text().split("\n\n")[0]
+    assert caption.endswith("Every summary of NAUS truncate (ours) is empty: its ROUGE is zero."), caption

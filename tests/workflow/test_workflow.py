@@ -52,11 +52,50 @@ def test_gigaword_profile_needs_a_data_dir(env):
     assert "data.data_dir" in out and "NAUS_DATA" in out
 
 
-def test_an_empty_data_directory_is_filled_by_the_profiles_first_rule(tmp_path, env):
+def test_an_empty_data_directory_is_refused_naming_the_fetch_that_fills_it(tmp_path, env):
+    """Hostile input, round nine, kind 1 (the user's data never an output): no rule writes the data directory, so
+    Snakemake never deletes it (a missing file, -F, --delete-all-output); a file the profile reads that is missing
+    stops the workflow in one line naming it and `naus data fetch`."""
     code, out = snakemake(["-n", "-p", "--configfile", "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(tmp_path)})
+    assert code != 0
+    line = next(line for line in out.splitlines() if line.startswith("naus: error:"))
+    assert f"{tmp_path}/" in line and "missing" in line
+    assert f"`naus data fetch gigaword-sample --to {tmp_path}`" in line, line
+    assert "data_fetch" not in out and not list(tmp_path.iterdir())
+
+
+def test_a_data_directory_without_duc2004_names_it_and_the_tables_that_wait(shared_data, tmp_path, env):
+    """Kind 5 (an outsider's fetch): everything but DUC2004 in place, the workflow asks for DUC2004 by name, with
+    the tables that read it and the fetch option that brings it."""
+    data = tmp_path / "data"
+    for path in shared_data.rglob("*"):
+        if path.is_file() and not path.relative_to(shared_data).parts[0] == "duc2004":
+            (data / path.relative_to(shared_data)).parent.mkdir(parents=True, exist_ok=True)
+            (data / path.relative_to(shared_data)).symlink_to(path)
+    code, out = snakemake(["-n", "--configfile", "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(data)})
+    assert code != 0
+    line = next(line for line in out.splitlines() if line.startswith("naus: error:"))
+    assert f"{data}/duc2004/" in line and "DUC2004 is NIST's" in line and "table3" in line and "--duc" in line, line
+
+
+def test_deleting_every_output_lists_no_file_of_the_data_directory(shared_data, env):
+    """Kind 1: `snakemake --delete-all-output -n` on gigaword-sample lists the outputs that exist (the committed
+    results, here) and no file of the data directory, every one of which exists."""
+    code, out = snakemake(["--delete-all-output", "-n", "--configfile", "config/gigaword-sample.yaml"],
+                          {**env, "NAUS_DATA": str(shared_data)})
     assert code == 0, out[-2000:]
-    assert re.search(r"^rule data_fetch:", out, re.M)
-    assert re.search(rf"naus data fetch \S*config/gigaword-sample.yaml --to {re.escape(str(tmp_path))} ", out)
+    assert "Would delete results/gigaword-sample/README.md" in out  # the outputs that exist: the committed results
+    assert str(shared_data) not in out and str(shared_data.resolve()) not in out
+
+
+def test_a_profile_set_on_the_command_line_must_be_its_configuration_files(env):
+    """Kind 4 (impossible numbers never in a table): `--config profile=gigaword-sample` on the demo's configuration
+    would plan the demo's runs into gigaword-sample's build and results; refused in one line."""
+    code, out = snakemake(["-n", "--configfile", "config/demo.yaml", "--config", "profile=gigaword-sample"], env)
+    assert code != 0
+    line = next(line for line in out.splitlines() if line.startswith("naus: error:"))
+    assert "config key profile: 'gigaword-sample' is not 'demo', the profile of " in line, line
+    assert "config/demo.yaml" in line
 
 
 def test_table_lengths_without_search_output_name_the_key(tmp_path):
@@ -255,20 +294,22 @@ def test_the_fast_preset_is_the_default_and_fits_a_learned_estimate_per_length_a
 
 
 def test_configured_values_reach_the_shell_quoted(tmp_path, env):
-    """A setting or a download URL holding `$(...)` is passed to `naus` as text: the planned commands quote it, and
-    running the lm command's option through a shell creates nothing."""
+    """A setting or a download URL holding `$(...)` never runs: lmplz's memory matches its pattern (refused by the
+    schema, naming the key), and a URL is passed to `naus` as text, the planned command quoting it."""
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
     hostile = write(tmp_path / "hostile.yaml", text.replace("lm: {}", "lm: {memory: \"$(touch X)20%\"}"))
     code, out = snakemake(["-n", "--forceall", "-p", "build/other/lm/lm.bin", "--configfile", str(hostile)], env)
-    assert code == 0 and "--memory '$(touch X)20%'" in out, out[-2000:]
-    option = out[out.index("--memory '"):].split(" --out", 1)[0]
-    subprocess.run(["bash", "-c", f"printf '%s' {option}"], cwd=tmp_path, capture_output=True, check=True)
-    assert not (tmp_path / "X").exists()
+    assert code != 0 and "naus: error: config key lm.memory: '$(touch X)20%' does not match" in out, out[-2000:]
+    assert not (tmp_path / "X").exists() and not (ROOT / "X").exists()
     url = "https://example.org/a'$(touch Y)'.tgz"
-    gigaword = (ROOT / "config/gigaword-sample.yaml").read_text().replace(
-        "  source: gigaword\n", f"  source: gigaword\n  download: {{url: \"{url}\", sha256: '{'0' * 64}'}}\n")
-    code, out = snakemake(["-n", "--forceall", "-p", "build/gigaword-sample/download/gigaword.archive", "--configfile",
-                           str(write(tmp_path / "download.yaml", gigaword))], {**env, "NAUS_DATA": str(tmp_path)})
+    profile = yaml.safe_load((ROOT / "config/gigaword-sample.yaml").read_text())
+    for key in ("duc_dir", "published_dir", "peers", "extra_headlines"):  # a download's Gigaword alone
+        profile["data"].pop(key, None)
+    profile.pop("duc", None)
+    profile["data"]["download"] = {"url": url, "sha256": "0" * 64}
+    config = write(tmp_path / "download.yaml", yaml.safe_dump(profile))
+    target = f"build/gigaword-sample/download/gigaword/{profile['data']['pool_article']}"
+    code, out = snakemake(["-n", "--forceall", "-p", target, "--configfile", str(config)], env)
     assert code == 0, out[-2000:]
     assert "--url 'https://example.org/a'\"'\"'$(touch Y)'\"'\"'.tgz'" in out, out[-2000:]
 

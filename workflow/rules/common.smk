@@ -81,6 +81,18 @@ try:  # the schema's pattern too, checked again where the paths are built
     PROFILE = layout.check_profile(config["profile"])
 except NausError as err:
     fail(f"config key profile: {err}")
+# A profile's results are its configuration file's: `--config profile=...` would plan one profile's runs into
+# another's build and results folders.
+FILED_PROFILES = [
+    (path, named)
+    for path in workflow.config_settings.configfiles
+    if (named := (yaml.safe_load(Path(path).read_text()) or {}).get("profile")) is not None
+]
+if FILED_PROFILES and FILED_PROFILES[-1][1] != PROFILE:
+    fail(
+        f"config key profile: {PROFILE!r} is not {FILED_PROFILES[-1][1]!r}, the profile of "
+        f"{FILED_PROFILES[-1][0]}: give that profile's own configuration file (--configfile config/{PROFILE}.yaml)"
+    )
 BUILD, RESULTS, LOGS = (
     layout.profile_dir("build", PROFILE),
     layout.profile_dir("results", PROFILE),
@@ -279,17 +291,58 @@ DOWNLOAD = config["data"].get("download")
 GIGAWORD_KEYS = ("pool_article", "pool_title", "test_article", "test_title")
 
 
-def fetched_files() -> list[str]:
-    """What `naus data fetch` derives of the profile's data (naus/manifest.yaml), when a recipe makes every file the
-    profile reads (gigaword-sample's); none otherwise."""
-    from naus.sources import profile_paths, recipes_for
+def check_fetched() -> None:
+    """The data directory holds every file of the profile that `naus data fetch` derives, before the DAG. The user's
+    data is never a rule's output (Snakemake deletes a job's outputs before it runs, and all of them under `-F` or
+    `--delete-all-output`): a missing file stops the workflow in one line naming it and the command that derives it;
+    DUC2004, which the user brings, is named with the tables that wait for it."""
+    from naus.sources import missing_files, profile_paths
 
-    if DOWNLOAD or config["data"]["source"] == "demo":
-        return []
+    if config["data"]["source"] == "demo" or not profile_paths(config):  # a download alone reads no data directory
+        return
     try:
-        return [output for recipe in recipes_for(profile_paths(config)) for output in recipe.outputs]
-    except NausError:
+        missing = missing_files(config, data_dir())  # a download's Gigaword files are its own (naus.sources)
+    except NausError:  # a profile whose files no recipe makes: its own inputs say what is missing
+        return
+    if not missing:
+        return
+    filed = Path(workflow.config_settings.configfiles[0])
+    named = Path(workflow.basedir) / "config" / f"{PROFILE}.yaml"  # `naus data fetch` takes a profile by its name
+    profile = PROFILE if named.exists() and filed.resolve() == named.resolve() else str(filed)
+    fetch = f"naus data fetch {shlex.quote(profile)} --to {shlex.quote(str(data_dir()))}"
+    duc = [path for path in missing if path.startswith(f"{config['data'].get('duc_dir')}/")]
+    if duc and len(duc) == len(missing):
+        waiting = ", ".join(SPEC.tables_on("duc")) or "none"
+        fail(
+            f"{data_dir() / duc[0]}: missing, and {len(duc) - 1} more DUC2004 files; DUC2004 is NIST's "
+            f"(https://duc.nist.gov/data.html): the tables that wait for it ({waiting}) need its five files, which "
+            f"`{fetch} --duc DIR` checks and copies"
+        )
+    fail(
+        f"{data_dir() / missing[0]}: missing, and {len(missing) - 1} more of the profile's files: `{fetch}` derives "
+        "them from their public sources"
+    )
+
+
+if workflow.check_envvars:  # not for `--lint`, which reads no data
+    check_fetched()
+
+
+def released_files() -> list[str]:
+    """The released outputs (the authors' and the peers') the evaluation rescores, under the data directory: the
+    report stamps their sha256 among its inputs."""
+    from naus.sources import recipes_for
+
+    named = [p for p in [config["data"].get("published_dir"), *(config["data"].get("peers") or {}).values()] if p]
+    try:
+        return [str(data_dir() / o) for recipe in recipes_for(named) for o in recipe.outputs] if named else []
+    except NausError:  # released outputs of a profile's own, which no recipe makes: each rule's input names them
         return []
+
+
+def unpacked_into(first_file: str) -> str:
+    """The folder the download unpacks into, from the path of the first Gigaword file unpacked there."""
+    return first_file[: -len(config["data"][GIGAWORD_KEYS[0]]) - 1]
 
 
 def external(key: str) -> str:

@@ -45,14 +45,17 @@ else:
     if DOWNLOAD:
 
         rule download_gigaword:
-            """The Rush-format Gigaword release, verified against the sha256 pinned in the config."""
+            """The Rush-format Gigaword release, verified against the sha256 pinned in the config. The archive is not
+            an output (Snakemake would delete it before the job, a copy saved by hand too): `naus download` keeps one
+            whose sha256 is the pinned one and fetches it otherwise; only what it unpacks is the rule's."""
             output:
-                archive=f"{BUILD}/{layout.DOWNLOAD_ARCHIVE}",
                 files=[f"{BUILD}/{layout.DOWNLOAD_DIR}/{config['data'][k]}" for k in GIGAWORD_KEYS],
             params:
                 url=DOWNLOAD["url"],
                 sha256=DOWNLOAD["sha256"],
-                unpack=lambda w, output: output.archive.removesuffix(layout.DOWNLOAD_ARCHIVE) + layout.DOWNLOAD_DIR,
+                unpack=lambda w, output: unpacked_into(output.files[0]),
+                archive=lambda w, output: unpacked_into(output.files[0]).removesuffix(layout.DOWNLOAD_DIR)
+                + layout.DOWNLOAD_ARCHIVE,
             log:
                 f"{LOGS}/download.log",
             benchmark:
@@ -60,26 +63,8 @@ else:
             conda:
                 "../../envs/naus-cpu.yaml"
             shell:
-                "python -m naus download --url {params.url:q} --sha256 {params.sha256} --out {output.archive} "
-                "--unpack {params.unpack} > {log} 2>&1"
-
-    if fetched_files():
-
-        rule data_fetch:
-            """A data directory without the profile's files filled from their public sources (`naus data fetch`:
-            naus/manifest.yaml, each checked by sha256); DUC2004, NIST's, where the user put it (DATA/.raw/duc2004).
-            """
-            output:
-                [str(data_dir() / path) for path in fetched_files()],
-            params:
-                profile=workflow.config_settings.configfiles[0],
-                to=data_dir(),
-            log:
-                f"{LOGS}/fetch.log",
-            conda:
-                "../../envs/naus-cpu.yaml"
-            shell:
-                "python -m naus data fetch {params.profile:q} --to {params.to:q} > {log} 2>&1 && tail -n 1 {log}"
+                "python -m naus download --url {params.url:q} --sha256 {params.sha256} --out {params.archive:q} "
+                "--unpack {params.unpack:q} > {log} 2>&1"
 
     rule data_gigaword:
         input:

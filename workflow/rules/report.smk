@@ -10,6 +10,7 @@ rule report:
         histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in trained_students()],
         timings=timing_files(),
         other_protocol=other_protocol_files(),
+        released=released_files(),
     output:
         readme=f"{RESULTS}/{layout.README}",
         landing=f"{RESULTS}/{layout.LANDING_PAGE}",
@@ -49,7 +50,7 @@ rule report:
         "../../envs/naus-cpu.yaml"
     shell:
         "python -m naus report --config {params.config:q} --metrics {params.results}/metrics --build {params.build} "
-        "--out {params.results} > {log} 2>&1"
+        "--released {input.released:q} --out {params.results} > {log} 2>&1"
 
 
 rule mark_stale:

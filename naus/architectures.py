@@ -18,6 +18,12 @@ class Architecture:
     frozen: bool = False  # it reads frozen MiniLM states (naus.student.frozen) and copies source words: no vocabulary
 
     @property
+    def gpu(self) -> bool:
+        """Whether it needs a GPU to train in useful time: one on frozen states trains only a thin top (a minute a
+        student on a CPU core at gigaword-sample's size), every other its whole encoder."""
+        return not self.frozen
+
+    @property
     def family(self) -> str:
         """Its key in `naus.methods.Method.decoders`: every CTC student decodes alike, a copy head's also by its
         source positions."""
@@ -54,3 +60,4 @@ ARCHITECTURES = registry((
 ), "architectures")
 # Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")
+CPU_ARCHS = tuple(name for name, arch in ARCHITECTURES.items() if not arch.gpu)  # the default without a GPU first

@@ -150,9 +150,10 @@ _LIMITS_AND_LICENCES = """## Limits
 - Its ROUGE is against Gigaword's titles; on other text it has not been measured.
 
 ## Licences of what it learned from
-- Gigaword (LDC2011T07, Rush et al.'s sentence pairs) is the Linguistic Data Consortium's, under its user
-  agreement. The weights are derived from its articles (never its titles) and hold no text of it; whether they
-  may be used beyond research is for the LDC's agreement with each user to say: use them as that agreement allows.
+- Gigaword (English Gigaword, LDC2003T05, as Rush et al. cite it for their sentence pairs) is the Linguistic Data
+  Consortium's, under its user agreement. The weights are derived from its articles (never its titles) and hold no
+  text of it; whether they may be used beyond research is for the LDC's agreement with each user to say: use them
+  as that agreement allows.
 - all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT.
 """
 

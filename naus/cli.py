@@ -105,6 +105,7 @@ def limit_threads(threads: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # transformers' bars (loading MiniLM): naus says its own
     portable_cpu_kernels()
     if args.threads:
         limit_threads(args.threads)

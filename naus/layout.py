@@ -28,6 +28,15 @@ _STUDENT = rf"(({'|'.join(TABLE4_ARCHS)})-)?L\d+(-f0\.\d+)?(-g\d+)?"
 TRAINED_PATTERN = rf"{_STUDENT}(-s\d+)?"  # the students `naus train` makes
 ENSEMBLE_PATTERN = rf"{_STUDENT}-{ENSEMBLE}"  # those `naus ensemble` makes
 MODEL_PATTERN = f"{TRAINED_PATTERN}|{ENSEMBLE_PATTERN}"
+
+
+def students_of(archs, own: bool, ensembles: bool = True) -> str:
+    """A pattern of the students of Table 4's architectures `archs` (each names its own: `nar-ctc-copy-L10`) and,
+    with `own`, of the profile's own (`L10-s3`, whose architecture is config key model.arch): the rules that train
+    and decode them ask for what those architectures need. Ensembles (`L10-ens`) too unless `ensembles` is False."""
+    prefixes = ([f"({'|'.join(map(re.escape, archs))})-"] if archs else []) + ([""] if own else [])
+    ending = r"(-s\d+|-" + ENSEMBLE + ")?" if ensembles else r"(-s\d+)?"
+    return "|".join(rf"{prefix}L\d+(-f0\.\d+)?(-g\d+)?{ending}" for prefix in prefixes) or "(?!)"
 METHOD_PATTERN = "|".join(METHODS)
 TARGET_PATTERN = r"\d+|r0\.\d+|c\d+"  # words, a ratio of the source, characters (`target_option`)
 # A profile names build/{profile} and results/{profile}: one path component, never `.`, `..` or hidden.

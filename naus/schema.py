@@ -32,6 +32,8 @@ def field_schema(spec: dataclasses.Field, kind: type) -> dict:
     """A setting as JSON Schema: its type, range, choices, default and help."""
     meta = spec.metadata
     schema: dict = {"enum": list(meta["choices"])} if meta["choices"] else {"type": JSON_TYPES[kind]}
+    if spec.default is None and "type" in schema:  # unset: the setting's help says what stands for it
+        schema["type"] = [schema["type"], "null"]
     for keyword, key in (("minimum", "minimum"), ("maximum", "maximum"), ("exclusiveMinimum", "above"),
                          ("exclusiveMaximum", "below")):
         if meta[key] is not None:
@@ -141,10 +143,15 @@ def check_sections(config: dict) -> None:
     section's settings dataclass as a rule will: declared once, in its `__post_init__`."""
     required = {"model": {"vocab_size": 1}}
     for section, kind in SECTIONS.items():
-        try:
-            kind(**required.get(section, {}), **settings.options(kind, config.get(section, {})))
-        except NausError as err:
-            raise NausError(f"config section {section}: {err}") from None
+        values = config.get(section, {})
+        # the first generation's training its own settings over the section's (a warm-up within its shorter run)
+        variants = [("", values)] + ([(".first_generation", {**values, **values["first_generation"]})]
+                                     if section == "train" and values.get("first_generation") else [])
+        for where, variant in variants:
+            try:
+                kind(**required.get(section, {}), **settings.options(kind, variant))
+            except NausError as err:
+                raise NausError(f"config section {section}{where}: {err}") from None
 
 
 def check_lengths(config: dict) -> None:

@@ -251,7 +251,8 @@ class TrainConfig:
     max_steps: int = setting(100_000, "optimizer steps", minimum=1, maximum=10**8)
     max_tokens: int = setting(4096, "source tokens (padding included) per batch", minimum=16, maximum=10**7)
     lr: float = setting(5e-4, "peak learning rate", above=0)
-    warmup: int = setting(10_000, "steps of linear warm-up, then 1/sqrt(step) decay", minimum=0)
+    warmup: int | None = setting(None, "steps of linear warm-up, then 1/sqrt(step) decay (default: a tenth of "
+                                 "max_steps, the paper's 10,000 of 100,000; at most max_steps)", minimum=0)
     weight_decay: float = setting(0.01, "AdamW weight decay", minimum=0)
     clip: float = setting(2.0, "gradient-norm clipping", above=0)
     smoothing: float = setting(0.1, "label smoothing: weight of the uniform term", minimum=0, below=1)
@@ -265,6 +266,14 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         check_ranges(self)
+        if self.warmup is not None and self.warmup > self.max_steps:
+            raise SettingError(f"warmup {self.warmup} is longer than the run (max_steps {self.max_steps}): the "
+                               "learning rate would never reach lr; give at most max_steps (default: a tenth)")
+
+    @property
+    def warmup_steps(self) -> int:
+        """The warm-up the schedule runs: `warmup`, or a tenth of the run (the paper's ratio) when it is not set."""
+        return self.max_steps // 10 if self.warmup is None else self.warmup
 
 
 # Which pool titles the language model reads (config key data.lm_titles): `unsearched`, no title of an article that
@@ -310,14 +319,15 @@ class DecodeConfig:
     """How a student decodes (the summarizer's defaults too)."""
 
     length: int | None = 10  # summary words (the command line's --length, exclusive with --ratio and --chars)
-    min_length: int = setting(1, "with --ratio, at least this many words", minimum=1, maximum=MAX_POSITIONS)
+    min_length: int = setting(1, "with a ratio of the source as the target (r0.5, `naus decode --ratio`), at "
+                                 "least this many words", minimum=1, maximum=MAX_POSITIONS)
     beam_size: int = setting(6, "beam of length control and CTC beam search", minimum=1, maximum=MAX_BEAM)
     batch_size: int = setting(64, "sentences per forward pass", minimum=1, maximum=MAX_BATCH)
-    batch1_samples: int = setting(0, "with --timing, also time the first N sentences decoded one at a time",
-                                  minimum=0, maximum=100_000)
-    timing_passes: int = setting(3, "with --timing, time this many passes after an untimed one and record the median "
-                                 "(one pass of a small test set is at the mercy of a busy moment)",
-                                 minimum=1, maximum=100)
+    batch1_samples: int = setting(0, "when timing (`naus decode --timing`, `naus time`), also time the first N "
+                                     "sentences decoded one at a time", minimum=0, maximum=100_000)
+    timing_passes: int = setting(3, "when timing (`naus decode --timing`, `naus time`), time this many passes after "
+                                    "an untimed one and record the median (one pass of a small test set is at the "
+                                    "mercy of a busy moment)", minimum=1, maximum=100)
     max_memory_mb: int = setting(1024, "memory char-control's tables may take: a budget and beam whose tables "
                                        "would not fit are refused", minimum=16, maximum=1 << 20)
     ratio: float | None = None  # L = floor(ratio x source length), in (0, 1] (--ratio)

@@ -101,7 +101,8 @@ def add_settings(parser: argparse.ArgumentParser, settings: type, only: tuple[st
         meta = spec.metadata
         parser.add_argument(f"--{spec.name.replace('_', '-')}",
                             type=ranged(kind, **{key: meta[key] for key in BOUNDS}), default=spec.default,
-                            choices=meta["choices"], help=f"{meta['help']} (default: %(default)s)")
+                            choices=meta["choices"],
+                            help=meta["help"] if spec.default is None else f"{meta['help']} (default: %(default)s)")
 
 
 def target(required: bool, default: int | None, chars: bool = False) -> tuple:

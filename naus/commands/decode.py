@@ -43,8 +43,8 @@ def register(sub) -> None:
                 ("--states", {"help": "the input's frozen states (`naus encode-states`) for a naus-copy student "
                                       "(default: computed here)"}),
                 ("--minilm-onnx", {"help": "compute them with this MiniLM (`naus export-onnx`: int8, about twice as "
-                                           "fast; with --full-range at the fp32 states' dev quality; default: the "
-                                           "fp32 MiniLM students learn on)"}),
+                                           "fast; `naus export-onnx --full-range`: at the fp32 states' dev quality; "
+                                           "default: the fp32 MiniLM students learn on)"}),
                 ENCODER,
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
@@ -158,11 +158,12 @@ def decode(args: argparse.Namespace) -> None:
                        max_line_bytes=MAX_LINE_BYTES)
     chunks = [list(lines)] if args.states else batched(lines, CHUNK)
     streamed = standard_output() if args.out == "-" and not args.provenance else None
-    written, timed, sentences, seconds = [], [], 0, 0.0
+    written, timed, sentences, seconds, short = [], [], 0, 0.0, 0
     for chunk in chunks:
         log.info("decoding %s", count(len(chunk), "sentence"))
         results = summarizer.summarize(chunk, batch_size=args.batch_size, **options)
         sentences, seconds = sentences + len(chunk), seconds + summarizer.last_timing["seconds"]
+        short += sum(1 for r in results if args.length and args.chars is None and r.length < args.length)
         summaries = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
                      if args.jsonl else r.summary for r in results]
         if streamed is not None:
@@ -175,6 +176,9 @@ def decode(args: argparse.Namespace) -> None:
     log.info("model loaded in %.2f s; %s decoded by %s in %.3f s (%.1f ms each, batch %d, %s)", loaded,
              count(sentences, "sentence"), summarizer.last_timing.get("method", "-"), seconds,
              1000 * seconds / max(sentences, 1), args.batch_size, summarizer.device)
+    if short:  # a source of fewer than L words is summarised by all of them (or a student's fewer)
+        log.warning("%d of %d summaries have fewer than %d words (the source has fewer, or the student wrote fewer)",
+                    short, sentences, args.length)
     if streamed is None:
         _write_summaries(args.out, written, args.provenance, made_from)
     if args.timing:

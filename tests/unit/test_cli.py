@@ -1,3 +1,4 @@
+import re
 import subprocess
 
 from tests.helpers import ROOT, write
@@ -98,3 +99,31 @@ def test_messages_for_impossible_settings_and_streams_are_one_line(tmp_path, env
     assert result.returncode == 2 and result.stderr.strip() == (
         "naus: error: standard output cannot write '\\xe9' (ascii): set PYTHONIOENCODING=utf-8 or write to a file "
         "(--out FILE)")
+
+
+def _commands(parser, name="naus"):
+    """Every leaf command of the parser and its own parser."""
+    import argparse
+
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield name, parser
+        return
+    for child, sub in subs[0].choices.items():
+        yield from _commands(sub, f"{name} {child}")
+
+
+def test_every_option_a_help_names_is_an_option_of_its_command():
+    """Helps a newcomer trusts (issue 119): an option a command's help names (outside a quoted `naus ...` of
+    another command) is one that command takes (decode-all named a --ratio, time a --timing it has not); and no
+    help says its default twice."""
+    from naus.cli import build_parser
+
+    for name, parser in _commands(build_parser()):
+        options = {o for a in parser._actions for o in a.option_strings}
+        texts = [parser.description or ""] + [a.help or "" for a in parser._actions]
+        for text in texts:
+            for option in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", re.sub(r"`[^`]*`", "", text)):
+                assert option in options, f"{name}: its help names {option}, which it does not take: {text!r}"
+        for action in parser._actions:
+            assert (action.help or "").count("default:") <= 1, f"{name} {action.option_strings}: {action.help!r}"

@@ -489,3 +489,17 @@ def test_export_onnx_refuses_a_full_range_of_fp32_weights_before_any_work(tmp_pa
     out = tmp_path / "m.onnx"
     assert main(["export-onnx", "--fp32", "--full-range", "--out", str(out)]) == 2
     assert "--full-range" in capsys.readouterr().err and not out.exists()
+
+
+def test_quiet_means_quiet_the_quantizers_advice_and_transformers_bars_are_not_printed(tmp_path, caplog, monkeypatch):
+    """Helps a newcomer trusts (issue 119): `naus -q export-onnx` printed onnxruntime's advice to pre-process image
+    models and transformers' weight-loading bar; the advice is dropped where the quantizer logs it, the bars are
+    off in every naus command (naus says its own progress)."""
+    from naus.cli import main
+
+    with caplog.at_level(logging.WARNING):
+        export_onnx(tmp_path / "two-int8.onnx", layers=2)
+    assert not [r for r in caplog.records if "pre-processing" in r.getMessage()]
+    monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
+    main(["-q", "data", "verify", "demo", "--data-dir", str(tmp_path)])
+    assert os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1"

@@ -1,4 +1,5 @@
 import itertools
+import json
 import math
 
 import pytest
@@ -262,3 +263,19 @@ def test_the_command_line_trains_with_the_avx2_kernels_on_any_x86_cpu(tmp_path, 
     pinned, avx2, *wide = [weights(*run) for run in runs]
     assert all(torch.equal(pinned[k], avx2[k]) for k in pinned)
     assert not any(all(torch.equal(pinned[k], other[k]) for k in pinned) for other in wide)
+
+
+def test_a_short_run_warms_up_within_itself_and_learns(tmp_path):
+    """Helps and defaults a newcomer trusts (issue 119): `TrainConfig(max_steps=20)`, the README's example, warms up
+    for a tenth of its run (the paper's ratio), not the paper's 10,000 steps (a learning rate of 1e-6 that learned
+    nothing), so its loss falls; a warm-up longer than the run is refused, naming both."""
+    from naus import SettingError
+
+    vocab, pairs, model_config = tiny(tmp_path)
+    config = TrainConfig(max_steps=20, max_tokens=512, checkpoint_every=1000, eval_every=10, device="cpu")
+    assert config.warmup is None and config.warmup_steps == 2
+    train(pairs, pairs, vocab, model_config, config, tmp_path)
+    history = json.loads((tmp_path / "history.json").read_text())["history"]
+    assert history[-1]["dev_loss"] < 0.8 * history[0]["dev_loss"], history
+    with pytest.raises(SettingError, match="warmup 10000 is longer than the run \\(max_steps 20\\)"):
+        TrainConfig(max_steps=20, warmup=10_000)

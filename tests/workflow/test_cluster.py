@@ -50,3 +50,28 @@ def test_every_gpu_rule_has_gpu_settings_in_the_slurm_profile():
     for rule in declared:
         settings = profile["set-resources"][rule]
         assert settings["slurm_partition"] == "gpu" and "gres" not in settings, rule
+
+
+CPU_RULES = {"train_on_states", "decode_student_on_states", "decode_on_states"}
+
+
+def test_students_on_frozen_states_ask_a_cluster_for_a_cpu_core_not_a_gpu(shared_data, env):
+    """Resources from the architecture (issue 119): in the SLURM dry run of gigaword-sample, whose students all learn
+    on frozen MiniLM states (naus-copy, nar-ctc-copy), no student's training or decoding asks for a GPU: each is a
+    one-core job of the CPU partition with its measured time and memory; the paper profile's students (naus and
+    Table 4's encoder-decoders, whole encoders trained) go to the GPU partition."""
+    profile = yaml.safe_load((ROOT / "workflow/profiles/slurm/config.yaml").read_text())
+    code, out = snakemake(["--workflow-profile", "workflow/profiles/slurm", "-n", "--configfile",
+                           "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(shared_data)})
+    assert code == 0, out[-3000:]
+    blocks = job_blocks(out)
+    students = [(rule, text) for rule, text in blocks if rule in CPU_RULES | GPU_RULES - {"time_decode"}]
+    assert {rule for rule, _ in students} == CPU_RULES and len(students) > 100
+    for rule, text in students:
+        wanted = profile["set-resources"][rule]
+        assert "gpu=1" not in text and "slurm_partition=cpu" in text, text
+        assert f"mem_mb={wanted['mem_mb']}" in text and f"runtime={wanted['runtime']}" in text, text
+    trained = {re.search(r"wildcards: model=(\S+)", text)[1] for rule, text in students if rule == "train_on_states"}
+    assert {name.split("-L")[0] if "-L" in name else "own" for name in trained} == {"own", "nar-ctc-copy"}
+    for rule in CPU_RULES:  # one core, not the 8 threads a GPU job's host gets
+        assert rule not in profile.get("set-threads", {})

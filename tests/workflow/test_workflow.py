@@ -367,3 +367,11 @@ def test_the_first_generation_trains_with_its_own_settings_and_the_later_ones_wi
     assert filled["train"]["first_generation"] == {"lr": 0.002}  # no default of a setting fills it in
     assert schema_error({**filled, "train": {"first_generation": {"max_step": 7}}}).startswith(
         "config key train.first_generation: Additional properties are not allowed ('max_step' was unexpected)")
+
+
+def test_the_target_the_readme_names_is_one_the_workflow_builds(env):
+    """The README's example of one output (issue 119: it named none that exists) is a target Snakemake plans."""
+    readme = (ROOT / "README.md").read_text()
+    target = re.search(r"builds one output, such as\s+`([^`]+)`", readme)[1]
+    code, out = snakemake(["-n", "--forceall", target, "--configfile", "config/demo.yaml"], env)
+    assert code == 0 and "rule evaluate_test:" in out, out[-2000:]

@@ -169,6 +169,17 @@ def student_arch(name: str) -> str:
     return config["model"]["arch"] if arch == "naus" else arch
 
 
+# The students by what they need (naus.architectures: `gpu`): a cluster sends those that train their whole encoder to
+# its GPU partition, those on frozen states to a CPU core.
+OWN_GPU = ARCHITECTURES[config["model"]["arch"]].gpu
+GPU_TABLE4, CPU_TABLE4 = ([a for a in TABLE4_ARCHS if ARCHITECTURES[a].gpu is gpu] for gpu in (True, False))
+GPU_STUDENTS, CPU_STUDENTS = layout.students_of(GPU_TABLE4, OWN_GPU), layout.students_of(CPU_TABLE4, not OWN_GPU)
+GPU_TRAINED, CPU_TRAINED = (
+    layout.students_of(GPU_TABLE4, OWN_GPU, ensembles=False),
+    layout.students_of(CPU_TABLE4, not OWN_GPU, ensembles=False),
+)
+
+
 def frozen_states(model: str, split: str) -> list[str]:
     """The frozen MiniLM states of `split` that student `model` reads (none unless it learns on them)."""
     return [f"{BUILD}/{layout.frozen_states(split)}"] if ARCHITECTURES[student_arch(model)].frozen else []

@@ -25,9 +25,11 @@ PLANNED, TIMED = planned_decodings(), timed_decodings(SPEC.timed())
 
 rule decode_student:
     """Every decoding of split {split} by student {model} that a table or figure reads, one after another in one
-    process (a process started per decoding spent longer starting Python, PyTorch and numba than decoding)."""
+    process (a process started per decoding spent longer starting Python, PyTorch and numba than decoding); a
+    student on frozen states: `decode_student_on_states`."""
     wildcard_constraints:
         split="test|duc",
+        model=GPU_STUDENTS,
     input:
         **DECODE_INPUT,
     output:
@@ -48,6 +50,15 @@ rule decode_student:
     shell:
         "python -m naus --threads {threads} decode-all --checkpoint {input.checkpoint} --source {input.source} "
         "{params.states} --beam-size {params.beam} --batch-size {params.batch} --out {output} {params.stems} > {log} 2>&1"
+
+
+use rule decode_student as decode_student_on_states with:
+    # a student on frozen states decodes from them on a CPU core (a cluster's CPU partition)
+    wildcard_constraints:
+        split="test|duc",
+        model=CPU_STUDENTS,
+    resources:
+        gpu=0,
 
 
 rule decoding:
@@ -73,9 +84,10 @@ rule decoding:
 
 rule decode:
     """Any other decoding of a split (the dev split's, to choose a recipe) by model {model} for a target length or
-    ratio, in a process of its own."""
+    ratio, in a process of its own; by a student on frozen states: `decode_on_states`."""
     wildcard_constraints:
         split="|".join(layout.DECODE_SOURCES),
+        model=GPU_STUDENTS,
     input:
         **DECODE_INPUT,
     output:
@@ -100,6 +112,16 @@ rule decode:
 
 
 ruleorder: decoding > decode
+ruleorder: decoding > decode_on_states
+
+
+use rule decode as decode_on_states with:
+    # a student on frozen states decodes from them on a CPU core (a cluster's CPU partition)
+    wildcard_constraints:
+        split="|".join(layout.DECODE_SOURCES),
+        model=CPU_STUDENTS,
+    resources:
+        gpu=0,
 
 
 rule time_decode:

@@ -43,9 +43,9 @@ rule encode_states:
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
     the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one); a later generation on
-    the previous one's length-control summaries (`layout.teacher_model`)."""
+    the previous one's length-control summaries (`layout.teacher_model`). Students on frozen states: `train_on_states`."""
     wildcard_constraints:
-        model=layout.TRAINED_PATTERN,
+        model=GPU_TRAINED,
     input:
         unpack(
             lambda w: {
@@ -87,6 +87,14 @@ rule train:
         "--train-target {input.train_target} --dev-source {input.dev_source} --dev-target {input.dev_target} "
         "{params.states} {params.flags} --fraction {params.fraction} --seed {params.seed} --resume --restart --out {params.out} --timing {output.timing} "
         "> {log} 2>&1"
+
+
+use rule train as train_on_states with:
+    # a student on frozen MiniLM states: one CPU core, no GPU (a cluster's CPU partition)
+    wildcard_constraints:
+        model=CPU_TRAINED,
+    resources:
+        gpu=0,
 
 
 rule ensemble:

@@ -229,3 +229,60 @@ def check_bundle(results: Path, checkpoint: Path = BUNDLED, card_path: Path = CA
         problems.append(f"{card_path}: not the card {results} and {checkpoint.name} make (naus bundle)")
     return problems
 
+
+
+def ship(students: list[Path], out: Path, stats: Path, metrics: Path | None = None, profile: str = "") -> list[Path]:
+    """A profile of one's own text made usable: each student (`train/L8/best.pt`) written to `out/L8.pt` as the
+    bundled one is (a copy-head student less its vocabulary: the file holds no word list of the text), loadable with
+    `Summarizer.from_pretrained(path)`, and `out/README.md` saying what each learned from, how it was chosen (its dev
+    loss on the search's labels of held-out sentences: no title read) and, where the profile has a labelled test
+    set, its ROUGE beside the teacher's (`metrics`). Returns the files written."""
+    from naus.provenance import read_history
+    from naus.student.checkpoint import load_checkpoint, save_checkpoint
+
+    counts = read_json(stats, ("pool_pairs", "dev_pairs"))
+    rows, written = [], []
+    for best in students:
+        student = layout.parse_model(best.parent.name)
+        payload = load_checkpoint(best)
+        frozen = ARCHITECTURES[payload["model_config"]["arch"]].frozen
+        target = out / Path(layout.shipped_student(student.length)).name
+        out.mkdir(parents=True, exist_ok=True)
+        save_checkpoint(target, strip_vocabulary(payload) if frozen else payload)
+        written.append(target)
+        history = read_history(best.parent / layout.HISTORY)["history"]
+        dev = [entry["dev_loss"] for entry in history if "dev_loss" in entry]
+        row = (f"| `{target.name}` | {student.length} | {payload['model_config']['arch']} | "
+               f"{history[-1]['step'] if history else 0} | {f'{min(dev):.3f}' if dev else '–'} |")
+        if metrics is not None:
+            method = ARCHITECTURES[payload["model_config"]["arch"]].methods[0]  # as the profile scored it
+            ours = metrics / f"{layout.decoded('test', best.parent.name, method, student.length)}.json"
+            teacher = metrics / f"{layout.search('test', student.length)}.json"
+            row += "".join(f" {_total(path)} |" for path in (ours, teacher))
+        rows.append(row)
+    scored = metrics is not None
+    header = ("| file | L | architecture | steps | dev loss (search labels) |" + (" test R-1 / R-2 / R-L (ours) | "
+              "the teacher's |" if scored else ""))
+    rule = "|" + "---|" * (5 + 2 * scored)
+    scores = "A labelled test set scores them." if scored else "No labelled test set was given: no ROUGE is claimed."
+    text = f"""# Students of profile `{profile}`
+
+Made by `naus ship` from the profile's own text: {counts['pool_pairs']:,} unlabelled sentences searched and learned
+from, {counts['dev_pairs']:,} held out whose search labels chose each student (the checkpoint of lowest dev loss: no
+title was read), and the profile's unpaired headlines for the language model. {scores}
+
+{header}
+{rule}
+{chr(10).join(rows)}
+
+Load one with `Summarizer.from_pretrained("{written[0]}")`, or `naus summarize --checkpoint {written[0]} --length
+N`: a student decodes any length in the source's order, best near the length it learned.
+"""
+    write_text(out / "README.md", text)
+    written.append(out / "README.md")
+    return written
+
+
+def _total(path: Path) -> str:
+    values = read_json(path, ("rouge1", "rouge2", "rougeL"))
+    return f"{values['rouge1']:.2f} / {values['rouge2']:.2f} / {values['rougeL']:.2f}"

@@ -197,6 +197,33 @@ def build_demo(
                   inputs=[file_record(wheel)])
 
 
+def build_text(sentences: str | Path, headlines: str | Path, dev_size: int, seed: int,
+               test: tuple[str | Path, str | Path] | None = None) -> Corpus:
+    """A corpus of one's own raw text: unlabelled sentences (one a line) as the pool and, held out, the dev split
+    whose search labels choose each student (its dev loss: no title is read); unpaired headlines (any, one a line)
+    for the LM; optionally a labelled test set, scored only. Every line normalised as `naus summarize` reads raw
+    text (`naus.text.normalize`: PTB tokens, lower case, digits as #)."""
+    lines = [normalize(clean(line)) for line in read_lines(sentences)]
+    distinct = list(dict.fromkeys(line for line in lines if line))
+    stats = {"sentences_empty_dropped": sum(1 for line in lines if not line),
+             "sentences_duplicates_dropped": sum(1 for line in lines if line) - len(distinct)}
+    if dev_size >= len(distinct):
+        raise NausError(f"{sentences}: {len(distinct)} distinct sentences, not more than data.dev_size ({dev_size}): "
+                        "give more sentences or a smaller dev split")
+    splits = split_pairs([(line, "") for line in distinct], dev_size, 0, seed)  # no title: none is ever read
+    if test:
+        articles, titles = read_parallel(*test)
+        check_references(titles, test[1])
+        splits["test"] = [(normalize(clean(a)), normalize(clean(t))) for a, t in zip(articles, titles)]
+    words = [normalize(clean(line), one_sentence=True) for line in read_lines(headlines)]
+    lm = [line for line in words if line]
+    stats["headlines_empty_dropped"] = len(words) - len(lm)
+    if not lm:
+        raise NausError(f"{headlines}: no headline with a word for the language model")
+    files = [sentences, headlines, *(test or ())]
+    return Corpus(splits, lm, stats=stats, inputs=[file_record(p) for p in files])
+
+
 def read_rush(article_path: str | Path, title_path: str | Path, references: bool = False) -> list[tuple[str, str]]:
     """Rush-format Gigaword: one tokenised article and title per line; `<unk>` becomes `UNK`. The titles of a test
     set (`references`) are refused here, where they are first read, if one is empty or has no word to score."""

@@ -345,6 +345,12 @@ def peer(name: str, collection: str, length: Part, cut: bool = False) -> str:
 # file, a few headline numbers (what `dvc metrics show` prints) and the fingerprints of what made them.
 METRICS, TABLES, FIGURES = "metrics", "tables", "figures"
 README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS = "README.md", "report.rst", "metrics.json", "fingerprints.json"
+SHIPPED = "model"  # under results/{profile}/ of a profile of one's own text: its students as `Summarizer` loads them
+
+
+def shipped_student(length: int) -> str:
+    """A profile's shipped student for `length` words (results/{profile}/model/L8.pt)."""
+    return f"{SHIPPED}/L{length}.pt"
 HEADLINE = "headline.json"
 BROWSER, BROWSER_CAPTION, FIGURE_CAPTIONS = "browse.html", "browse.rst", f"{FIGURES}/captions.rst"
 REPORT_NAMES = (TABLES, FIGURES, README, LANDING_PAGE, FLAT_METRICS, FINGERPRINTS, HEADLINE, BROWSER, BROWSER_CAPTION)

@@ -164,11 +164,14 @@ class Spec:
     config: dict = field(repr=False)  # the whole resolved configuration (the outputs' recorded settings)
     tables: tuple[Table, ...] = ()
     figures: tuple[Figure, ...] = ()
+    shipped: tuple[str, ...] = ()  # a profile of one's own text: the students it ships, one per length
+    scored: tuple[str, ...] = ()  # and, with a labelled test set, the outputs its README scores
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
         found = [s for t in self.tables if t.protocol.collection == split for g in t.groups if not g.archive
                  for row in ((g.teacher,) if g.teacher else ()) + g.rows for s in row.stems]
+        found += list(self.scored) if split == "test" else []
         if split == "test":
             found += [s for f in self.figures for series in f.series for _, stems in series.points for s in stems]
         return list(dict.fromkeys(found))
@@ -182,9 +185,9 @@ class Spec:
         return list(dict.fromkeys(rows + points))
 
     def students(self) -> list[str]:
-        """Every student a table or figure decodes with, once each."""
-        return list(dict.fromkeys(layout.decoded_model(s) for split in ("test", "duc") for s in self.stems(split)
-                                  if s.startswith("decode/")))
+        """Every student a table or figure decodes with, and those shipped, once each."""
+        return list(dict.fromkeys([*(layout.decoded_model(s) for split in ("test", "duc") for s in self.stems(split)
+                                     if s.startswith("decode/")), *self.shipped]))
 
     @property
     def batch_size(self) -> int:
@@ -236,6 +239,8 @@ def spec(config: dict) -> Spec:
                      and name in ARCHITECTURES[config.get("model", {}).get("arch", "naus")].methods],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
+        if config["data"]["source"] == TEXT:
+            return _own_text(base)
         table2 = _table2(base)
         tables = (table2, _table3(base), _table4(base), _table6(base))
         made = replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
@@ -245,6 +250,20 @@ def spec(config: dict) -> Spec:
         raise NausError(f"the profile asks for {outputs:,} outputs (its lengths, seeds, fractions, methods and sweeps "
                         f"multiplied), more than {MAX_OUTPUTS:,}: fewer of them")
     return made
+
+
+TEXT = "text"  # config key data.source of a profile of one's own text
+
+
+def _own_text(s: Spec) -> Spec:
+    """A profile of one's own text: no table of the paper; the last generation's seed-0 student of each length
+    shipped and, given a labelled test set, it and the teacher scored in the source's order."""
+    generation, method = s.config["train"]["generations"], ARCHITECTURES[s.config["model"]["arch"]].methods[0]
+    shipped = tuple(layout.model(n, generation=generation) for n in s.lengths)
+    scored = tuple(stem for n, student in zip(s.lengths, shipped) for stem in (
+        layout.search("test", n), layout.decoded("test", student, method, n))) \
+        if s.config["data"].get("test_article") else ()
+    return replace(s, shipped=shipped, scored=scored)
 
 
 TEACHER_LABEL = "Search teacher (ours)"

@@ -36,6 +36,13 @@ def register(sub) -> None:
             ("--duc-dir", {"help": "directory with DUC2004 input.txt and task1_ref0..3.txt"}),
             ("--out", CORPUS_DIR), SEARCHED,
             settings=((DataConfig, ("dev_size", "select_size", "seed", "lm_titles")),))
+    command(sources, "text", data_text, "a corpus of your own raw text: unlabelled sentences (searched and learned "
+            "from; no title) and unpaired headlines for the LM, optionally a labelled test set (scored only)",
+            ("--sentences", {**IN, "help": "raw text, one sentence a line"}),
+            ("--headlines", {**IN, "help": "raw headlines, one a line, of any articles (the LM's: never paired)"}),
+            ("--test-article", {"help": "optional: raw test sentences, one a line"}),
+            ("--test-title", {"help": "their reference headlines, line for line (needs --test-article)"}),
+            ("--out", CORPUS_DIR), settings=((DataConfig, ("dev_size", "seed")),))
     command(sources, "fetch", data_fetch, "a profile's data from its public sources (naus/manifest.yaml): "
             "downloaded, checked by sha256 and derived into the files the profile reads",
             ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
@@ -93,6 +100,15 @@ def data_gigaword(args: argparse.Namespace) -> None:
                             duc_dir=args.duc_dir, select_size=args.select_size, lm_titles=args.lm_titles,
                             searched=args.searched)
     _counts(corpus.write(args.out), args.out)
+
+
+def data_text(args: argparse.Namespace) -> None:
+    from naus.data import build_text
+
+    if bool(args.test_article) != bool(args.test_title):
+        raise NausError("--test-article and --test-title go together: a test set is sentences and their references")
+    test = (args.test_article, args.test_title) if args.test_article else None
+    _counts(build_text(args.sentences, args.headlines, args.dev_size, args.seed, test).write(args.out), args.out)
 
 
 def _fetched_names() -> set[str]:

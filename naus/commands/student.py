@@ -9,7 +9,8 @@ from pathlib import Path
 
 from naus import layout
 from naus.bundle import PROFILE
-from naus.commands import IN, OUT, SENTENCES, command, count, done, output_dir, output_file, ranged, settings_from
+from naus.commands import (BUILD, IN, OUT, RESULTS, SENTENCES, command, count, done, output_dir, output_file, ranged,
+                           settings_from)
 from naus.student.distil import EPOCHS, FFN, LAYERS_FROM, LR
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,14 @@ def register(sub) -> None:
                        "help": "its feed-forward width (MiniLM's: 1536; default: %(default)s)"}),
             ("--epochs", {"type": ranged(int, minimum=1), "default": EPOCHS, "help": "default: %(default)s"}),
             ("--lr", {"type": ranged(float, above=0), "default": LR, "help": "default: %(default)s"}))
+    command(sub, "ship", ship, "a profile's students as files `Summarizer.from_pretrained` loads, and a README of "
+            "what each learned from and how it was chosen",
+            ("--students", {**IN, "nargs": "+", "help": "the students' best.pt (train/L8/best.pt, ...)"}),
+            ("--stats", {**IN, "help": f"{BUILD}/{layout.DATA_STATS}"}),
+            ("--metrics", {"help": f"{RESULTS}/{layout.METRICS}, where the profile has a labelled test set"}),
+            ("--profile", {"default": "", "help": "the profile's name, for the README"}),
+            ("--out", {"type": output_dir((*(f"L{n}.pt" for n in range(1, 257)), "README.md")), "required": True,
+                       "help": f"{RESULTS}/{layout.SHIPPED}"}))
     command(sub, "bundle", bundle, "remake the bundled student (naus/models: `from_pretrained()`) and its model card "
             "from gigaword-sample's student and committed results",
             ("--build", {"type": Path, "default": Path(layout.profile_dir("build", PROFILE)),
@@ -115,6 +124,14 @@ def distil(args: argparse.Namespace) -> None:
     record = distil(read_lines(args.input), args.out, tuple(args.layers_from), args.ffn, args.epochs, args.lr)
     done(args.out, f"{args.out}: {len(args.layers_from)} layers distilled on {record['sentences']} sentences, "
                    f"mean squared error {record['last_epoch_mse']} in the last epoch")
+
+
+def ship(args: argparse.Namespace) -> None:
+    from naus.bundle import ship as write
+
+    made = write([Path(p) for p in args.students], Path(args.out), Path(args.stats),
+                 Path(args.metrics) if args.metrics else None, args.profile)
+    done(args.out, f"{count(len(made) - 1, 'student')} and their README -> {args.out}")
 
 
 def bundle(args: argparse.Namespace) -> None:

@@ -13,7 +13,37 @@ DATA_OUTPUTS.update({f"duc_{name}": f"{BUILD}/{layout.duc_file(name)}" for name 
 SEARCHED = {"searched": config["search"]["pool_limit"]}  # the searched pool articles, whose titles the LM never reads
 
 
-if config["data"]["source"] == "demo":
+if config["data"]["source"] == tables.TEXT:
+
+    rule data_text:
+        """Your own raw text (data.sentences, data.headlines; a labelled test set where data.test_article names
+        one), normalised as `naus summarize` reads it, in the corpus layout."""
+        input:
+            sentences=lambda w: external("sentences"),
+            headlines=lambda w: external("headlines"),
+            test=lambda w: [external(k) for k in ("test_article", "test_title") if config["data"].get(k)],
+        output:
+            **DATA_OUTPUTS,
+        params:
+            flags=flags({k: config["data"][k] for k in ("dev_size", "seed")}),
+            test=lambda w, input: (
+                f"--test-article {shlex.quote(input.test[0])} --test-title {shlex.quote(input.test[1])}"
+                if input.test
+                else ""
+            ),
+            out=lambda w, output: os.path.dirname(output.stats),
+        log:
+            f"{LOGS}/data.log",
+        benchmark:
+            f"{LOGS}/benchmark/data.tsv"
+        conda:
+            "../../envs/naus-cpu.yaml"
+        shell:
+            "python -m naus data text --sentences {input.sentences:q} --headlines {input.headlines:q} {params.test} "
+            "{params.flags} --out {params.out} > {log} 2>&1 "
+            "&& tail -n 1 {log}"
+
+elif config["data"]["source"] == "demo":
 
     rule data_demo:
         output:

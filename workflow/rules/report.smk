@@ -53,6 +53,30 @@ rule report:
         "--released {input.released:q} --out {params.results} > {log} 2>&1"
 
 
+rule ship:
+    """A profile of your own text: each length's student as a file `Summarizer.from_pretrained` loads (a copy head's
+    without its vocabulary), with a README of what it learned from, how it was chosen and, given a test set, its
+    ROUGE beside the teacher's."""
+    input:
+        students=[f"{BUILD}/{layout.student_checkpoint(m)}" for m in SPEC.shipped],
+        histories=[f"{BUILD}/{layout.student_dir(m)}/{layout.HISTORY}" for m in SPEC.shipped],
+        stats=f"{BUILD}/{layout.DATA_STATS}",
+        metrics=metric_files(),
+    output:
+        readme=f"{RESULTS}/{layout.SHIPPED}/{layout.README}",
+        students=[f"{RESULTS}/{layout.shipped_student(layout.parse_model(m).length)}" for m in SPEC.shipped],
+    params:
+        metrics=lambda w, input: f"--metrics {RESULTS}/{layout.METRICS}" if input.metrics else "",
+        out=lambda w, output: os.path.dirname(output.readme),
+    log:
+        f"{LOGS}/ship.log",
+    conda:
+        "../../envs/naus.yaml"
+    shell:
+        "python -m naus ship --students {input.students} --stats {input.stats} {params.metrics} "
+        "--profile {PROFILE} --out {params.out} > {log} 2>&1"
+
+
 rule mark_stale:
     """Results made elsewhere (students of a GPU lease) compared with the configuration again, their captions' STALE
     sentence rewritten; run by name (`snakemake mark_stale`) when the configuration changed and they cannot be remade."""

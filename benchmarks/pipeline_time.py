@@ -56,6 +56,12 @@ AVX2 as well: 272.3 s, `make setup` 104.2 s and the pipeline 168.1 s (students 9
 and the set-up 178 s. The search outputs and decodings had the committed fingerprints, the students not
 (`portable_fingerprints.py`), so results/demo stays the Zen 4's.
 
+Your own corpus (`NAUS_DATA=DIR --profile own --clone ...` → `own_time.json`, 7 December 2026, commit a33464d, 2
+cores of an AMD EPYC, Zen 4, pinned to AVX2): Gigaword's first 20,500 pool articles as `sentences.txt` (20,000
+searched and learned from, 500 dev) and the 32,205 extra headlines as `headlines.txt`: 618.1 s (searches 848.4
+job-seconds, the pool's states 230.4 s, the student 37.1), 1,169 s projected on plain AVX2, within the 1,800 s
+the README promises for 20,000 sentences.
+
 gigaword-sample from an empty build on a fresh clone (`--profile gigaword-sample --clone ... --results` →
 `gigaword_time.json`, the same machine, nothing else running; 4 December 2026, commit ab53ee6): 4903.3 s in one
 invocation, 8971.5 job-seconds (students 4137.4, searches 2804.4, decodings 1402.1); 7,902 s projected on plain
@@ -330,13 +336,20 @@ def main() -> None:
         runs = [{k: v for k, v in r.items() if k != "ran_on"} for r in runs]  # said once, at the top
         made = made and {k: v for k, v in made.items() if k != "ran_on"}
         stages, jobs = stage_seconds(clone / "logs" / args.profile / "benchmark")
+        read = clone / "build" / args.profile / "data" / "inputs.json"  # what the data step read, by sha256
+        inputs = {Path(r["path"]).name: r["sha256"] for r in json.loads(read.read_text())["inputs"]} \
+            if read.is_file() else {}
+        counted = clone / "build" / args.profile / "data" / "stats.json"
+        counts = json.loads(counted.read_text()) if counted.is_file() else {}
         if args.results:
             shutil.rmtree(ROOT / "results" / args.profile, ignore_errors=True)
             shutil.copytree(clone / "results" / args.profile, ROOT / "results" / args.profile)
     pipeline = round(sum(r["seconds"] for r in runs), 1)
     total = round(pipeline + (made["seconds"] if made else 0), 1)
     write_json(ROOT / "results" / "benchmarks" / RECORD[args.profile], {
-        "profile": args.profile, "commit": runs[-1]["commit"], **ran_on, "total_seconds": total,
+        "profile": args.profile, "commit": runs[-1]["commit"], **ran_on, "inputs": inputs,
+        "corpus": {k: v for k, v in counts.items() if k.endswith("_pairs") or k == "lm_headlines"},
+        "total_seconds": total,
         "budget_seconds": BUDGET_SECONDS[args.profile],
         **({"setup": made, "pipeline_seconds": pipeline} if made else {}), "runs": runs,
         "job_seconds": round(sum(stage["seconds"] for stage in stages.values()), 1),

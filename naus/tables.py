@@ -1,10 +1,8 @@
-"""What each table and figure of a profile shows, declared once from its configuration: each row's
-label, its outputs (one per seed) and its decoding method, each figure's series. The workflow builds
-exactly these outputs (`workflow/rules/common.smk`) and the report draws exactly these rows and
-figures (`naus.report`), refusing one whose input is missing. Plain Python.
-
-An output is a path under build/{profile}/ without `.txt`; its scores are the same stem under
-results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`.
+"""What each table and figure of a profile shows, declared once from its configuration: each row's label, its
+outputs (one per seed) and its decoding method, each figure's series. The workflow builds exactly these outputs
+(`workflow/rules/common.smk`) and the report draws exactly these rows and figures (`naus.report`), refusing one whose
+input is missing. An output is a path under build/{profile}/ without `.txt`; its scores are the same stem under
+results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`. Plain Python.
 """
 
 from __future__ import annotations
@@ -164,8 +162,8 @@ class Spec:
     config: dict = field(repr=False)  # the whole resolved configuration (the outputs' recorded settings)
     tables: tuple[Table, ...] = ()
     figures: tuple[Figure, ...] = ()
-    shipped: tuple[str, ...] = ()  # a profile of one's own text: the students it ships, one per length
-    scored: tuple[str, ...] = ()  # and, with a labelled test set, the outputs its README scores
+    shipped: tuple[str, ...] = ()  # one's own text: the students shipped, and (a test set) the outputs scored
+    scored: tuple[str, ...] = ()
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
@@ -228,6 +226,7 @@ def generations(s: "Spec") -> list[tuple[int, list, str]]:
 # The most outputs a profile may ask for (ten times gigaword-sample's 398): every list of the schema at its maximum
 # asks for far more than Snakemake plans in reasonable time and memory.
 MAX_OUTPUTS = 5_000
+TEXT = "text"  # config key data.source of a profile of one's own text
 
 
 def spec(config: dict) -> Spec:
@@ -239,8 +238,12 @@ def spec(config: dict) -> Spec:
                      and name in ARCHITECTURES[config.get("model", {}).get("arch", "naus")].methods],
                     [(int(m), int(c)) for m, c in config["decode"].get("chars", [])],
                     (config.get("duc") or {}).get("length") or None, (config.get("duc") or {}).get("chars"), config)
-        if config["data"]["source"] == TEXT:
-            return _own_text(base)
+        if config["data"].get("source") == TEXT:  # no table: each length's last-generation student shipped and,
+            method = ARCHITECTURES[config["model"]["arch"]].methods[0]  # given a test set, scored beside the teacher
+            shipped = tuple(layout.model(n, generation=config["train"]["generations"]) for n in base.lengths)
+            return replace(base, shipped=shipped, scored=tuple(
+                x for n, m in zip(base.lengths, shipped) if config["data"].get("test_article")
+                for x in (layout.search("test", n), layout.decoded("test", m, method, n))))
         table2 = _table2(base)
         tables = (table2, _table3(base), _table4(base), _table6(base))
         made = replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
@@ -250,20 +253,6 @@ def spec(config: dict) -> Spec:
         raise NausError(f"the profile asks for {outputs:,} outputs (its lengths, seeds, fractions, methods and sweeps "
                         f"multiplied), more than {MAX_OUTPUTS:,}: fewer of them")
     return made
-
-
-TEXT = "text"  # config key data.source of a profile of one's own text
-
-
-def _own_text(s: Spec) -> Spec:
-    """A profile of one's own text: no table of the paper; the last generation's seed-0 student of each length
-    shipped and, given a labelled test set, it and the teacher scored in the source's order."""
-    generation, method = s.config["train"]["generations"], ARCHITECTURES[s.config["model"]["arch"]].methods[0]
-    shipped = tuple(layout.model(n, generation=generation) for n in s.lengths)
-    scored = tuple(stem for n, student in zip(s.lengths, shipped) for stem in (
-        layout.search("test", n), layout.decoded("test", student, method, n))) \
-        if s.config["data"].get("test_article") else ()
-    return replace(s, shipped=shipped, scored=scored)
 
 
 TEACHER_LABEL = "Search teacher (ours)"

@@ -73,8 +73,7 @@ def register(sub) -> None:
     command(sub, "export-onnx", export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
             "shipped weights)",
             ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, MiniLM's states 1.7 "
-                                                        "times as fast as fp32's: results/benchmarks/"
-                                                        "student_states.json)"}),
+                                                        "times as fast as fp32's, as student_states.json measured)"}),
             ("--full-range", {"action": "store_true", "help": "int8 weights over the whole 8 bits (default: 7, the "
                                                               "same bytes on every x86 CPU): closer to fp32, exact "
                                                               "only on CPUs with VNNI; for `naus summarize "

@@ -295,11 +295,10 @@ class _Run:
             raise NausError(f"none of the {len(self.lengths)} training pairs can be learnt by a {model_config.arch} "
                             "student (with CTC a target must fit its source's slots: are the training source and "
                             "target swapped?)")
-        self.optimizer = torch.optim.AdamW(
-            self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8, weight_decay=config.weight_decay
-        )
-        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer,
-                                                           lambda s: inverse_sqrt(s + 1, config.warmup_steps))
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=config.lr, betas=(0.9, 0.98), eps=1e-8,
+                                           weight_decay=config.weight_decay)
+        warmup = config.warmup_steps
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lambda s: inverse_sqrt(s + 1, warmup))
         self.state = {"step": 0, "epoch": 0, "position": 0, "best_dev": math.inf, "history": [], "skipped": 0,
                       "stale": 0, "window": []}  # window: the training losses since the last history entry
         self.provenance_record = provenance(pairs, dev, vocab, model_config, config)

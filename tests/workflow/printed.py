@@ -24,6 +24,9 @@ AS_RUN = (
     (r"build/demo/", "build/micro/"),
     (r"results/demo", "results/micro"),
     (r"~/naus-data", "build/naus-data"),  # what the README fetches stays in the checkout
+    # your own corpus: its student is the one shipped (the micro run has no text profile), its new text the news
+    (r"results/own/model/L8\.pt", "naus/models/gigaword.pt"),
+    (r"~/my-text/new\.txt", "tests/data/news.txt"),
 )
 # The README's fetch runs against a full mirror of the public raw files where $NAUS_MIRROR names one (never the
 # manifest's addresses: the suite contacts no server); without one it shows its help.

@@ -19,7 +19,7 @@ def test_every_printed_dry_command_works_in_a_fresh_shell(repo_copy):
 def test_a_wrong_profile_or_missing_data_is_one_line(repo_copy):
     import subprocess
 
-    for profile, expected in (("gigaword", "the profiles are demo gigaword-sample paper"),
+    for profile, expected in (("gigaword", "the profiles are demo gigaword-sample own paper"),
                               ("gigaword-sample", "set config key data.data_dir or the environment variable NAUS_DATA")):
         result = subprocess.run(["make", "dryrun", f"PROFILE={profile}"], cwd=repo_copy, env=FRESH, capture_output=True,
                                 text=True)

@@ -26,7 +26,7 @@ def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env)
     assert code == 0, out[-3000:]
     jobs = re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n?)+)", out, flags=re.M)  # a job: its rule and indented lines
     timed = [text for rule, text in jobs if rule == "time_decode"]
-    decoded = [text for rule, text in jobs if rule == "decode_student"]
+    decoded = [text for rule, text in jobs if rule in ("decode_student", "decode_student_on_states")]
     assert timed and all("threads: 3" in text for text in timed)
     assert all("threads: 3" not in text for text in decoded)  # the decodings themselves run side by side
     assert any("/L10-s1/" in text for text in decoded) and not any("/L10-s1/" in text for text in timed)
@@ -353,14 +353,14 @@ def test_the_first_generation_trains_with_its_own_settings_and_the_later_ones_wi
     keep the section's."""
     text = (ROOT / "config/demo.yaml").read_text().replace("profile: demo", "profile: other")
     steps = yaml.safe_load(text)["train"]["max_steps"]
-    text = text.replace("  fractions:", "  generations: 2\n  first_generation: {max_steps: 7, lr: 0.002}\n  fractions:")
+    text = text.replace("  fractions:", "  generations: 2\n  first_generation: {max_steps: 7, warmup: 3, lr: 0.002}\n  fractions:")
     config = write(tmp_path / "generations.yaml", text)
     code, out = snakemake(["-n", "--configfile", str(config), "--forceall", "-p", "build/other/train/L8-g2/best.pt"],
                           env)
     assert code == 0, out[-2000:]
     first, later = (re.search(rf"naus --threads 1 train .*--out build/other/train/{name} ", out).group(0)
                     for name in ("L8", "L8-g2"))
-    assert "--max-steps 7 " in first and "--lr 0.002 " in first and "--warmup 30 " in first
+    assert "--max-steps 7 " in first and "--lr 0.002 " in first and "--warmup 3 " in first
     assert f"--max-steps {steps} " in later and "--lr 0.001 " in later
     filled = {"profile": "x", "data": {"source": "demo"}, "train": {"first_generation": {"lr": 0.002}}}
     schema.validate(filled, config_schema(), set_default=True)

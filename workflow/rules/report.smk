@@ -67,6 +67,7 @@ rule ship:
         students=[f"{RESULTS}/{layout.shipped_student(layout.parse_model(m).length)}" for m in SPEC.shipped],
     params:
         metrics=lambda w, input: f"--metrics {RESULTS}/{layout.METRICS}" if input.metrics else "",
+        profile=PROFILE,
         out=lambda w, output: os.path.dirname(output.readme),
     log:
         f"{LOGS}/ship.log",
@@ -74,7 +75,7 @@ rule ship:
         "../../envs/naus.yaml"
     shell:
         "python -m naus ship --students {input.students} --stats {input.stats} {params.metrics} "
-        "--profile {PROFILE} --out {params.out} > {log} 2>&1"
+        "--profile {params.profile} --out {params.out} > {log} 2>&1"
 
 
 rule mark_stale:

@@ -27,8 +27,8 @@ def test_two_raw_text_files_become_students_a_summarizer_loads(tmp_path, env):
     profile = yaml.safe_load((ROOT / "config/own.yaml").read_text())
     profile["data"].update(dev_size=10, test_article="test/sentences.txt", test_title="test/headlines.txt")
     profile.update(lm={"order": 2, "memory": "5%"},
-                   search={"lengths": [4], "shards": 1, "rerank_k": 6, "rerank_exact": 2, "steps_coef": 0.02,
-                           "restarts_coef": 0.02},
+                   search={"lengths": [4], "shards": 1, "rerank_k": 0, "estimator": "in-context", "steps_coef": 0.02,
+                           "restarts_coef": 0.02},  # fluency alone: no MiniLM to export for the re-ranking
                    model={**profile["model"], "d_model": 16, "n_heads": 2, "d_ff": 32, "max_len": 64},
                    train={**profile["train"], "max_steps": 6, "warmup": 2, "eval_every": 3, "max_tokens": 256})
     config = write(tmp_path / "own.yaml", yaml.safe_dump(profile))

@@ -1,7 +1,7 @@
 """The printed commands that read a build (`make demo`, `naus summarize`, the Python API, DVC, the HTML report),
 run as printed (tests/workflow/printed.py) in a copy of the repository whose demo profile is the micro run's; then
-DVC over the build they leave (DVC removes a stage's outputs before it runs one, so `dvc repro` would make the
-whole run again; the pipeline test checks what it makes): each stage asks Snakemake for a target the run made, a
+DVC over the build they leave (its outputs persist, so `dvc repro` would run Snakemake over it, which finds
+nothing to do; the pipeline test checks what it makes): each stage asks Snakemake for a target the run made, a
 change of code marks the stages, and the default remote gives the artifacts back."""
 
 import re
@@ -9,7 +9,7 @@ import shutil
 
 import yaml
 
-from tests.helpers import command, snakemake
+from tests.helpers import ROOT, command, snakemake
 from tests.workflow.conftest import SECRET
 from tests.workflow.printed import DRY, printed, run
 
@@ -29,6 +29,10 @@ def test_every_printed_command_that_reads_a_build_works_in_a_fresh_shell_and_dvc
     assert not any(re.search(r"#|-lrb-|<unk>", out) for out in headlines.values()), headlines
     ordered, over_types = (out for command, out in headlines.items() if command.startswith("tail -1"))
     assert ordered != over_types  # the README shows what the source order changes
+    # Hostile input, round nine, kind 7: "Using a model"'s examples print the lines the README shows under them
+    readme = (ROOT / "README.md").read_text()
+    shown = re.search(r"## Using a model.*?```bash\n.*?```\n```\n(.*?)```", readme, flags=re.S)[1]
+    assert "".join(out for command, out in headlines.items() if "--checkpoint" not in command) == shown
     dvc_tracks_the_build(micro_checkout, env)
 
 

@@ -315,8 +315,8 @@ def unpack(archive: str | Path, out: str | Path, max_bytes: int | None = None) -
                 if not (info.isfile() or info.isdir()):
                     raise NausError(f"{archive}: member {info.name!r} is not a plain file or folder (a link, a device)")
             files = [i for i in infos if i.isfile()]
-            members = _checked_members(archive, [(i.name, i.size) for i in infos if i.isfile() or i.isdir()],
-                                       max_bytes)
+            members = _checked_members(archive, [(i.name, i.size) for i in infos  # `./`, a folder of itself: not one
+                                                 if i.isfile() or i.isdir() and Path(i.name).parts], max_bytes)
             with replacing(out, {m.split("/")[0] for m in members}) as stage:
                 tf.extractall(stage, files, filter="data")
             members = [i.name for i in files]

@@ -57,12 +57,15 @@ class _Cap:
     from the manifest, a download's --max-mb (`says`: the limit in words)."""
 
     def __init__(self, address: str, limit: int | None, says: str):
-        self.address, self.limit, self.says, self.seen = address, limit, says, 0
+        self.address, self.limit, self.says, self.seen, self.said = address, limit, says, 0, 0
 
     def update(self, size: int) -> None:
         self.seen += size
         if self.limit is not None and self.seen > self.limit:
             raise NausError(f"{self.address}: more than {self.says}: not the file its sha256 pins; nothing is kept")
+        if self.seen >> 26 > self.said:  # a line every 64 MB of a long download (the paper's release: 578 MB)
+            self.said = self.seen >> 26
+            log.info("%s: %d MB so far", self.address, self.seen >> 20)
 
 
 CHUNK = 1 << 16

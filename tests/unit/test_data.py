@@ -258,3 +258,10 @@ def test_an_archive_that_unpacks_to_more_than_its_bound_is_refused_before_unpack
         unpack(text, tmp_path / "out", max_bytes=100)
     assert [p.name for p in unpack(text, tmp_path / "out")] == ["a.txt"]
     assert (tmp_path / "out/org_data/a.txt").read_text().startswith("line 0 of some text")
+    import tarfile
+
+    dot, plain = tarfile.TarInfo("."), tarfile.TarInfo("./org_data/b.txt")  # `tar -C dir -cf x.tar .` writes both
+    dot.type = tarfile.DIRTYPE
+    assert [p.name for p in unpack(_tar(tmp_path / "dot.tar", [(dot, None), (plain, b"b\n")]), tmp_path / "out")] == [
+        "b.txt"]
+    assert (tmp_path / "out/org_data/b.txt").read_text() == "b\n"

@@ -238,7 +238,8 @@ class _Server:
 def test_an_http_mirror_is_fetched_with_progress_and_stopped_at_the_manifests_size(shared_data, tmp_path):
     """Hostile input, round nine, kind 2 (every download bounded by what it should be) and kind 5: through a local
     HTTP server, the real download path: a release is fetched, checked and derived, each raw file counted as it
-    comes; an endless stream stops just past the size the manifest gives for the file, and nothing is kept."""
+    comes; an endless stream stops just past the size the manifest gives for the file, and nothing is kept; a file
+    the server lacks is one line naming it."""
     raw = raw_file(*BOTTLESUM_RAW)
     copy = next(f for f in (shared_data / "published/bottlesum/duc2004").iterdir() if sha256sum(f) == raw.sha256)
     server = _Server({f"/bottlesum/{raw.path}": copy.read_bytes()})
@@ -249,6 +250,8 @@ def test_an_http_mirror_is_fetched_with_progress_and_stopped_at_the_manifests_si
         with pytest.raises(NausError, match=rf"more than its {raw.size} bytes \(naus/manifest.yaml\)"):
             fetch(config, tmp_path / "endless", mirror=f"{server.address}/endless")
         assert not [p for p in (tmp_path / "endless").rglob("*") if p.is_file()]
+        with pytest.raises(NausError, match=r"DUC2004_bottleSumEx.txt: download failed \(404 Client Error: Not Found"):
+            fetch(config, tmp_path / "missing", mirror=f"{server.address}/nothing-here")
     finally:
         server.close()
     result = _naus("data", "fetch", str(write_profile(tmp_path, BOTTLESUM)), "--to", str(tmp_path / "again"),

@@ -69,8 +69,12 @@ demo: setup
 ifneq ($(DVC_TRACKED),)
 	dvc commit --force --quiet  # dvc.lock records the build just made: `dvc repro` has nothing to redo
 endif
+ifeq ($(shell grep -c '^  source: text' $(CONFIG)),1)
+	@echo "Students of your text: results/$(PROFILE)/model/README.md"
+else
 	@echo "Results: results/$(PROFILE)/README.md (tables in results/$(PROFILE)/tables/, figures in results/$(PROFILE)/figures/)"
 	@echo "HTML report with captions: $(VENV)/bin/snakemake --report results/$(PROFILE)/report.html --configfile $(CONFIG)"
+endif
 
 test: test-setup
 	$(VENV)/bin/python -m pytest -q -n auto

@@ -211,7 +211,7 @@ def resolved(profile: Path, overlays: list[dict]) -> dict:
     for overlay in overlays:
         for key, value in overlay.items():
             config[key] = {**config.get(key, {}), **value}
-    return schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+    return schema.resolve(config, yaml.safe_load(schema.SCHEMA_FILE.read_text()))
 
 
 def main() -> None:

@@ -120,7 +120,7 @@ def config_schema() -> dict:
 
     from naus import schema
 
-    return schema.build(yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+    return schema.build(yaml.safe_load(schema.SCHEMA_FILE.read_text()))
 
 
 def resolved_config(*files: Path) -> dict:
@@ -134,7 +134,7 @@ def resolved_config(*files: Path) -> dict:
     for path in files:
         for key, value in yaml.safe_load(Path(path).read_text()).items():
             config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
-    return schema.resolve(config, yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text()))
+    return schema.resolve(config, yaml.safe_load(schema.SCHEMA_FILE.read_text()))
 
 
 def as_interrupted(out: Path, records: str) -> None:

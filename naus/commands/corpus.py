@@ -39,7 +39,7 @@ def register(sub) -> None:
     command(sources, "text", data_text, "a corpus of your own raw text: unlabelled sentences (searched and learned "
             "from; no title) and unpaired headlines for the LM, optionally a labelled test set (scored only)",
             ("--sentences", {**IN, "help": "raw text, one sentence a line"}),
-            ("--headlines", {**IN, "help": "raw headlines, one a line, of any articles (the LM's: never paired)"}),
+            ("--headlines", {**IN, "help": "raw headlines of other articles than the sentences', one a line"}),
             ("--test-article", {"help": "optional: raw test sentences, one a line"}),
             ("--test-title", {"help": "their reference headlines, line for line (needs --test-article)"}),
             ("--out", CORPUS_DIR), settings=((DataConfig, ("dev_size", "seed")),))

@@ -163,7 +163,7 @@ def decode(args: argparse.Namespace) -> None:
         log.info("decoding %s", count(len(chunk), "sentence"))
         results = summarizer.summarize(chunk, batch_size=args.batch_size, **options)
         sentences, seconds = sentences + len(chunk), seconds + summarizer.last_timing["seconds"]
-        short += sum(1 for r in results if args.length and args.chars is None and r.length < args.length)
+        short += sum(1 for r in results if r.length < args.length) if args.length and args.chars is None else 0
         summaries = [json.dumps({"summary": r.summary, "length": r.length, "log_prob": round(r.log_prob, 4)})
                      if args.jsonl else r.summary for r in results]
         if streamed is not None:

@@ -91,11 +91,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec, released: li
 
 def say_empty(spec: Spec, captions: dict[str, str], empty: set[str]) -> None:
     """A row whose every output is empty (an undertrained student) is a row of zeros: its table's caption says so."""
-    folders = {name: protocol.folder for name, protocol in PROTOCOLS.items()}
     for table in spec.tables:
-        prefix = f"{folders[table.protocol.collection]}/" if folders[table.protocol.collection] else ""
         labels = [row.label for group in table.groups for row in group.rows
-                  if row.stems and all(f"{prefix}{stem}" in empty for stem in row.stems)]
+                  if row.stems and all(_scored(table.protocol.folder, stem) in empty for stem in row.stems)]
         for name in table.names if labels else ():
             captions[name] += f" Every summary of {', '.join(labels)} is empty: its ROUGE is zero."
 
@@ -103,9 +101,12 @@ def say_empty(spec: Spec, captions: dict[str, str], empty: set[str]) -> None:
 def configured_metrics(spec: Spec) -> list[str]:
     """The metrics files the configuration makes, as paths under the metrics folder without `.json` (the same path
     under build/ with `.txt` is the output each scores)."""
-    folders = {name: protocol.folder for name, protocol in PROTOCOLS.items()}
-    return sorted(f"{folders[split] + '/' if folders[split] else ''}{stem}"
-                  for split in ("test", "duc") for stem in spec.stems(split))
+    return sorted(_scored(p.folder, stem) for p in PROTOCOLS.values() for stem in spec.stems(p.collection))
+
+
+def _scored(folder: str, stem: str) -> str:
+    """An output's path under its protocol's folder, as `layout.metrics_file` places its metrics."""
+    return f"{folder}/{stem}" if folder else stem
 
 
 def opening_section(spec: Spec, device: str) -> str:

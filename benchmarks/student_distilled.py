@@ -39,7 +39,7 @@ folder `d2-epochs8`): the last epoch's mse 0.01741, below the 3-layer encoder's 
 layers stay far from the 0.2 issue 88 allows: the student's encoder needs three. Not adopted yet: the students, their
 tables and the bundled student would change bytes, and the 6-ms goal needs the states' time and the student's
 measured together on AVX2 (at the 1.66× issue 88 measured for the bundled student, 0.47 of today's 6.247 ms of
-states and its 0.987 ms after them project to about 6.5 ms; timed as Table 2's student runs, at batch 64 on the test
+states and its 0.987 ms after them project to about 6.5 ms; timed as Table 1's student runs, at batch 64 on the test
 sentences, they take 0.527 of MiniLM's time and project to 7.2 ms: `student_distilled_speed.json`).
 
 **Three layers, their feed-forward blocks cut to 768 of 1,536 units** (`--layers 3 --ffn 768 --epochs 4 --out

@@ -5,7 +5,7 @@ quantization with full 8-bit weights (exact only on CPUs with VNNI) or the model
 what each kind of states costs in dev quality. A student on a distilled encoder's states (`naus distil`; the bundled
 one's shipped beside it) is timed on those alone: MiniLM's states, in any model, are not what it learned on.
 
-One run, one machine. Speed: the first `--samples` Gigaword test articles (tokenised, as Table 2 decodes them),
+One run, one machine. Speed: the first `--samples` Gigaword test articles (tokenised, as Table 1 decodes them),
 length control at L = 10, each time the median of PASSES passes after an untimed one, the kinds of states taking
 turns in each pass: tokenising, MiniLM, the student's forward and the decoder apart. Quality: the dev split's 500
 sentences (its real titles, a choice made on dev), length control at L = 8 and 10, R-1 + R-2 + R-L F1 with each
@@ -49,7 +49,7 @@ def median_seconds(calls: dict, passes: int = PASSES) -> dict[str, float]:
 def speed(summarizer, encoders: dict, sentences: list[str], batch: int) -> dict:
     """Per sentence (ms), for each kind of states: MiniLM's states, then the student and its decoder with them."""
     groups = [sentences[k : k + batch] for k in range(0, len(sentences), batch)]
-    # MiniLM batches by piece count: at batch 64, the sentences' states together, as Table 2 times them
+    # MiniLM batches by piece count: at batch 64, the sentences' states together, as Table 1 times them
     encoded = [sentences] if batch > 1 else groups
     states = median_seconds({name: lambda e=encoder: [e.encode(group) for group in encoded]
                              for name, encoder in encoders.items()})

@@ -47,7 +47,7 @@ On the same Xeon (5 December 2026, later): **183 s** at 5681431, 837 passed (162
 still over the 5 minutes by 4 %. Two changes: each pytest worker runs one thread (`OMP_NUM_THREADS=1` in
 `tests/conftest.py`, unless set): with two each, torch's, numba's and ONNX Runtime's pools on tiny tensors fought the
 other worker for the two cores (pytest alone, one run each: 293 CPU-s of user time and 189.3 s, against 260 and
-171.3 s); the overfitting fixtures train as long as they need with a margin (Table 4's three students: 13.9 s to
+171.3 s); the overfitting fixtures train as long as they need with a margin (Table 3's three students: 13.9 s to
 4.3 s). Tried and kept out: a third worker at one thread each (190 s of pytest against about 162); `naus compile`'s
 tasks longest first (17.9 s against 18.8, within its spread). Of the 183 s, `naus compile` is about 19 (31 of its 37
 CPU-seconds numba's own compiling: the parallel batch wrappers about 8, the beam kernel's sort and dictionary about

@@ -11,8 +11,8 @@ from naus.methods import COPY, CTC, METHODS, methods_for, registry
 @dataclass(frozen=True)
 class Architecture:
     name: str  # the `--arch` value (a student's name, naus.layout.model, starts with it)
-    label: str  # its name in Table 4
-    about: str  # what it is, for Table 4's caption
+    label: str  # its name in Table 3
+    about: str  # what it is, for Table 3's caption
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.student.pretrained)
     frozen: bool = False  # it reads frozen MiniLM states (naus.student.frozen) and copies source words: no vocabulary
@@ -36,7 +36,7 @@ class Architecture:
 
     @property
     def table4(self) -> tuple[tuple[str, str], ...]:
-        """(method, row label) of each of its rows in Table 4."""
+        """(method, row label) of each of its rows in Table 3."""
         return tuple((name, m.table4[m.key(self.family)]) for name, m in METHODS.items()
                      if m.key(self.family) in m.table4)
 
@@ -58,6 +58,6 @@ ARCHITECTURES = registry((
                  "the NAR-CTC encoder-decoder on those frozen states, its decoder's slots copying source words as "
                  "NAUS's do", True, frozen=True),
 ), "architectures")
-# Table 4's students beside NAUS (NAUS's own rows come from the student trained for Table 2).
+# Table 3's students beside NAUS (NAUS's own rows come from the student trained for Table 1).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")
 CPU_ARCHS = tuple(name for name, arch in ARCHITECTURES.items() if not arch.gpu)  # the default without a GPU first

@@ -40,7 +40,7 @@ def strip_vocabulary(payload: dict) -> dict:
 
 
 def shipped(results: Path) -> str:
-    """The student that ships: the last generation of the committed results at 8 words, seed 0 (Table 2's last rows;
+    """The student that ships: the last generation of the committed results at 8 words, seed 0 (Table 1's last rows;
     the profile's `train.generations` says which)."""
     names = read_json(results / layout.FINGERPRINTS, ("students",))["students"]
     students = [layout.parse_model(name) for name in names]
@@ -144,6 +144,25 @@ def _decoding_study(results: Path) -> tuple[str, dict, str]:
     return study_path, study, dev
 
 
+def _readability_study(results: Path, length: int = 8) -> str:
+    """The dev study that chose what the source-order decoder keeps whole: a bullet of the card, its numbers at the
+    bundled student's length (its profile's ten seeds of the last generation)."""
+    study_path = layout.benchmark_result("readability")
+    study = read_json(results.parent.parent / study_path, ("chosen", "lengths", "news_sentences", "seeds"))
+    rows = study["lengths"][str(length)][max(study["lengths"][str(length)])]
+    base, chosen = rows["source order"], rows.get(study["chosen"] or "source order")
+    said = (f"{study['chosen']}, the default" if study["chosen"] else "no lever kept: each word alone, the default")
+    faults = {where: (base[f"{where}_faults"]["any fault"], chosen[f"{where}_faults"]["any fault"])
+              for where in ("dev", "news")}
+    return textwrap.fill(
+        f"- What it keeps whole: {said} (`{study_path}`, dev, {study['seeds']} students of its profile at "
+        f"L = {length}): headlines with a fault an editor fixes by hand (a number cut from its unit, a name or "
+        f"quotation cut, a last word that dangles, a word said twice, words out of order) {faults['dev'][0]:.1f}% "
+        f"of dev's → {faults['dev'][1]:.1f}%, {faults['news'][0]:.1f}% → {faults['news'][1]:.1f}% of "
+        f"{study['news_sentences']} fresh news sentences; dev total ROUGE {base['dev_total']:.2f} → "
+        f"{chosen['dev_total']:.2f}.", 115, subsequent_indent="  ")
+
+
 _LIMITS_AND_LICENCES = """## Limits
 - English news lead sentences as Gigaword's: a headline of the words of one line, in their order; it adds,
   paraphrases and checks nothing (a word it copies may change a sentence's sense when its context is left out).
@@ -198,7 +217,7 @@ remakes it and this card from the pipeline's student `{student}` and `{shown}`.
 - The file holds its weights and settings, no vocabulary: it copies the words of each sentence it reads.
 
 ## Scores (Gigaword test set, {got[LENGTH_CONTROL.name]['n']:,} pairs, `{shown}/metrics`)
-ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives the ten seeds' mean).
+ROUGE F1 against the real titles, this very student (Table 1 of `{shown}` gives the ten seeds' mean).
 
 | method | R-1 | R-2 | R-L | words |
 |---|---|---|---|---|
@@ -211,10 +230,11 @@ ROUGE F1 against the real titles, this very student (Table 2 of `{shown}` gives 
   no two are out of its order; with `--chars N`, the most words whose most probable such path fits N bytes.
 - Chosen on dev (`{study_path}`, {study['dev_sentences']} sentences, total ROUGE):
 {dev}
+{_readability_study(results)}
 - `--method length-control` decodes over word types instead (a word's positions summed): the table's length-control row.
 
 ## Lengths it serves
-- 8 words (trained) and 10: Table 6 measured length transfer on the first generation: its 8-word students
+- 8 words (trained) and 10: Table 7 measured length transfer on the first generation: its 8-word students
   decoded for 10 words by length control are ΔR {float(transfer['ΔR']):+.2f} ± {float(transfer['ΔR sd']):.2f} over
   the 10-word teacher (ten seeds), its 10-word students {float(native['ΔR']):+.2f} ± {float(native['ΔR sd']):.2f}.
 - Any other L: length control gives exactly L words (at most the sentence's), unmeasured beyond 10.

@@ -191,7 +191,7 @@ def _section(configured: dict, section: str, student: str) -> dict:
 
 
 def _configured_part(student: str, section: str, values: dict) -> dict:
-    """A student's recorded settings that the configuration sets: a Table 4 student (`ar-L10`) names its
+    """A student's recorded settings that the configuration sets: a Table 3 student (`ar-L10`) names its
     own architecture, so config key model.arch is not its."""
     if section == "model" and layout.parse_model(student).arch != "naus":
         return {k: v for k, v in values.items() if k != "arch"}

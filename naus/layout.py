@@ -2,7 +2,7 @@
 
 A student's name says what it is: `L10` (the profile's student for 10 words: NAUS, or the
 architecture of config key `model.arch`), `L10-f0.25` (trained on the first
-quarter of the pool, Figure 3), `ar-L10` (a Table 4 encoder-decoder), `L10-s3` (seed 3; seed 0
+quarter of the pool, Figure 3), `ar-L10` (a Table 3 encoder-decoder), `L10-s3` (seed 3; seed 0
 has no suffix), `L10-ens` (the profile's seeds of `L10` as one model, `naus ensemble`), `L10-g2` (the second
 generation: it learns from the length-control summaries of `L10-ens`, not from the search's). Paths are relative to
 `build/{profile}/` (outputs) or `results/{profile}/metrics/` (their scores, the same stems with
@@ -31,7 +31,7 @@ MODEL_PATTERN = f"{TRAINED_PATTERN}|{ENSEMBLE_PATTERN}"
 
 
 def students_of(archs, own: bool, ensembles: bool = True) -> str:
-    """A pattern of the students of Table 4's architectures `archs` (each names its own: `nar-ctc-copy-L10`) and,
+    """A pattern of the students of Table 3's architectures `archs` (each names its own: `nar-ctc-copy-L10`) and,
     with `own`, of the profile's own (`L10-s3`, whose architecture is config key model.arch): the rules that train
     and decode them ask for what those architectures need. Ensembles (`L10-ens`) too unless `ensembles` is False."""
     prefixes = ([f"({'|'.join(map(re.escape, archs))})-"] if archs else []) + ([""] if own else [])

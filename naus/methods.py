@@ -21,11 +21,11 @@ CTC, COPY, AR, NAR = "ctc", "copy", "ar", "nar"
 @dataclass(frozen=True)
 class Method:
     name: str  # the `--method` value and a part of its decodings' file names
-    label: str  # its rows' name in Tables 2 and 3, the case study and the browser
-    short: str  # its name beside a student's (Table 6, the figures' legends)
+    label: str  # its rows' name in Tables 1 and 2, the case study and the browser
+    short: str  # its name beside a student's (Table 7, the figures' legends)
     budget: str  # WORDS or CHARS
     decoders: dict[str, str]  # student family -> "module:function"
-    table4: dict[str, str] = field(default_factory=dict)  # student family -> the label of its Table 4 row
+    table4: dict[str, str] = field(default_factory=dict)  # student family -> the label of its Table 3 row
     default_for: tuple[str, ...] = ()  # the families that decode with it when no method is given
 
     def key(self, family: str) -> str | None:
@@ -71,11 +71,23 @@ METHODS = registry((
     Method("source-order-chars", "NAUS char control in source order", "char control in source order", CHARS,
            {COPY: "naus.decoding.source_order:decode_chars"}, default_for=(COPY,)),
 ), "methods")
-# The methods the analyses compare by name: truncation against length control (Tables 2 and 6, Figure 3), length
-# control in source order against length control (Tables 2 and 3), the beam sweep (Figure 4) and the budget in
+# The methods the analyses compare by name: truncation against length control (Tables 1 and 7, Figure 3), length
+# control in source order against length control (Tables 1 and 2), the beam sweep (Figure 4) and the budget in
 # characters.
 TRUNCATE, LENGTH_CONTROL, SOURCE_ORDER, BEAM, CHAR_CONTROL = (
     METHODS[name] for name in ("truncate", "length-control", "source-order", "beam", "char-control"))
+
+
+def source_order_settings() -> str:
+    """What the source-order decoders keep by default, in words (`naus.settings.DecodeConfig`: phrases, adjacency),
+    for the report's captions and claims."""
+    from naus.settings import DecodeConfig
+
+    said = ["each phrase (a number with its unit, a name, a short quotation: naus.text.phrases) kept whole or not "
+            "at all" if DecodeConfig.phrases == "whole" else "each word alone"]
+    if DecodeConfig.adjacency:
+        said.append(f"{DecodeConfig.adjacency:g} nats for each word after its source neighbour")
+    return ", ".join(said)
 
 
 def methods_for(family: str) -> tuple[str, ...]:
@@ -91,7 +103,7 @@ def default_method(family: str, budget: str) -> str:
 
 
 def word_methods() -> list[str]:
-    """The methods a configuration's decode.methods may list (a word budget: Table 2's rows)."""
+    """The methods a configuration's decode.methods may list (a word budget: Table 1's rows)."""
     return [name for name, method in METHODS.items() if method.budget == WORDS]
 
 

@@ -314,6 +314,10 @@ class LMConfig:
         check_ranges(self)
 
 
+PHRASE_CHOICES = ("whole", "words")  # DecodeConfig.phrases: kept whole, or each word alone
+LAST_WORDS = ("content", "any")  # DecodeConfig.last_word: what a source-order summary may end on
+
+
 @dataclass(frozen=True)
 class DecodeConfig:
     """How a student decodes (the summarizer's defaults too)."""
@@ -328,6 +332,14 @@ class DecodeConfig:
     timing_passes: int = setting(3, "when timing (`naus decode --timing`, `naus time`), time this many passes after "
                                     "an untimed one and record the median (one pass of a small test set is at the "
                                     "mercy of a busy moment)", minimum=1, maximum=100)
+    phrases: str = setting("words", "source order: keep each phrase (a number with its unit, a name, a short "
+                                    "quotation: naus.text.phrases) whole or not at all, or take words alone",
+                           choices=PHRASE_CHOICES)
+    last_word: str = setting("any", "source order: what a summary may end on: any word, or a content word (no "
+                                    "function word or clitic last, naus.text.FUNCTION_WORDS)", choices=LAST_WORDS)
+    adjacency: float = setting(0.0, "source order: nats added to a summary's score for each word that directly "
+                                    "follows its source neighbour (fewer, longer spans; 0: none)",
+                               minimum=0.0, maximum=10.0)
     max_memory_mb: int = setting(1024, "memory char-control's tables may take: a budget and beam whose tables "
                                        "would not fit are refused", minimum=16, maximum=1 << 20)
     ratio: float | None = None  # L = floor(ratio x source length), in (0, 1] (--ratio)

@@ -19,23 +19,28 @@ from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataC
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
 
 # Rows quoted from the papers (label, Len, R-1, R-2, R-L, seconds per sample). Gigaword test, ROUGE F1, from
-# Liu, Huang & Mou (2022)'s Table 2; NACC (Liu, Zhang & Mou, NeurIPS 2022): a student of 8-word search output
-# decoded within 50 characters; DUC2004, ROUGE recall at 75 bytes, from the paper's Table 3.
+# Liu, Huang & Mou (2022)'s Table 1; NACC (Liu, Zhang & Mou, NeurIPS 2022): a student of 8-word search output
+# decoded within 50 characters; DUC2004, ROUGE recall at 75 bytes, from the paper's Table 2.
 Quoted = tuple[str, float | None, float, float, float, float | None]
 PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {
-    8: (
-        ("Lead-8 †", 8, 21.39, 7.42, 20.03, None),
+    8: (("Lead-8 †", 8, 21.39, 7.42, 20.03, None),
         ("Search teacher †", 8, 26.17, 9.69, 24.10, 6.846),
         ("NAUS truncate †", 7.8, 27.27, 9.49, 24.96, 0.005),
-        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041),
-    ),
-    10: (
-        ("Lead-10 †", 10, 23.03, 7.95, 21.29, None),
-        ("Search teacher †", 10, 27.35, 10.25, 24.87, 9.217),
-        ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
-        ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044),
-    ),
+        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041)),
+    10: (("Lead-10 †", 10, 23.03, 7.95, 21.29, None),
+         ("Search teacher †", 10, 27.35, 10.25, 24.87, 9.217),
+         ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
+         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044)),
 }
+# Our table files (named when numbered otherwise) -> the paper's: Gigaword 1, DUC2004 2, architectures 3, transfer 7.
+PAPER_TABLES = {"table2": 1, "table3": 2, "table4": 3, "table6": 7}
+
+
+def paper_table(name: str) -> str:
+    """A table file's heading as the paper numbers the table it tests ("Table 1" for table2)."""
+    return f"Table {PAPER_TABLES[name]}"
+
+
 PAPER_SHOWN = ("Search teacher †", "NAUS truncate †", "NAUS length control †")  # in the paper-shaped tables
 PAPER_CHARS: dict[int, tuple[Quoted, ...]] = {8: (("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None),)}
 PAPER_DUC: tuple[Quoted, ...] = (
@@ -90,9 +95,9 @@ class Row:
 
 @dataclass(frozen=True)
 class Group:
-    """Rows scored against one teacher (ΔR): a length of Table 2 or 4, Table 3, a transfer of Table 6."""
+    """Rows scored against one teacher (ΔR): a length of Table 1 or 3, Table 2, a transfer of Table 7."""
 
-    key: int | None  # the L column (Tables 2 and 4)
+    key: int | None  # the L column (Tables 1 and 3)
     teacher: Row | None  # ΔR's reference (None: no teacher for that target)
     rows: tuple[Row, ...]  # shown in this order (the teacher among them where the table shows it)
     archive: str | None = None  # an earlier run's folder (report.other_protocol) its rows' metrics are read from:
@@ -143,7 +148,7 @@ class Figure:
     series: tuple[Series, ...] = ()
     history: str | None = None  # the student's history.json (the loss curve)
     timed: bool = False  # it shows each point's time (its first seed's `.timing.json`)
-    rows: tuple[Row, ...] = ()  # Table 2's rows at its length (quality against speed)
+    rows: tuple[Row, ...] = ()  # Table 1's rows at its length (quality against speed)
     quoted: tuple[Quoted, ...] = ()  # the paper's rows at its length, at the times it reports
 
 
@@ -155,8 +160,8 @@ class Spec:
     lengths: list[int]
     seeds: list[int]
     analysis_seeds: list[int]
-    methods: list[str]  # Table 2's (and 3's) decoding methods its students decode with, in the registry's order
-    chars: list[tuple[int, int]]  # Table 2's character budgets: (model length, characters)
+    methods: list[str]  # Table 1's (and 2's) decoding methods its students decode with, in the registry's order
+    chars: list[tuple[int, int]]  # Table 1's character budgets: (model length, characters)
     duc_length: int | None
     duc_chars: int | None
     config: dict = field(repr=False)  # the whole resolved configuration (the outputs' recorded settings)
@@ -213,7 +218,7 @@ def students(seeds, length, method: str, target, arch: str = "naus", split: str 
 
 
 def generations(s: "Spec") -> list[tuple[int, list, str]]:
-    """The students Tables 2 and 3 show, as (generation, seeds, the label's addition): each generation's seeds
+    """The students Tables 1 and 2 show, as (generation, seeds, the label's addition): each generation's seeds
     (config key train.generations), and with decode.ensemble the last one's seeds as one model."""
     last = s.config["train"].get("generations", 1)
     shown = [(g, s.seeds, "" if g == 1 else f", generation {g}") for g in range(1, last + 1)]
@@ -319,7 +324,7 @@ def _peers(s: Spec, collection: str, length: int) -> list[Row]:
     return rows
 
 
-# What each protocol of data.lm_titles lets the LM read, as Table 2's rows of another protocol are labelled.
+# What each protocol of data.lm_titles lets the LM read, as Table 1's rows of another protocol are labelled.
 LM_LABELS = {UNSEARCHED: "LM without the searched titles", ALL_TITLES: "LM with every pool title, the paper's protocol"}
 LM_READS = {UNSEARCHED: "no title of an article any search labels, nor a copy of one (data.lm_titles: unsearched)",
             ALL_TITLES: "every pool title, the searched articles' too (data.lm_titles: all, the paper's protocol)"}
@@ -375,14 +380,14 @@ def _table3(s: Spec) -> Table | None:
 
 
 def table4_archs(config: dict) -> list:
-    """Table 4's architectures: the profile's own (model.arch) first, then each other configured one."""
+    """Table 3's architectures: the profile's own (model.arch) first, then each other configured one."""
     own = config.get("model", {}).get("arch", "naus")
     others = [a for a in config.get("analysis", {}).get("archs", TABLE4_ARCHS) if a != own]
     return [ARCHITECTURES[own], *(a for a in ARCHITECTURES.values() if a.name in others)]
 
 
 def _table4(s: Spec) -> Table:
-    """Per length, the profile's own students (Table 2's, and seeds) under their architecture's name, and each other
+    """Per length, the profile's own students (Table 1's, and seeds) under their architecture's name, and each other
     configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained
     twice."""
     own = s.config.get("model", {}).get("arch", "naus")

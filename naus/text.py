@@ -244,3 +244,79 @@ def restore_digits(summary: str, source: str) -> str:
                     break
         words.append(word)
     return " ".join(words)
+
+
+# What an editor reads as a word that cannot end a headline or carry one alone: articles, prepositions,
+# conjunctions, pronouns, auxiliaries (lower case; with the clitics, `CLITICS`).
+FUNCTION_WORDS = frozenset("""a an the of to in on at by for from with as into onto over under about after before
+between during against among through toward towards via per than and or but nor so yet if that which who whom whose
+what when where while because though although whether this these those it its he she they them his her their we us
+our you your i me my is are was were be been being has have had do does did will would shall should can could may
+might must not no out""".split())
+SCALES = frozenset({"hundred", "thousand", "million", "billion", "trillion"})  # words a number's value goes on in
+NUMBER = re.compile(r"[\d#][\d#.,:/-]*")  # a number as Treebank or Gigaword writes it: 2.5, 1,200, 2-1, #.##
+MAX_PHRASE = 4  # a longer name or quotation is not a phrase: whole it would fill most of a headline
+HEAD = 3  # of a longer run of capitalised words (a title before a name), the name: its last words
+
+
+def phrases(tokens: list[str]) -> list[tuple[int, int]]:
+    """The spans [start, end) of `tokens` a headline keeps whole or not at all, left to right, none overlapping:
+    a short quotation's words (between `` and ''), a number or range with the scale and unit words after it
+    (`2.5 percent`, `4.2 billion`, `97 to 72`, `40 years`: the next word neither a function word nor a number), and
+    a name (two to four capitalised words; of a longer run its last three). Every word of a span is a word a reader
+    counts (`is_word`), so a sign Treebank splits off (`$`, `%`) ends one. Names need case: in lower-cased text
+    (Gigaword), Title Case or capitals (a function word capitalised after the first) there are none. A hyphenated
+    word is one token already."""
+    words = [is_word(t) for t in tokens]
+    cased = not any(t[:1].isupper() and t.lower() in FUNCTION_WORDS for t in tokens[1:])  # not Title Case, CAPITALS
+    capital = [w and t[:1].isupper() and t.lower() not in FUNCTION_WORDS and cased for t, w in zip(tokens, words)]
+    spans, k = [], 0
+    while k < len(tokens):
+        end = _quotation(tokens, words, k) or _quantity(tokens, words, k) or _run(capital, k)
+        if end and end - k > 1:
+            start = k if tokens[k] != "``" else k + 1
+            spans.append((max(start, end - HEAD) if capital[start] and end - start > MAX_PHRASE else start, end))
+        k = max(end or 0, k + 1)
+    return [(start, end) for start, end in spans if 1 < end - start <= MAX_PHRASE]
+
+
+def _quotation(tokens: list[str], words: list[bool], k: int) -> int | None:
+    """The end of the quotation opening at `k` (its closing mark's index), if it holds only words."""
+    if tokens[k] != "``":
+        return None
+    close = next((j for j in range(k + 1, min(len(tokens), k + MAX_PHRASE + 2)) if tokens[j] == "''"), None)
+    return close if close is not None and all(words[k + 1 : close]) else None
+
+
+def _quantity(tokens: list[str], words: list[bool], k: int) -> int | None:
+    """The end of the number at `k` (or range, `97 to 72`) with its scale words and unit."""
+    if not words[k] or not NUMBER.fullmatch(tokens[k]):
+        return None
+    end = k + 3 if k + 2 < len(tokens) and tokens[k + 1] == "to" and NUMBER.fullmatch(tokens[k + 2]) else k + 1
+    while end < len(tokens) and tokens[end].lower() in SCALES:
+        end += 1
+    if (end < len(tokens) and words[end] and tokens[end].lower() not in FUNCTION_WORDS
+            and not NUMBER.fullmatch(tokens[end]) and tokens[end][:1].isalpha()):
+        end += 1
+    return end
+
+
+def _run(capital: list[bool], k: int) -> int | None:
+    """The end of the run of capitalised words starting at `k`."""
+    end = k
+    while end < len(capital) and capital[end]:
+        end += 1
+    return end if end > k else None
+
+
+def dangles(token: str) -> bool:
+    """Whether a headline ending on `token` is left hanging: a function word or a clitic."""
+    return token.lower() in FUNCTION_WORDS or token.lower() in CLITICS
+
+
+def phrase_ties(tokens: list[str]) -> list[bool]:
+    """For each position, whether the next must follow it in a summary: the decoder's form of `phrases`."""
+    tied = [False] * len(tokens)
+    for start, end in phrases(tokens):
+        tied[start : end - 1] = [True] * (end - 1 - start)
+    return tied

@@ -56,7 +56,8 @@ def register(sub) -> None:
             ("--checkpoint", {**IN, "help": "the student's best.pt"}),
             ("--source", {**IN, "help": "the sentences the stems' split names, one per line"}),
             ("--states", {"help": "their frozen states (`naus encode-states`), for a student that reads them"}),
-            stems, ("--out", OUT), DEVICE, settings=((DecodeConfig, ("min_length", "beam_size", "batch_size")),))
+            stems, ("--out", OUT), DEVICE,
+            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "phrases", "last_word", "adjacency")),))
     command(sub, "unbundle", unbundle, "one decoding of a `naus decode-all` file, as `naus decode --provenance` "
             "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
             ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
@@ -68,7 +69,8 @@ def register(sub) -> None:
                 "their file"})
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
             "process", decoding, ENCODER, DEVICE,
-            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "batch1_samples", "timing_passes")),))
+            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "phrases", "last_word", "adjacency",
+                                      "batch1_samples", "timing_passes")),))
     command(sub, "compile", compile_decoders, "compile every decoder and the hill climb once (numba keeps them beside "
             "their modules): `make setup` does, so that a pipeline's first searches and decodings do not, each in its "
             "own process")
@@ -147,7 +149,9 @@ def decode(args: argparse.Namespace) -> None:
         raise NausError("standard input is closed: give the sentences (--input FILE, or a pipe)")
     options = dict(length=args.length, method=args.method, ratio=args.ratio, min_length=args.min_length,
                    beam_size=args.beam_size, raw=args.raw, chars=args.chars, restore=not args.keep_unk,
-                   max_memory_mb=args.max_memory_mb, headlines=args.raw and not getattr(args, "evaluator_form", False))
+                   max_memory_mb=args.max_memory_mb, phrases=args.phrases, last_word=args.last_word,
+                   adjacency=args.adjacency,
+                   headlines=args.raw and not getattr(args, "evaluator_form", False))
     if args.states:
         from naus.student.frozen import States
 
@@ -220,7 +224,8 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
             if source not in loaded:
                 loaded[source], records[source] = read_lines(source), file_record(source)
             options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
-                           min_length=args.min_length, raw=False, restore=True,
+                           min_length=args.min_length, phrases=args.phrases, last_word=args.last_word,
+                           adjacency=args.adjacency, raw=False, restore=True,
                            **layout.target_settings(part["target"]))
             if frozen:
                 if not states:

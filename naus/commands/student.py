@@ -20,7 +20,7 @@ def register(sub) -> None:
     from naus.architectures import ARCHITECTURES
     from naus.settings import ModelConfig, TrainConfig
 
-    command(sub, "train", train, "train a NAUS student with CTC (or a Table 4 student) on search output",
+    command(sub, "train", train, "train a NAUS student with CTC (or a Table 3 student) on search output",
             ("--train-source", {**IN, "help": "the training sources, one tokenised sentence per line"}),
             ("--train-target", {**IN, "help": "search output, one summary per line"}),
             ("--arch", {"choices": list(ARCHITECTURES), "metavar": "ARCH",

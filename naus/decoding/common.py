@@ -47,6 +47,9 @@ class Batch:
     banned: tuple[int, ...] = ()  # tokens it may not emit
     positions: torch.Tensor | None = None  # a copy head's scores [N, T, 1 + T] of ε and each source position
     source_ids: torch.Tensor | None = None  # [N, T]: the token of each source position (copy heads)
+    tied: np.ndarray | None = None  # [N, T]: position k kept only with k + 1 after it (source order: phrases)
+    adjacency: float = 0.0  # source order: the bonus of a word after its source neighbour
+    dangling: np.ndarray | None = None  # [N, T]: positions a source-order summary may not end on
     max_memory_mb: int | None = None  # char-control: what its tables may take
 
 

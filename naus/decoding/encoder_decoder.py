@@ -1,4 +1,4 @@
-"""The encoder-decoder students' decoders (Table 4): the autoregressive one generates word by word,
+"""The encoder-decoder students' decoders (Table 3): the autoregressive one generates word by word,
 greedily or by beam search; the vanilla non-autoregressive one fills exactly L slots at once."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS, WORDS, de
 from naus.settings import DecodeConfig, target_length
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
-from naus.text import clean, copy_key, headline, hosts, is_word, normal_token, source_tokens
+from naus.text import clean, copy_key, dangles, headline, hosts, is_word, normal_token, phrase_ties, source_tokens
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,9 @@ class Summarizer:
         beam_size: int = DecodeConfig.beam_size,
         batch_size: int = DecodeConfig.batch_size,
         max_memory_mb: int = DecodeConfig.max_memory_mb,
+        phrases: str = DecodeConfig.phrases,
+        last_word: str = DecodeConfig.last_word,
+        adjacency: float = DecodeConfig.adjacency,
         raw: bool = True,
         chars: int | None = None,
         restore: bool = True,
@@ -130,7 +133,7 @@ class Summarizer:
             raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
         length = DecodeConfig.length if length is None and ratio is None else length  # char-control's reads it too
         options = dict(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
-                       max_memory_mb=max_memory_mb)
+                       max_memory_mb=max_memory_mb, phrases=phrases, last_word=last_word, adjacency=adjacency)
         DecodeConfig(batch_size=batch_size, **options)  # the command line's checks, types included
         method = self._method(method, chars)
         headlines = raw if headlines is None else headlines
@@ -180,6 +183,10 @@ class Summarizer:
         if arch.frozen:
             keys = [list(map(copy_key, written[: len(ids)])) for _, written, ids, _ in read] if headlines else sources
             batch, seconds, vocab = self._copy_batch(keys, [states for *_, states in read], method, shown, options)
+            if METHODS[method].reads_positions:
+                read_tokens = [(written or text.split())[: len(ids)] for text, written, ids, _ in read]
+                batch.tied, batch.dangling = _ties(read_tokens, batch, options["phrases"], options["last_word"])
+                batch.adjacency = options["adjacency"]
         else:
             (batch, seconds), vocab = self._batch([ids for _, _, ids, _ in read], options,
                                                   [text for text, *_ in read] if restore else None, shown), self.vocab
@@ -377,6 +384,22 @@ def punctuation(vocab: Vocab) -> tuple[int, ...]:
 
 
 CHUNK = 1024  # sentences summarised at a time: a file or an iterable of any length costs one chunk's states
+
+
+def _ties(sources: list[list[str]], batch: Batch, phrases: str,
+          last_word: str) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """[N, T] each: the source positions the source-order decoder keeps only with the next (`naus.text.phrase_ties`,
+    on the tokens as written where the source is raw text: case shows names; None when phrases are split), and
+    those a summary may not end on (`naus.text.dangles`; None when any word may end one)."""
+    shape = (len(sources), int(batch.lengths.max()))
+    tied = np.zeros(shape, dtype=np.bool_) if phrases == "whole" else None
+    dangling = np.zeros(shape, dtype=np.bool_) if last_word == "content" else None
+    for row, tokens in enumerate(sources):
+        if tied is not None:
+            tied[row, : len(tokens)] = phrase_ties(tokens)
+        if dangling is not None:
+            dangling[row, : len(tokens)] = [dangles(t) for t in tokens]
+    return tied, dangling
 
 
 def _check_arguments(sentences, method, states) -> None:

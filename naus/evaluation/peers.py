@@ -20,7 +20,7 @@ GIGAWORD, DUC = "test", "duc"  # the collections a peer's output covers (the spl
 
 @dataclass(frozen=True)
 class Peer:
-    label: str  # its rows' name in Tables 2 and 3, its column `p vs {label}` and its point in the figures
+    label: str  # its rows' name in Tables 1 and 2, its column `p vs {label}` and its point in the figures
     citation: str
     # (collection, summary length) -> (file in its directory, the released file: its source and path in the data
     # manifest, which holds its sha256)

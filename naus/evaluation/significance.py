@@ -75,3 +75,15 @@ def unpaired_p_value(a: list[float] | np.ndarray, b: list[float] | np.ndarray, r
         return float(reaching(np.array(list(itertools.combinations(range(len(pooled)), size)))).mean())
     orders = np.argsort(np.random.default_rng(seed).random((resamples, len(pooled))), axis=1)
     return (1 + int(reaching(orders[:, :size]).sum())) / (1 + resamples)
+
+
+def holm(p_values: list[float]) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values, in their order: the k-th smallest times the number not
+    yet passed, never below the one before, at most 1. Calling each adjusted p under α significant keeps the chance
+    of any false claim in the family under α, where the p-values alone keep it per claim."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [1.0] * len(p_values), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted

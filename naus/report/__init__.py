@@ -13,7 +13,7 @@ from naus.outputs import atomic_open, write_text
 from naus.markup import markdown_text
 from naus.fingerprints import fingerprints, stale, warning
 from naus.methods import LENGTH_CONTROL, METHODS
-from naus.report.claims import CLAIMS_CAPTION, claims
+from naus.report.claims import claims, claims_caption
 from naus.report.figures import caption, draw
 from naus.report.paper import paper_shaped, shaped_caption
 from naus.report.pages import (
@@ -22,7 +22,7 @@ from naus.report.pages import (
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
-from naus.tables import PROTOCOLS, Spec, students
+from naus.tables import PROTOCOLS, Spec, paper_table, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 
@@ -49,8 +49,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec, released: li
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
     frames, captions = table_frames(spec, metrics, build, scorers, device)
     say_empty(spec, captions, empty)
-    frames.insert(0, ("claims", claims(dict(frames), spec)))
-    captions["claims"] = CLAIMS_CAPTION.format(profile=spec.profile)
+    table, tests = claims(dict(frames), spec)
+    frames.insert(0, ("claims", table))
+    captions["claims"] = claims_caption(spec.profile, tests)
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
     prints = fingerprints(build, {**spec.config, "profile": spec.profile}, released)
     made = [s for s in (search_section(build), training_section(build), fingerprint_section(prints)) if s]
@@ -63,7 +64,7 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec, released: li
             sections.append(table_section(frame, out, name, opening + captions[name]))
     sections += made
     if not spec.table("table4"):
-        sections.append("## Table 4\n\nArchitecture analysis: not configured for this profile "
+        sections.append("## Table 3\n\nArchitecture analysis: not configured for this profile "
                         "(config key analysis.lengths is empty).\n")
     figures = [(figure.name, caption(figure, spec)) for figure in spec.figures]
     for figure in spec.figures:
@@ -131,7 +132,7 @@ def table_frames(spec: Spec, metrics: Path, build: Path, scorers: dict, device: 
         frame = table_frame(table, metrics, build, scorers)
         if table.shaped:
             captions[f"{table.name}-full"] = captions[table.name].replace(
-                table.name.replace("table", "Table "), f"Supplementary {table.name.replace('table', 'Table ')}", 1)
+                paper_table(table.name), f"Supplementary {paper_table(table.name)}", 1)
             captions[table.name] = shaped_caption(table, spec, device)
             frames.append((table.name, paper_shaped(table, frame, spec)))
         frames += [(name, frame) for name in table.names[1:]] if table.shaped else [(table.name, frame)]
@@ -143,9 +144,8 @@ def table_section(frame, out: Path, name: str, caption: str) -> str:
     body = write_table(frame, out / layout.TABLES, name, caption)
     if name in TEXT_TABLES:  # a few test sentences' text: committed beside the README, linked from it
         body = f"[{layout.table_file(name, 'md')}]({layout.table_file(name, 'md')})"
-    heading = (f"Supplementary {name[:-len('-full')].replace('table', 'Table ')}: every row"
-               if name.endswith("-full") else name.replace("table", "Table ") if name.startswith("table")
-               else name.capitalize().replace("-", " "))
+    heading = (f"Supplementary {paper_table(name.removesuffix('-full'))}: every row" if name.endswith("-full")
+               else paper_table(name) if name.startswith("table") else name.capitalize().replace("-", " "))
     return f"## {heading}\n\n{markdown_text(caption)}\n\n{body}\n"
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 
 from naus.architectures import ARCHITECTURES
-from naus.methods import LENGTH_CONTROL, TRUNCATE
+from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
+from naus.evaluation.significance import RESAMPLES, holm
 from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT
 from naus.tables import PAPER_DUC, PAPER_GIGAWORD, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label
 
@@ -15,7 +16,33 @@ P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]
 CLAIMS_CAPTION = ("Claims ({profile}): each claim of Liu, Huang & Mou (2022) this profile tests, the paper's figure, "
                   "ours (the last generation's students: mean ± sd over the seeds, the paired test's p), and whether "
-                  "it holds here (p < 0.05 where a test applies). Read from the tables below.")
+                  "it holds here.{holm} Read from the tables below.")
+HOLM = (" Every p-value of this table is Holm-adjusted over its {tests} tests as one family: a claim holds where its "
+        "adjusted p < 0.05, so the chance that any verdict here is a false claim stays under 5%. Each test pairs the "
+        f"sentences ({RESAMPLES:,} sign flips), a row's per-sentence scores averaged over its seeds.")
+
+
+def claims_caption(profile: str, tests: int) -> str:
+    return CLAIMS_CAPTION.format(profile=profile, holm=HOLM.format(tests=tests) if tests else "")
+
+
+class Family:
+    """The claims' p-values: each row says where its p goes (`add`) and how its verdict reads them (a function of
+    the adjusted values); once every row is in, `holm` adjusts them as one family and the rows are written."""
+
+    def __init__(self) -> None:
+        self.raw: list[float] = []
+
+    def add(self, p: float) -> int:
+        self.raw.append(float(p))
+        return len(self.raw) - 1
+
+    def written(self, rows: list[tuple]) -> list[tuple]:
+        """Each row with its p placeholders ({p0}, ...) filled by the adjusted p-values and its verdict drawn."""
+        adjusted = holm(self.raw)
+        shown = {f"p{i}": _p(value) for i, value in enumerate(adjusted)}
+        return [(claim, paper, ours.format_map(shown), verdict(adjusted) if callable(verdict) else verdict, why)
+                for claim, paper, ours, verdict, why in rows]
 
 
 def _total(row) -> float:
@@ -36,10 +63,14 @@ def _p(value) -> str:
     return "p < 0.001" if value < 0.001 else f"p {value:.3f}"
 
 
-def _ours(row: pd.Series, column: str = "ΔR", p: str | None = None) -> str:
+def _ours(row: pd.Series, family: Family, column: str = "ΔR", p: str | None = None) -> tuple[str, int | None]:
+    """A row's number (± sd) and its p's placeholder in the family (None without a test)."""
     sd = row.get(f"{column} sd")
     text = f"{row[column]:+.2f}" + (f" ± {sd:.2f}" if sd is not None and pd.notna(sd) else "")
-    return text + (f" ({_p(row[p])})" if p and p in row and pd.notna(row[p]) else "")
+    if not (p and p in row and pd.notna(row[p])):
+        return text, None
+    at = family.add(row[p])
+    return text + f" ({{p{at}}})", at
 
 
 def _verdict(held: list[bool], lengths: list) -> str:
@@ -50,29 +81,34 @@ def _verdict(held: list[bool], lengths: list) -> str:
     return "does not hold"
 
 
-def _significant(row: pd.Series, column: str, p: str) -> bool:
-    return bool(row[column] > 0 and p in row and pd.notna(row[p]) and row[p] < SIGNIFICANT)
+def _tested(gains: list[float], at: list[int | None], lengths: list):
+    """A verdict drawn from the adjusted p-values: held where the gain is positive and its adjusted p < 0.05."""
+    return lambda adjusted: _verdict([g > 0 and a is not None and adjusted[a] < SIGNIFICANT
+                                      for g, a in zip(gains, at)], lengths)
 
 
-def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> pd.DataFrame:
-    """The claims the profile's tables can test (a table it does not draw leaves its claim out)."""
+def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> tuple[pd.DataFrame, int]:
+    """The claims the profile's tables can test (a table it does not draw leaves its claim out), and how many tests
+    their p-values were adjusted over."""
     which = last_generation(spec)
     lc, tr = ours_label(LENGTH_CONTROL.label, which), ours_label(TRUNCATE.label, which)
     table2, lengths = frames.get("table2-full"), [n for n in spec.lengths if n in PAPER_GIGAWORD]
-    out = []
+    out, family = [], Family()
     if table2 is not None and lengths:
         ours = {n: (_row(table2, n, lc), _row(table2, n, tr), _row(table2, n, TEACHER_LABEL)) for n in lengths}
+        default = {n: _row(table2, n, ours_label(SOURCE_ORDER.label, which)) for n in lengths}
         if all(all(r is not None for r in rows) for rows in ours.values()):
-            out += _gigaword_claims(ours, lengths, table2, _student(spec))
+            out += _gigaword_claims(ours, lengths, table2, _student(spec), family,
+                                    default if all(r is not None for r in default.values()) else None)
     out += _analysis_claims(frames.get("table4"), frames.get("table6"))
     table3 = frames.get("table3-full")
     if table3 is not None and (row := _row(table3, None, lc)) is not None:
         paper = _total(_paper(PAPER_DUC, "NAUS length control †")) - _total(_paper(PAPER_DUC, "Search teacher †"))
-        out.append(("The student beats its teacher on DUC2004 (ΔR, recall at 75 bytes)", f"{paper:+.2f}",
-                    _ours(row, p=f"{P_VALUE}teacher"),
-                    _verdict([_significant(row, "ΔR", f"{P_VALUE}teacher")], [spec.duc_length]),
+        text, at = _ours(row, family, p=f"{P_VALUE}teacher")
+        out.append(("The student beats its teacher on DUC2004 (ΔR, recall at 75 bytes)", f"{paper:+.2f}", text,
+                    _tested([row["ΔR"]], [at], [spec.duc_length]),
                     "the same protocol; ours scored by rouge-score, the paper's by perl ROUGE"))
-    return pd.DataFrame(out, columns=COLUMNS)
+    return pd.DataFrame(family.written(out), columns=COLUMNS), len(family.raw)
 
 
 def _student(spec: Spec) -> str:
@@ -81,23 +117,27 @@ def _student(spec: Spec) -> str:
     return f"ours {arch.label}" + (f", {last} generations" if last > 1 else "") + "; the paper's from scratch on a GPU"
 
 
-def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, student: str) -> list[tuple]:
+def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, student: str, family: Family,
+                     default: dict | None) -> list[tuple]:
+    """The paper's Gigaword claims (length control, truncation, the teacher), then ours against each peer cut at L
+    words: the library's default decoding (`default`, source order) where the profile draws it, else length
+    control."""
     slash = " / ".join(map(str, lengths))
     paper = {n: {r[0]: r for r in PAPER_GIGAWORD[n]} for n in lengths}
     gain = [_total(paper[n]["NAUS length control †"]) - _total(paper[n]["Search teacher †"]) for n in lengths]
     over = [_total(paper[n]["NAUS length control †"]) - _total(paper[n]["NAUS truncate †"]) for n in lengths]
     speed = [paper[n]["Search teacher †"][5] / paper[n]["NAUS length control †"][5] for n in lengths]
+    shown = [_ours(ours[n][0], family, p=f"{P_VALUE}teacher") for n in lengths]
     rows = [("The student beats its teacher (ΔR, Gigaword, L = " + slash + ")", " / ".join(f"{g:+.2f}" for g in gain),
-             " / ".join(_ours(ours[n][0], p=f"{P_VALUE}teacher") for n in lengths),
-             _verdict([_significant(ours[n][0], "ΔR", f"{P_VALUE}teacher") for n in lengths], lengths),
-             student)]
+             " / ".join(text for text, _ in shown), _tested([ours[n][0]["ΔR"] for n in lengths],
+                                                              [at for _, at in shown], lengths), student)]
     difference = {n: ours[n][0]["ΔR"] - ours[n][1]["ΔR"] for n in lengths}
     kept = " / ".join(f"{ours[n][1]['Len']:.2f}" for n in lengths)
+    at = [family.add(ours[n][0][P_TRUNCATE]) for n in lengths]
     rows.append(("Length control beats truncation (total ROUGE, L = " + slash + ")",
                  " / ".join(f"{o:+.2f}" for o in over),
-                 " / ".join(f"{difference[n]:+.2f} ({_p(ours[n][0][P_TRUNCATE])})" for n in lengths),
-                 _verdict([difference[n] > 0 and ours[n][0][P_TRUNCATE] < SIGNIFICANT for n in lengths],
-                          lengths),
+                 " / ".join(f"{difference[n]:+.2f} ({{p{a}}})" for n, a in zip(lengths, at)),
+                 _tested([difference[n] for n in lengths], at, lengths),
                  f"our truncation keeps {kept} words of L (the paper's "
                  + " / ".join(f"{paper[n]['NAUS truncate †'][1]:g}" for n in lengths) + ")"))
     seconds = " / ".join(f"{ours[n][2]['Time (s/sample)']:.3f}" for n in lengths)
@@ -106,19 +146,23 @@ def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, stude
                  "not comparable", f"our teacher takes {seconds} s a sentence on a CPU core, the paper's "
                  + " / ".join(f"{paper[n]['Search teacher †'][5]:g}" for n in lengths)
                  + " s on its GPU: the search, not the student, is what differs"))
+    system = {n: default[n] if default else ours[n][0] for n in lengths}
+    decoded = f"decoded as the library does ({SOURCE_ORDER.short}, {source_order_settings()})" if default \
+        else f"by {LENGTH_CONTROL.short}"
     for peer in [c[len(P_VALUE):] for c in table2.columns if c.startswith(P_VALUE) and c.endswith(" cut")]:
         cut = {n: _row(table2, n, cut_label(peer.removesuffix(" cut"), n)) for n in lengths}
         if all(r is not None for r in cut.values()):
-            lead = {n: ours[n][0]["ΔR"] - cut[n]["ΔR"] for n in lengths}
-            rows.append((f"Beyond the paper: the student beats {peer} at L words (total ROUGE)", "–",
-                         " / ".join(f"{lead[n]:+.2f} ({_p(ours[n][0][P_VALUE + peer])})" for n in lengths),
-                         _verdict([lead[n] > 0 and ours[n][0][P_VALUE + peer] < SIGNIFICANT for n in lengths], lengths),
+            lead = {n: system[n]["ΔR"] - cut[n]["ΔR"] for n in lengths}
+            at = [family.add(system[n][P_VALUE + peer]) for n in lengths]
+            rows.append((f"Beyond the paper: the student {decoded} beats {peer} at L words (total ROUGE)", "–",
+                         " / ".join(f"{lead[n]:+.2f} ({{p{a}}})" for n, a in zip(lengths, at)),
+                         _tested([lead[n] for n in lengths], at, lengths),
                          f"{peer.removesuffix(' cut')}'s released outputs, each cut at L words as ours hold exactly L"))
     return rows
 
 
 def _analysis_claims(table4: pd.DataFrame | None, table6: pd.DataFrame | None) -> list[tuple]:
-    """Table 4's (NAUS against the encoder-decoders) and Table 6's (length transfer), where the profile draws them."""
+    """Table 3's (NAUS against the encoder-decoders) and Table 7's (length transfer), where the profile draws them."""
     rows = []
     if table4 is not None and len(table4):
         best: dict = {}
@@ -129,7 +173,7 @@ def _analysis_claims(table4: pd.DataFrame | None, table6: pd.DataFrame | None) -
         ours = max((d for a, d in best.items() if a.name.startswith("naus")), default=None)
         others = [d for a, d in best.items() if not a.name.startswith("naus")]
         tested = any(a.name == "ar" for a in best) and ours is not None
-        rows.append(("NAUS beats the autoregressive and non-autoregressive encoder-decoders (Table 4)",
+        rows.append(("NAUS beats the autoregressive and non-autoregressive encoder-decoders (Table 3)",
                      "NAUS above AR, NAR and NAR-CTC", "; ".join(f"{a.label.split(',')[0]} {d:+.2f}"
                                                                 for a, d in best.items()),
                      ("holds" if ours > max(others) else "does not hold") if tested else "not tested",
@@ -143,7 +187,7 @@ def _analysis_claims(table4: pd.DataFrame | None, table6: pd.DataFrame | None) -
                 if len(cut) and pd.notna(cut.iloc[0]):
                     pairs.append((label.rsplit(",", 1)[0], delta - cut.iloc[0]))
         if pairs:
-            rows.append(("A student decodes another length better by length control than by truncation (Table 6)",
+            rows.append(("A student decodes another length better by length control than by truncation (Table 7)",
                          "length control above truncation", "; ".join(f"{a}: {d:+.2f}" for a, d in pairs),
                          "holds" if all(d > 0 for _, d in pairs) else "does not hold",
                          "a student stopping early leaves truncation short of the target; length control fills it"))

@@ -38,7 +38,7 @@ def caption(figure: Figure, spec: Spec) -> str:
                          f"averaged over {seeds} seed{'s' if seeds > 1 else ''}).",
         "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence "
                          "(log scale). Left, ours on a CPU: the search teacher (one core) and the students, a colour "
-                         "per generation and a marker per decoding method (Table 2's times); dotted: rows with no "
+                         "per generation and a marker per decoding method (Table 1's times); dotted: rows with no "
                          "time (Lead, rescored released outputs). "
                          + ("Right, apart: the paper's rows at the times it reports (†, their GPU). " if figure.quoted
                             else "")
@@ -201,7 +201,7 @@ def _style(label: str, families: dict[str, str]) -> dict:
 
 
 def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
-    """Total ROUGE against seconds per sentence (log): left, each timed row of Table 2 at this length (ours, a CPU)
+    """Total ROUGE against seconds per sentence (log): left, each timed row of Table 1 at this length (ours, a CPU)
     and the rows with no time (Lead, rescored outputs) as dotted lines; right, apart, the paper's rows at the times
     it reports (its GPU). Legend outside the axes."""
     from matplotlib.ticker import NullFormatter

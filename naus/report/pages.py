@@ -12,7 +12,7 @@ from naus.architectures import ARCHITECTURES
 from naus.files import iter_lines, read_json
 from naus.outputs import write_text
 from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
-from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE
+from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE, source_order_settings
 from naus.evaluation.peers import PEERS
 from naus.provenance import DECODE_TIMING, TRAIN_TIMING, read_history
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
@@ -20,7 +20,7 @@ from naus.report.sentences import CASES
 from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
 from naus.settings import DataConfig
-from naus.tables import LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, table4_archs
+from naus.tables import LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, paper_table, table4_archs
 
 
 def search_section(build: Path) -> str | None:
@@ -144,7 +144,7 @@ HEADLINE_SYSTEMS = ("Search teacher", TRUNCATE.label, LENGTH_CONTROL.label)
 def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[str],
                  figures: list[tuple[str, str]], warning: str = "", browsable: bool = False, note: str = "") -> str:
     """The HTML report's first page (Snakemake's `report:` description, reStructuredText): what the
-    profile reproduces, Table 2's headline rows at L = 10 (else the first length) beside the
+    profile reproduces, Table 1's headline rows at L = 10 (else the first length) beside the
     paper's, and links to every table and figure (Snakemake names a result's link by its file name)."""
     stats = build / layout.DATA_STATS
     counts = read_json(stats, ("pool_pairs", "test_pairs"), {"pool_pairs": (0, 10**9), "test_pairs": (0, 10**9)}) \
@@ -162,7 +162,7 @@ def landing_page(profile: str, build: Path, table2: pd.DataFrame, tables: list[s
              + (f" Data: {searched:,} of {counts['pool_pairs']:,} pool sentences searched for training, "
                 f"{counts['test_pairs']:,} test pairs." if counts and searched else ""), "",
              *([rst_paragraph(note), ""] if note else []),
-             f"Headline: Gigaword-style test set, L = {length} (Table 2; ROUGE F1; ΔR = total ROUGE minus the "
+             f"Headline: Gigaword-style test set, L = {length} (Table 1; ROUGE F1; ΔR = total ROUGE minus the "
              "teacher's; † quoted from the paper):", ""]
     grid = [("System", "ours R-1 / R-2 / R-L", "ours ΔR", "paper † R-1 / R-2 / R-L", "paper † ΔR")]
     for system in HEADLINE_SYSTEMS:
@@ -274,7 +274,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
                     f"randomization test over the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence "
                     "differences) of the total ROUGE (R-1 + R-2 + R-L), each NAUS row's per-sentence scores averaged "
                     "over its seeds, against the teacher, (length control) against truncation and (length control in "
-                    "source order: exactly L words at increasing source positions) against length control.")
+                    f"source order: exactly L words at increasing source positions, {source_order_settings()}) "
+                    "against length control.")
     rescored, duc_cuts = _peer_sentences(spec)
     duc = PROTOCOLS["duc"]
     lm_titles = spec.config["data"].get("lm_titles", DataConfig.lm_titles)
@@ -291,28 +292,28 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
                   else "The other students: one seed each.")
     return {
-        "table2": f"Table 2 ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score with stemming) of "
-        "Lead-L, the search teacher and the NAUS student decoded by "
+        "table2": f"{paper_table('table2')} ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score "
+        "with stemming) of Lead-L, the search teacher and the NAUS student decoded by "
         f"{_listed([METHODS[m].short for m in spec.methods])}"
         + (", and within a budget of characters by char-control (whole words, at most that many characters with "
            "single spaces; NACC, Liu, Zhang & Mou 2022, quoted †)" if spec.chars else "")
         + f"; ΔR (total ROUGE minus the teacher's), time per sample and speedup over search. {protocol} {runs} "
         + (f"{TRUNCATION} " if TRUNCATE.name in spec.methods else "")
         + f"{significance} {timing} {quoted} {rescored}".rstrip(),
-        "table3": f"Table 3 ({profile}): DUC2004 (500 inputs, {len(duc.references)} references each), ROUGE "
-        f"{duc.measure} of the output cut to {duc.max_bytes} bytes averaged over the references, for Lead (the first "
-        f"{duc.max_bytes} bytes), "
+        "table3": f"{paper_table('table3')} ({profile}): DUC2004 (500 inputs, {len(duc.references)} references "
+        f"each), ROUGE {duc.measure} of the output cut to {duc.max_bytes} bytes averaged over the references, for "
+        f"Lead (the first {duc.max_bytes} bytes), "
         f"the L={duc_length} teacher and student"
         + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
            if duc_chars else "")
         + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
         f"{timing} {quoted} {rescored} {duc_cuts}".rstrip(),
-        "table4": f"Table 4 ({profile}): students of several architectures trained on the same search output and "
-        f"training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the teacher, time "
-        f"per sample. {runs} {other_runs} {timing}",
-        "table6": f"Table 6 ({profile}): length transfer, a model trained for i words decoded for j words or 50% of "
-        "each source, by truncation and by length control; ΔR over the teacher searched for j words where there is "
-        "one. "
+        "table4": f"{paper_table('table4')} ({profile}): students of several architectures trained on the same search "
+        f"output and training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the "
+        f"teacher, time per sample. {runs} {other_runs} {timing}",
+        "table6": f"{paper_table('table6')} ({profile}): length transfer, a model trained for i words decoded for j "
+        "words or 50% of each source, by truncation and by length control; ΔR over the teacher searched for j words "
+        "where there is one. "
         + (f"Each row: the mean ± sd of the students of seeds {_seed_list(spec.analysis_seeds)}."
            if len(spec.analysis_seeds) > 1 else f"Each row: the student of seed {spec.analysis_seeds[0]}."),
         "case-study": f"Case study ({profile}): {CASES} test sentences chosen with a fixed seed, one from each fifth "

@@ -1,4 +1,4 @@
-"""Tables 2 and 3 in the paper's shape: systems as rows, R-1 / R-2 / R-L / ΔR / Len / time / speedup as columns, the
+"""Tables 1 and 2 in the paper's shape: systems as rows, R-1 / R-2 / R-L / ΔR / Len / time / speedup as columns, the
 paired tests as marks against a key, a caption a reader takes in at once. Every row and p-value stays in the table's
 supplementary `-full` version, from which this one is cut (`naus.tables.Table.main_rows`)."""
 
@@ -8,7 +8,7 @@ import pandas as pd
 
 from naus.methods import METHODS
 from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT
-from naus.tables import PROTOCOLS, Spec, Table, last_generation
+from naus.tables import PROTOCOLS, Spec, Table, last_generation, paper_table
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them
@@ -46,12 +46,13 @@ def shaped_caption(table: Table, spec: Spec, device: str) -> str:
     peers = ", ".join(f"{mark} against {peer}" for peer, mark in zip(table.marked_peers, PEER_MARKS))
     protocol = PROTOCOLS[table.protocol.collection]
     if table.protocol.collection == "test":
-        what = (f"Table 2 ({spec.profile}): Gigaword test, ROUGE F1 (rouge-score, stemmed) of summaries of L words: "
-                f"Lead-L, the search teacher and {student} decoded by {methods}; peers' released outputs cut at L "
-                "words")
+        what = (f"{paper_table(table.name)} ({spec.profile}): Gigaword test, ROUGE F1 (rouge-score, stemmed) of "
+                f"summaries of L words: Lead-L, the search teacher and {student} decoded by {methods}; peers' released "
+                "outputs cut at L words")
     else:
-        what = (f"Table 3 ({spec.profile}): DUC2004, ROUGE recall of outputs cut to {protocol.max_bytes} bytes: Lead, "
-                f"the L = {spec.duc_length} search teacher and {student} decoded by {methods}; peers' released outputs")
+        what = (f"{paper_table(table.name)} ({spec.profile}): DUC2004, ROUGE recall of outputs cut to "
+                f"{protocol.max_bytes} bytes: Lead, the L = {spec.duc_length} search teacher and {student} decoded by "
+                f"{methods}; peers' released outputs")
     return (f"{what}; † the paper's (perl ROUGE, GPU). ΔR: total ROUGE minus the teacher's. Time: seconds per "
             f"sentence, ours on {device}. {TEACHER_MARK} p < {SIGNIFICANT} against the teacher"
             + (f"; {peers}" if peers else "") + f" (paired randomization test). Every row and p-value: "

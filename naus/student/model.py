@@ -1,7 +1,7 @@
-"""The students: NAUS, the three encoder–decoder alternatives of the paper's Table 4, and those on frozen states.
+"""The students: NAUS, the three encoder–decoder alternatives of the paper's Table 3, and those on frozen states.
 
 NAUS is an encoder-only Transformer with one output slot per source token, trained with CTC (Liu, Huang & Mou
-2022, §2.2): the blank ε lets it emit fewer words than the source has slots. Table 4 asks whether that design
+2022, §2.2): the blank ε lets it emit fewer words than the source has slots. Table 3 asks whether that design
 beats the usual ones, so the same search output also trains `ar` (an encoder–decoder decoded left to right, ε's id
 its begin and end of sequence), `nar` (a decoder filling exactly L slots at once, no blank) and `nar-ctc` (one
 decoder slot per source token, blank and CTC like NAUS). All share post-LayerNorm GELU layers, learned positions
@@ -132,7 +132,7 @@ def _padding(lengths: torch.Tensor, time: int) -> torch.Tensor:
 
 
 class EncoderDecoder(Student):
-    """Shared parts of Table 4's students: an encoder as NAUS's and a decoder that cross-attends to it."""
+    """Shared parts of Table 3's students: an encoder as NAUS's and a decoder that cross-attends to it."""
 
     def __init__(self, config: ModelConfig):
         super().__init__(config)
@@ -164,7 +164,7 @@ class EncoderDecoder(Student):
 
 
 def _cross_entropy(log_probs: torch.Tensor, gold: torch.Tensor, ignore: int, smoothing: float) -> torch.Tensor:
-    """Mean token-level cross entropy with label smoothing, the usual loss of Table 4's AR and NAR students."""
+    """Mean token-level cross entropy with label smoothing, the usual loss of Table 3's AR and NAR students."""
     return F.nll_loss(log_probs.transpose(1, 2), gold, ignore_index=ignore) * (1 - smoothing) + smoothing * (
         -(log_probs.mean(-1) * (gold != ignore)).sum() / (gold != ignore).sum()
     )
@@ -424,7 +424,7 @@ class CopyNAUS(nn.Module):
 
 
 class CopyNARCTC(CopyNAUS):
-    """Table 4's NAR-CTC encoder-decoder on `CopyNAUS`'s frozen states and copy head: one decoder slot per source
+    """Table 3's NAR-CTC encoder-decoder on `CopyNAUS`'s frozen states and copy head: one decoder slot per source
     word (its projected state, as NAR-CTC's are its source's embeddings) attends to the encoder and copies from it."""
 
     def __init__(self, config: ModelConfig):

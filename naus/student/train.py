@@ -1,4 +1,4 @@
-"""Training a student (NAUS with CTC, or a Table 4 encoder–decoder) on (source → search output) pairs.
+"""Training a student (NAUS with CTC, or a Table 3 encoder–decoder) on (source → search output) pairs.
 
 Batches hold about `max_tokens` source tokens. The batch order of an epoch is a function of
 (seed, epoch) alone, so a checkpoint that stores the step, the epoch, the position in it and

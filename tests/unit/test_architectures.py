@@ -1,4 +1,4 @@
-"""Table 4's students: AR, vanilla NAR and NAR-CTC encoder–decoders trained on the same search output."""
+"""Table 3's students: AR, vanilla NAR and NAR-CTC encoder–decoders trained on the same search output."""
 
 import itertools
 
@@ -143,7 +143,7 @@ def test_every_architecture_has_a_model_and_supports_its_table4_methods():
 
 
 def test_table4_takes_the_profiles_own_students_for_their_architecture_not_a_second_set():
-    """With model.arch naus-minilm, Table 4's MiniLM row is Table 2's students (trained once), first, named so."""
+    """With model.arch naus-minilm, Table 3's MiniLM row is Table 1's students (trained once), first, named so."""
     from naus.tables import spec
     from tests.helpers import ROOT, resolved_config
 

@@ -36,7 +36,7 @@ def test_the_flat_metrics_and_headline_are_of_the_committed_metrics(profile):
 
 
 def test_another_protocols_committed_run_holds_what_table2_reads_of_it():
-    """gigaword-sample's report.other_protocol: the metrics of exactly the rows Table 2 shows of it, and a
+    """gigaword-sample's report.other_protocol: the metrics of exactly the rows Table 1 shows of it, and a
     provenance naming the protocol that is not the profile's."""
     import json
 

@@ -1,4 +1,4 @@
-"""The students on frozen MiniLM states (naus-copy, and Table 4's nar-ctc-copy): a copy head over the states,
+"""The students on frozen MiniLM states (naus-copy, and Table 3's nar-ctc-copy): a copy head over the states,
 trained and decoded as every CTC student."""
 
 import numpy as np

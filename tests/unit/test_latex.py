@@ -1,4 +1,4 @@
-"""The paper-shaped Table 2 builds with pdflatex on an ACL page (two columns of 455 pt in all, `table*` across both)
+"""The paper-shaped Table 1 builds with pdflatex on an ACL page (two columns of 455 pt in all, `table*` across both)
 and fits it: no character pdflatex cannot read, no line over the page's width. Skipped where LaTeX is not installed
 (`apt-get install texlive-latex-base texlive-latex-recommended`)."""
 

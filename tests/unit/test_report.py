@@ -181,7 +181,7 @@ def test_table4_compares_architectures_on_the_same_search_output(tmp_path):
     assert rows.loc["AR encoder-decoder, beam search", "Time b=1 (s/sample)"] == 0.2
     assert pd.isna(rows.loc["NAR encoder-decoder, vanilla (L slots)", "Time b=1 (s/sample)"])
     readme = (tmp_path / "out/README.md").read_text()
-    assert "## Table 4" in readme and "AR encoder-decoder, beam search" in readme
+    assert "## Table 3" in readme and "AR encoder-decoder, beam search" in readme
 
 
 def test_table3_reads_duc2004_recall_metrics(tmp_path):
@@ -201,7 +201,7 @@ def test_table3_reads_duc2004_recall_metrics(tmp_path):
     assert rows.loc["NAUS length control (ours)", "Speedup"] == "100×"
     assert rows.loc["published HC_13_length_control (rescored)", "ΔR"] == 1.69
     assert rows.loc["NAUS length control †", "ΔR"] == 0.4  # 57.45 - 57.05, the paper's teacher as base
-    assert "## Table 3" in (tmp_path / "out/README.md").read_text()
+    assert "## Table 2" in (tmp_path / "out/README.md").read_text()
 
 
 def test_a_student_row_is_the_mean_over_its_seeds_with_its_spread(tmp_path):
@@ -282,7 +282,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
         "search.estimator: 'learned' made the results, the configuration says 'in-context'"]
     caption, _, _ = report({"search": {"shards": 8}, "train": {"lr": 5e-4}})  # shards name no content
     assert "train.lr: 0.001 made the results, the configuration says 0.0005" in caption and "shards" not in caption
-    # model.arch is the profile's own students' (L10); a Table 4 student names its own architecture
+    # model.arch is the profile's own students' (L10); a Table 3 student names its own architecture
     write(b / "train/L10/history.json", json.dumps({"history": [], "settings": {"model": {"d_model": 256, "arch": "naus"}}}))
     write(b / "train/ar-L10/history.json", json.dumps({"history": [], "settings": {"model": {"d_model": 256, "arch": "ar"}}}))
     assert report({"model": {"arch": "naus"}})[2]["stale"] == []
@@ -473,7 +473,7 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
 
 
 def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_path):
-    """A copy-head profile gets a row of length control in source order (a registry method Table 2 lists), and its
+    """A copy-head profile gets a row of length control in source order (a registry method Table 1 lists), and its
     `p vs length control`: better on every one of 30 sentences, at the test's floor."""
     config = profile(model={"arch": "naus-copy"},
                      decode={"methods": ["truncate", "length-control", "source-order", "beam"]})

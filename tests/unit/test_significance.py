@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.evaluation.significance import paired_p_value, seed_mean, unpaired_p_value
+from naus.evaluation.significance import holm, paired_p_value, seed_mean, unpaired_p_value
 
 
 def exact_p(diff):
@@ -69,3 +69,19 @@ def test_ten_seeds_apart_reach_the_smallest_p_and_many_seeds_are_sampled():
     assert unpaired_p_value(a + 10, b) == pytest.approx(1 / 10_001)
     with pytest.raises(NausError, match="non-empty"):
         unpaired_p_value([], [1.0])
+
+
+def test_holm_against_its_definition():
+    """Holm's adjustment: statsmodels' textbook case, and on random families the rule it stands for: the k-th
+    smallest p rejected at α exactly when every smaller one is, each against α / (m − rank)."""
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        p = rng.random(int(rng.integers(1, 8))) ** 3
+        adjusted, order = holm(list(p)), np.argsort(p, kind="stable")
+        for alpha in (0.01, 0.05, 0.2):
+            passed = 0
+            while passed < len(p) and p[order[passed]] <= alpha / (len(p) - passed):
+                passed += 1
+            assert sorted(i for i in range(len(p)) if adjusted[i] <= alpha) == sorted(order[:passed].tolist())
+    assert holm([]) == [] and holm([0.5, 0.9]) == [1.0, 1.0]

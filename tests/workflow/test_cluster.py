@@ -59,7 +59,7 @@ def test_students_on_frozen_states_ask_a_cluster_for_a_cpu_core_not_a_gpu(shared
     """Resources from the architecture (issue 119): in the SLURM dry run of gigaword-sample, whose students all learn
     on frozen MiniLM states (naus-copy, nar-ctc-copy), no student's training or decoding asks for a GPU: each is a
     one-core job of the CPU partition with its measured time and memory; the paper profile's students (naus and
-    Table 4's encoder-decoders, whole encoders trained) go to the GPU partition."""
+    Table 3's encoder-decoders, whole encoders trained) go to the GPU partition."""
     profile = yaml.safe_load((ROOT / "workflow/profiles/slurm/config.yaml").read_text())
     code, out = snakemake(["--workflow-profile", "workflow/profiles/slurm", "-n", "--configfile",
                            "config/gigaword-sample.yaml"], {**env, "NAUS_DATA": str(shared_data)})

@@ -28,7 +28,7 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
     assert [r["index"] for r in search] == list(range(32)) and all(len(r["summary"].split()) == 4 for r in search)
     for figure in ("loss-L4", "lengths-L4", "source-length-L4", "training-size", "beam-size", "char-budget"):
         assert (results / f"figures/{figure}.png").is_file(), figure
-    for name in ("table2-full", "table3-full"):  # p-values from the outputs in build/, Tables 2 and 3 both
+    for name in ("table2-full", "table3-full"):  # p-values from the outputs in build/, Tables 1 and 2 both
         header, *rows = (results / f"tables/{name}.csv").read_text().splitlines()
         assert "p vs teacher" in header and any("NAUS length control (ours)" in row for row in rows), name
     assert (results / "browse.html").stat().st_size > 1000 and (results / "tables/case-study.md").is_file()

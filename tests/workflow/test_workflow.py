@@ -104,7 +104,7 @@ def test_table_lengths_without_search_output_name_the_key(tmp_path):
     complaint = refusal(bad)
     assert "analysis.lengths [8, 12]" in complaint and "search.lengths [8, 10]" in complaint
     duc = write(tmp_path / "duc.yaml", text + "duc:\n  length: 13\n")
-    assert "duc.length 13: Table 3 needs data.duc_dir" in refusal(duc)
+    assert "duc.length 13: Table 2 needs data.duc_dir" in refusal(duc)
     transfer = write(tmp_path / "transfer.yaml", text.replace('transfer: [[8, "10"]', 'transfer: [[13, "10"], [8, "10"]'))
     assert "decode.transfer: models of lengths [13] have no search output" in refusal(transfer)
 
@@ -209,7 +209,7 @@ def test_every_setting_of_a_section_is_in_the_schema_and_none_is_written_there_a
 
 
 def test_the_profiles_student_architectures_are_the_ctc_ones():
-    """Tables 2 and 3 decode by length control: model.arch offers exactly the CTC architectures."""
+    """Tables 1 and 2 decode by length control: model.arch offers exactly the CTC architectures."""
     from naus.architectures import ARCHITECTURES
 
     assert config_schema()["$defs"]["arch"]["enum"] == [name for name, a in ARCHITECTURES.items() if a.ctc]

@@ -207,7 +207,7 @@ def systems() -> list[str]:
 
 
 def students() -> list[str]:
-    """Every student a table or figure decodes with (Table 2's per length and seed, Figure 3's, Table 4's, ...)."""
+    """Every student a table or figure decodes with (Table 1's per length and seed, Figure 3's, Table 3's, ...)."""
     return SPEC.students()
 
 
@@ -217,7 +217,7 @@ def trained_students() -> list[str]:
 
 
 def duc_systems() -> list[str]:
-    """Table 3's outputs on DUC2004, as paths under build/{profile}/ without `.txt`."""
+    """Table 2's outputs on DUC2004, as paths under build/{profile}/ without `.txt`."""
     return SPEC.stems("duc")
 
 
@@ -229,7 +229,7 @@ def metric_files() -> list[str]:
 
 
 def other_protocol_files() -> list[str]:
-    """An earlier run's files that Table 2 shows beside this run's (report.other_protocol): its provenance, its metrics."""
+    """An earlier run's files that Table 1 shows beside this run's (report.other_protocol): its provenance, its metrics."""
     groups = [g for t in SPEC.tables for g in t.groups if g.archive]
     return [f"{g.archive}/provenance.json" for g in groups[:1]] + [
         f"{g.archive}/{layout.metrics_file(s)}" for g in groups for row in g.rows for s in row.stems

@@ -42,7 +42,7 @@ rule encode_states:
 
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
-    the pool (Figure 3), or a Table 4 encoder-decoder (on a GPU where a cluster has one); a later generation on
+    the pool (Figure 3), or a Table 3 encoder-decoder (on a GPU where a cluster has one); a later generation on
     the previous one's length-control summaries (`layout.teacher_model`). Students on frozen states: `train_on_states`."""
     wildcard_constraints:
         model=GPU_TRAINED,
@@ -124,6 +124,6 @@ rule stage_states:
 
 
 rule stage_train:
-    """Every student: one per length, the training-size sweep and Table 4's (a target for `dvc repro`)."""
+    """Every student: one per length, the training-size sweep and Table 3's (a target for `dvc repro`)."""
     input:
         [f"{BUILD}/{layout.student_checkpoint(model)}" for model in students()],

@@ -70,11 +70,14 @@ def decoded(build: Path, name: str, length: int, variant: str, out: Path) -> dic
     news = [line for path in NEWS for line in read_lines(path)]
     fresh = [r.summary for r in summarizer.summarize(news, length=length, raw=True, headlines=False, **options)]
     write_lines(out / f"{variant}.news.txt", fresh)
-    scores = total(out / f"{variant}.dev.txt", build / layout.split_file("dev", "title"))
-    write_json(record, {**scores,
-                        "dev_faults": shares([s.split() for s in summaries], [line.split() for line in dev]),
-                        "news_faults": shares([s.split() for s in fresh], [source_tokens(line) for line in news])})
+    write_json(record, total(out / f"{variant}.dev.txt", build / layout.split_file("dev", "title")))
     return read_json(record)
+
+
+def with_faults(record: dict, out: Path, variant: str, dev: list[list[str]], news: list[list[str]]) -> dict:
+    """A decoding's record with the faults of its summaries (counted here, not kept: the count may change)."""
+    return {**record, **{f"{where}_faults": shares([line.split() for line in read_lines(out / f"{variant}.{where}.txt")],
+                                                   sources) for where, sources in (("dev", dev), ("news", news))}}
 
 
 def rows(records: dict[str, list[dict]]) -> dict[str, dict]:
@@ -133,20 +136,22 @@ def main() -> None:
         found = run_all(pool, [job for job in jobs if layout.parse_model(job[2]).generation in args.generations])
     if set(args.generations) != set(GENERATIONS):
         return
+    dev = [line.split() for line in read_lines(args.build / layout.split_file("dev", "article"))]
+    news = [source_tokens(line) for path in NEWS for line in read_lines(path)]
     records: dict = {}
-    for (_, _, name, n, variant, _), record in zip(jobs, found):
+    for (_, _, name, n, variant, out), record in zip(jobs, found):
+        record = with_faults(record, out, variant, dev, news)
         generation = layout.parse_model(name).generation
         records.setdefault(str(n), {}).setdefault(f"generation {generation}", {}).setdefault(variant, []).append(record)
     lengths = {n: {g: rows(by_variant) for g, by_variant in by_generation.items()} for n, by_generation in records.items()}
     chosen, verdicts = choose(lengths)
-    news = [line for path in NEWS for line in read_lines(path)]
     write_json(args.out, {
         "script": f"benchmarks/readability.py at {code_state()['commit'][:7]}", "profile": "gigaword-sample",
         "made_by": code_state(), "machine": f"{cpu_name()} ({', '.join(isa())}), 2 cores, one thread a decoding",
         "seeds": len(SEEDS), "dev_sentences": len(read_lines(args.build / layout.split_file("dev", "article"))),
-        "news_sentences": len(news), "news_files": [str(p.relative_to(ROOT)) for p in NEWS],
+        "news_sentences": len(news), "news_files": [str(path.relative_to(ROOT)) for path in NEWS],
         "dev_titles_faults": shares([t.split() for t in read_lines(args.build / layout.split_file("dev", "title"))],
-                                    [a.split() for a in read_lines(args.build / layout.split_file("dev", "article"))]),
+                                    dev),
         "variants": VARIANTS, "lengths": lengths, "verdicts": verdicts, "chosen": chosen,
         "rule": "admitted: the levers whose generation-2 dev total is within one standard error of source order's at "
                 "both lengths and whose share of dev headlines with any fault is lower at both; of those within one "

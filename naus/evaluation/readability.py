@@ -20,14 +20,18 @@ FAULTS = (NUMBER_CUT, NAME_CUT, QUOTATION_CUT, DANGLING, REPEAT, OUT_OF_ORDER)
 
 
 def aligned(summary: list[str], source: list[str]) -> list[int]:
-    """Each summary word's source position (−1: none holds it): the next unused position after the last match
-    holding it, else the first unused one anywhere. Words match in either form a summary writes them (the
-    Gigaword convention's, or a number as written)."""
+    """Each summary word's source position (−1: none holds it): of the unused positions holding it, the next after
+    the last match (else the first anywhere), unless a later one is followed by the summary's next word, as a copied
+    span is (`to raise` copied from `97 to 72 ... to raise` is the second `to`). Words match in either form a summary
+    writes them (the Gigaword convention's, or a number as written)."""
     keys = [(t, normal_token(t), copy_key(t)) for t in source]
     used, start, found = [False] * len(source), 0, []
-    for word in summary:
-        order = [*range(start, len(source)), *range(start)]
-        at = next((k for k in order if not used[k] and word in keys[k]), None)
+    for i, word in enumerate(summary):
+        order = [k for k in [*range(start, len(source)), *range(start)] if not used[k] and word in keys[k]]
+        following = summary[i + 1] if i + 1 < len(summary) else None
+        at = next((k for k in order if k + 1 < len(source) and following in keys[k + 1]), None) if following \
+            else None
+        at = at if at is not None else (order[0] if order else None)
         found.append(-1 if at is None else at)
         if at is not None:
             used[at], start = True, at + 1

@@ -81,3 +81,10 @@ def test_the_default_decoding_keeps_numbers_with_their_units_and_names_whole(bud
     for line, result in zip(lines, results):
         assert not faults(result.summary.split(), source_tokens(line)) & {NUMBER_CUT, NAME_CUT, QUOTATION_CUT}, (
             line, result.summary)
+
+
+def test_a_copied_span_aligns_where_it_was_copied_from():
+    """`to raise` copied from `voted 97 to 72 to raise` is the second `to`: the range is not counted as cut."""
+    source = source_tokens("The parliament voted 97 to 72 to raise it.")
+    assert aligned("parliament to raise".split(), source) == [1, 6, 7]
+    assert NUMBER_CUT not in faults("parliament to raise".split(), source)

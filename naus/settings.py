@@ -332,12 +332,12 @@ class DecodeConfig:
     timing_passes: int = setting(3, "when timing (`naus decode --timing`, `naus time`), time this many passes after "
                                     "an untimed one and record the median (one pass of a small test set is at the "
                                     "mercy of a busy moment)", minimum=1, maximum=100)
-    phrases: str = setting("words", "source order: keep each phrase (a number with its unit, a name, a short "
+    phrases: str = setting("whole", "source order: keep each phrase (a number with its unit, a name, a short "
                                     "quotation: naus.text.phrases) whole or not at all, or take words alone",
                            choices=PHRASE_CHOICES)
-    last_word: str = setting("any", "source order: what a summary may end on: any word, or a content word (no "
+    last_word: str = setting("content", "source order: what a summary may end on: any word, or a content word (no "
                                     "function word or clitic last, naus.text.FUNCTION_WORDS)", choices=LAST_WORDS)
-    adjacency: float = setting(0.0, "source order: nats added to a summary's score for each word that directly "
+    adjacency: float = setting(1.0, "source order: nats added to a summary's score for each word that directly "
                                     "follows its source neighbour (fewer, longer spans; 0: none)",
                                minimum=0.0, maximum=10.0)
     max_memory_mb: int = setting(1024, "memory char-control's tables may take: a budget and beam whose tables "

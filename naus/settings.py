@@ -314,6 +314,8 @@ class LMConfig:
         check_ranges(self)
 
 
+# The source-order decoder's phrases, last word and adjacency: chosen on dev for headlines an editor keeps, ROUGE
+# not lower (results/benchmarks/readability.json).
 PHRASE_CHOICES = ("whole", "words")  # DecodeConfig.phrases: kept whole, or each word alone
 LAST_WORDS = ("content", "any")  # DecodeConfig.last_word: what a source-order summary may end on
 
@@ -336,7 +338,7 @@ class DecodeConfig:
                                     "quotation: naus.text.phrases) whole or not at all, or take words alone",
                            choices=PHRASE_CHOICES)
     last_word: str = setting("content", "source order: what a summary may end on: any word, or a content word (no "
-                                    "function word or clitic last, naus.text.FUNCTION_WORDS)", choices=LAST_WORDS)
+                                        "function word or clitic last, naus.text.FUNCTION_WORDS)", choices=LAST_WORDS)
     adjacency: float = setting(1.0, "source order: nats added to a summary's score for each word that directly "
                                     "follows its source neighbour (fewer, longer spans; 0: none)",
                                minimum=0.0, maximum=10.0)

@@ -79,14 +79,16 @@ TRUNCATE, LENGTH_CONTROL, SOURCE_ORDER, BEAM, CHAR_CONTROL = (
 
 
 def source_order_settings() -> str:
-    """What the source-order decoders keep by default, in words (`naus.settings.DecodeConfig`: phrases, adjacency),
-    for the report's captions and claims."""
+    """What the source-order decoders keep by default, in words (`naus.settings.DecodeConfig`: phrases, last_word,
+    adjacency), for the report's captions and claims."""
     from naus.settings import DecodeConfig
 
-    said = ["each phrase (a number with its unit, a name, a short quotation: naus.text.phrases) kept whole or not "
-            "at all" if DecodeConfig.phrases == "whole" else "each word alone"]
+    said = ["phrases whole (naus.text.phrases)" if DecodeConfig.phrases == "whole" else "each word alone"]
+    if DecodeConfig.last_word == "content":
+        said.append("no function word last")
     if DecodeConfig.adjacency:
-        said.append(f"{DecodeConfig.adjacency:g} nats for each word after its source neighbour")
+        nats = f"{DecodeConfig.adjacency:g} nat" + ("" if DecodeConfig.adjacency == 1 else "s")
+        said.append(f"{nats} a word after its source neighbour")
     return ", ".join(said)
 
 

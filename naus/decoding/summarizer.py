@@ -126,7 +126,9 @@ class Summarizer:
         (a generator too) is read once. A student on frozen states (`naus-copy`) reads `states`, the sentences'
         as `naus encode-states` made them, or computes them here. `headlines` (the default for raw text): no
         punctuation chosen, so L counts words a reader counts, and each summary written as its source wrote its
-        words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #)."""
+        words (`naus.text.headline`: case, digits); else the evaluator's form (lower case, digits as #).
+        `phrases`, `last_word`, `adjacency`: what the source-order decoder keeps whole, may end a summary on, and the
+        bonus of each pair of words adjacent in the source (`DecodeConfig`: its defaults were chosen on dev)."""
         _check_arguments(sentences, method, states)
         given = [name for name, value in (("length", length), ("ratio", ratio), ("chars", chars)) if value is not None]
         if len(given) > 1:  # the command line's --length, --ratio and --chars exclude each other

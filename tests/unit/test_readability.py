@@ -89,3 +89,16 @@ def test_a_copied_span_aligns_where_it_was_copied_from():
     source = source_tokens("The parliament voted 97 to 72 to raise it.")
     assert aligned("parliament to raise".split(), source) == [1, 6, 7]
     assert NUMBER_CUT not in faults("parliament to raise".split(), source)
+
+
+@pytest.mark.parametrize("given, said", [({"phrases": "some"}, "phrases must be one of"),
+                                         ({"last_word": "noun"}, "last_word must be one of"),
+                                         ({"adjacency": float("nan")}, "adjacency must be between 0.0 and 10.0, got nan"),
+                                         ({"adjacency": -1.0}, "adjacency must be between"),
+                                         ({"adjacency": "1"}, "adjacency must be a number")])
+def test_the_decoders_settings_refuse_outsider_values_in_one_line(given, said):
+    """Outsider input to the new settings (the API's, as the command line's): one line naming the setting."""
+    from naus.decoding.summarizer import Summarizer
+
+    with pytest.raises((ValueError, TypeError), match=said):
+        Summarizer.from_pretrained().summarize(["Police arrested five protesters."], **given)

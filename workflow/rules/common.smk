@@ -194,6 +194,16 @@ def encoder_flag(input) -> str:
     return f"--encoder {input.encoder}" if input.encoder else ""
 
 
+def library_decoding() -> str:
+    """The decoders' library defaults that no profile sets (`schema.COMMAND_LINE_ONLY`: the source-order decoder's
+    phrases, last word and adjacency) as `naus` options, given to every decoding rule: a changed default changes their
+    params, and Snakemake decodes again as it would for a changed config key."""
+    from naus.settings import DecodeConfig
+
+    names = sorted(schema.COMMAND_LINE_ONLY["decode"] - {"min_length"})
+    return " ".join(f"--{name.replace('_', '-')} {shlex.quote(str(getattr(DecodeConfig, name)))}" for name in names)
+
+
 # What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
 try:
     SPEC = tables.spec(config)

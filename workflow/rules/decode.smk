@@ -1,4 +1,5 @@
 DECODE_CFG = config["decode"]
+LIBRARY_DECODING = library_decoding()
 
 
 wildcard_constraints:
@@ -13,7 +14,10 @@ DECODE_INPUT = {
     "states": lambda w: frozen_states(w.model, w.split),
 }
 DECODE_PARAMS = dict(
-    target=lambda w: layout.target_option(w.target), beam=DECODE_CFG["beam_size"], batch=DECODE_CFG["batch_size"]
+    target=lambda w: layout.target_option(w.target),
+    beam=DECODE_CFG["beam_size"],
+    batch=DECODE_CFG["batch_size"],
+    library=LIBRARY_DECODING,
 )
 STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
@@ -38,6 +42,7 @@ rule decode_student:
         stems=lambda w: PLANNED[(w.split, w.model)],
         beam=DECODE_CFG["beam_size"],
         batch=DECODE_CFG["batch_size"],
+        library=LIBRARY_DECODING,
         states=lambda w, input: f"--states {input.states}" if input.states else "",
     log:
         f"{LOGS}/decode/{{split}}-{{model}}.log",
@@ -49,7 +54,8 @@ rule decode_student:
         gpu=1,
     shell:
         "python -m naus --threads {threads} decode-all --checkpoint {input.checkpoint} --source {input.source} "
-        "{params.states} --beam-size {params.beam} --batch-size {params.batch} --out {output} {params.stems} > {log} 2>&1"
+        "{params.states} --beam-size {params.beam} --batch-size {params.batch} {params.library} --out {output} "
+        "{params.stems} > {log} 2>&1"
 
 
 use rule decode_student as decode_student_on_states with:
@@ -108,7 +114,7 @@ rule decode:
     shell:
         "python -m naus --threads {threads} decode --checkpoint {input.checkpoint} --input {input.source} "
         "{params.states} {params.target} --method {wildcards.method} --beam-size {params.beam} --batch-size {params.batch} "
-        "--out {output.summaries} --provenance {output.provenance} > {log} 2>&1"
+        "{params.library} --out {output.summaries} --provenance {output.provenance} > {log} 2>&1"
 
 
 ruleorder: decoding > decode
@@ -141,6 +147,7 @@ rule time_decode:
         batch=DECODE_CFG["batch_size"],
         batch1=DECODE_CFG["batch1_samples"],
         passes=DECODE_CFG["timing_passes"],
+        library=LIBRARY_DECODING,
     log:
         f"{LOGS}/time/decodings.log",
     benchmark:
@@ -152,7 +159,8 @@ rule time_decode:
         gpu=1,
     shell:
         "python -m naus --threads {threads} time --beam-size {params.beam} --batch-size {params.batch} "
-        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.encoder} {params.decodings} "
+        "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.library} {params.encoder} "
+        "{params.decodings} "
         "> {log} 2>&1"
 
 

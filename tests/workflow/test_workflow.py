@@ -32,6 +32,21 @@ def test_timing_jobs_hold_every_core_and_time_only_the_first_seed(tmp_path, env)
     assert any("/L10-s1/" in text for text in decoded) and not any("/L10-s1/" in text for text in timed)
 
 
+
+def test_every_decoding_job_is_given_the_library_defaults_no_profile_sets(env):
+    """Stale work never shown as new: the source-order decoder's defaults (phrases, last word, adjacency) live in
+    naus.settings only, so each decoding and timing job is given them as options; a changed default then changes its
+    params and Snakemake decodes again (the demo's build once kept decodings of the old defaults)."""
+    from naus.settings import DecodeConfig
+
+    code, out = snakemake(["-n", "--forceall", "-p", "--configfile", "config/demo.yaml"], env)
+    assert code == 0, out[-3000:]
+    commands = [line for line in out.splitlines() if re.search(r"naus .*\b(decode|decode-all|time) ", line)]
+    assert len(commands) >= 5, out[-3000:]
+    for name in sorted(schema.COMMAND_LINE_ONLY["decode"] - {"min_length"}):
+        option = f"--{name.replace('_', '-')} {getattr(DecodeConfig, name)}"
+        assert all(option in command for command in commands), option
+
 def refusal(*files) -> str:
     """What the resolution the workflow runs first (naus.schema.resolve) says of a configuration: the
     workflow prints it in one line (the tests that run Snakemake on a bad configuration check that)."""

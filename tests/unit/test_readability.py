@@ -1,10 +1,13 @@
 """Phrases a headline keeps whole (`naus.text.phrases`), the faults an editor fixes (`naus.evaluation.readability`),
 and what the default decoding guarantees of them on constructed news: no number without its unit, no name cut."""
 
+import itertools
+import random
+
 import pytest
 
 from naus.evaluation.readability import (DANGLING, FAULTS, NAME_CUT, NUMBER_CUT, OUT_OF_ORDER, QUOTATION_CUT,
-                                         REPEAT, aligned, faults, shares)
+                                         REPEAT, _in_order, aligned, faults, shares)
 from naus.text import phrase_ties, phrases, source_tokens
 from tests.helpers import ROOT
 
@@ -90,6 +93,32 @@ def test_a_copied_span_aligns_where_it_was_copied_from():
     assert aligned("parliament to raise".split(), source) == [1, 6, 7]
     assert NUMBER_CUT not in faults("parliament to raise".split(), source)
 
+
+
+def test_a_span_said_twice_aligns_as_two_whole_spans():
+    """Kind: a summary the counter could misread. `18 million pounds` kept twice is two whole spans of the source,
+    not a part of `18 million dollars` between them: no cut counted where the decoder kept every phrase whole."""
+    source = source_tokens("The deficit fell to 18 million pounds (18 million dollars) from 18 million pounds.")
+    summary = "deficit fell 18 million pounds 18 million pounds".split()
+    assert aligned(summary, source) == [1, 2, 4, 5, 6, 13, 14, 15]
+    assert faults(summary, source) == set()
+
+
+def test_the_in_order_alignment_is_the_brute_forces():
+    """The exact alignment against every increasing choice of positions, on small random word strings: the same
+    number of adjacent pairs; None exactly when no increasing choice exists."""
+    rng = random.Random(7)
+    for _ in range(300):
+        source = [rng.choice("abc") for _ in range(rng.randint(1, 7))]
+        summary = [rng.choice("abcd") for _ in range(rng.randint(1, 4))]
+        holding = [[k for k, t in enumerate(source) if t == w] for w in summary]
+        choices = [c for c in itertools.product(*holding) if all(a < b for a, b in zip(c, c[1:]))]
+        found = _in_order(holding)
+        if not choices:
+            assert found is None
+            continue
+        best = max(sum(b == a + 1 for a, b in zip(c, c[1:])) for c in choices)
+        assert tuple(found) in choices and sum(b == a + 1 for a, b in zip(found, found[1:])) == best
 
 @pytest.mark.parametrize("given, said", [({"phrases": "some"}, "phrases must be one of"),
                                          ({"last_word": "noun"}, "last_word must be one of"),

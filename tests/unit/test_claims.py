@@ -1,0 +1,57 @@
+"""The claims' verdicts (`naus.report.claims`): what a reviewer signs, so a tie is said as a tie and an architecture
+not trained is named, never folded into "not tested" or "holds"; the transfer claim is the paper's (Table 7)."""
+
+import pandas as pd
+import pytest
+
+from naus.architectures import ARCHITECTURES
+from naus.report.claims import _architectures_claim, _transfer_claim
+
+
+def table3(rows: dict[str, tuple[float, float]], seeds: int = 10) -> pd.DataFrame:
+    """Table 3's frame: per architecture, its length-control row's ΔR and the spread over its seeds."""
+    return pd.DataFrame([{"System": f"{ARCHITECTURES[name].label}, length control", "ΔR": delta, "ΔR sd": sd,
+                          "Seeds": seeds} for name, (delta, sd) in rows.items()])
+
+
+@pytest.mark.parametrize("rows, verdict, said", [
+    ({"naus-copy": (5.86, 0.46), "nar-ctc-copy": (5.85, 0.29)}, "does not hold", "ties NAUS"),
+    ({"naus-copy": (5.86, 0.46), "nar-ctc-copy": (3.0, 0.3)}, "holds where tested", "not trained here: AR"),
+    ({"naus-copy": (5.86, 0.46), "ar": (7.0, 0.2), "nar": (1.0, 0.2), "nar-ctc": (3.0, 0.2)}, "does not hold",
+     "AR encoder-decoder above NAUS"),
+    ({"naus-copy": (5.86, 0.46), "ar": (4.0, 0.2), "nar": (1.0, 0.2), "nar-ctc": (3.0, 0.2)}, "holds",
+     "NAR encoder-decoder below NAUS"),
+    ({"naus-copy": (5.86, 0.46)}, "not tested", "not trained here: AR encoder-decoder, NAR encoder-decoder, NAR"),
+])
+def test_the_architectures_verdict_says_a_tie_and_what_was_not_trained(rows, verdict, said):
+    claim = _architectures_claim(table3(rows))
+    assert claim[3] == verdict and said in claim[4]
+
+
+def test_one_seed_has_no_spread_and_its_means_decide():
+    claim = _architectures_claim(table3({"naus-copy": (1.0, float("nan")), "ar": (0.9, float("nan"))}, seeds=1))
+    assert "AR encoder-decoder below NAUS" in claim[4]
+
+
+def transfer(rows: dict[str, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"System": system, "ΔR": delta} for system, delta in rows.items()])
+
+
+NATIVE = pd.DataFrame([{"L": 10, "System": "NAUS length control (ours)", "ΔR": 5.86},
+                       {"L": 8, "System": "NAUS length control (ours)", "ΔR": 5.71}])
+
+
+@pytest.mark.parametrize("rows, verdict", [
+    ({"8 → 10, length control": 5.5, "10 → 8, length control": 4.8, "8 → 10, truncate": -4.0}, "holds"),
+    ({"8 → 10, length control": 6.54, "10 → 8, length control": 4.83}, "holds in part"),
+    ({"8 → 10, length control": -1.0, "10 → 8, length control": -2.0}, "does not hold"),
+])
+def test_the_transfer_claim_is_the_papers_below_the_native_student_above_the_teacher(rows, verdict):
+    """The paper's Table 7 claim, not another: a transfer above the native student is said, not counted as a hold."""
+    claim = _transfer_claim(transfer(rows), NATIVE)
+    assert claim[3] == verdict and "native +5.86" in claim[2]
+    assert ("above the native student at 8 → 10" in claim[4]) == (rows["8 → 10, length control"] > 5.86)
+
+
+def test_no_transfer_row_to_a_trained_length_leaves_the_claim_out():
+    assert _transfer_claim(transfer({"8 → 50%, length control": 3.0}), NATIVE) is None

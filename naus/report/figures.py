@@ -71,6 +71,10 @@ def _save(fig, out: Path) -> None:
     plt.close(fig)
 
 
+# a legend below the axes, where it covers no point or error bar
+BELOW = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.22), "ncol": 2, "fontsize": 7, "frameon": False}
+
+
 def _finish(fig, ax, out: Path, xlabel: str, ylabel: str, title: str, **legend) -> None:
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -84,17 +88,11 @@ def loss_curve(figure: Figure, metrics: Path, build: Path, out: Path, scorer: Se
     entries = read_history(build / figure.history)["history"]
     steps = [e["step"] for e in entries]
     fig, ax = _axes()
-    ax.plot(steps, [e["train_loss"] for e in entries], label="train")
-    ax.set_ylabel("train loss (smoothed CTC per word)")
-    if all("dev_loss" in e for e in entries):  # another measure: its own axis
-        dev = ax.twinx()
-        dev.plot(steps, [e["dev_loss"] for e in entries], color="C1", label="dev")
-        dev.set_ylabel("dev loss (CTC per word, on search output)", color="C1")
-        fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=7, frameon=False)
-    ax.set_xlabel("step")
-    ax.set_title(f"NAUS L={figure.length}: training curve")
-    fig.tight_layout()
-    _save(fig, out)
+    ax.plot(steps, [e["train_loss"] for e in entries], label="train (smoothed)")
+    if all("dev_loss" in e for e in entries):  # the same measure, on one axis: the gap between them is the point
+        ax.plot(steps, [e["dev_loss"] for e in entries], label="dev (on search output)")
+    ax.set_ylim(bottom=0)
+    _finish(fig, ax, out, "step", "CTC loss per word", f"NAUS L={figure.length}: training curve")
 
 
 def length_histogram(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
@@ -102,7 +100,8 @@ def length_histogram(figure: Figure, metrics: Path, build: Path, out: Path, scor
     for series in figure.series:
         (_, (stem,)), = series.points
         lengths = [len(line.split()) for line in read_lines(build / f"{stem}.txt")]
-        ax.hist(lengths, bins=range(0, max(lengths + [1]) + 2), alpha=0.6, label=series.label)
+        ax.hist(lengths, bins=[k - 0.5 for k in range(0, max(lengths + [1]) + 2)], alpha=0.6, label=series.label)
+    ax.xaxis.get_major_locator().set_params(integer=True)  # a bar centred on each whole length
     _finish(fig, ax, out, "summary length (words)", "test samples", f"Summary lengths, L={figure.length}")
 
 
@@ -139,7 +138,7 @@ def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, score
                     label=series.label)
     ax.axhline(0, color="grey", linewidth=0.8)
     _finish(fig, ax, out, "training pairs used (% of the searched pool)", "ΔR over the teacher",
-            f"Training-set size, L={figure.length}")
+            f"Training-set size, L={figure.length}", **BELOW)
 
 
 def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
@@ -161,6 +160,7 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
     left.set_ylabel("ΔR over the teacher")
     batch = timings[0].get("batch_size")  # as the timing job ran it
     right.set_ylabel(f"ms per sample (batch {batch})" if batch else "ms per sample")
+    right.set_ylim(bottom=0)  # from zero: a few percent drawn as a few percent
     left.legend()
     fig.suptitle(f"Beam size, L={figure.length}")
     fig.tight_layout()
@@ -180,9 +180,9 @@ def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: 
     for key, label in (("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
         line, = ax.plot([b for b, _ in points], [m[key] for _, m in points], marker="o", label=f"{label}, char control")
         ax.plot([mean_chars], [scores[key]], marker="*", markersize=12, color=line.get_color(), linestyle="none",
-                label=f"{label}, {figure.length} words (mean {mean_chars:.0f} chars)" if key == "rouge1" else None)
+                label=f"{label}, {figure.length} words (mean {mean_chars:.0f} chars)")
     _finish(fig, ax, out, "budget (characters, whole words)", "ROUGE F1",
-            f"Character budgets, L={figure.length} student", fontsize=7)
+            f"Character budgets, L={figure.length} student", **BELOW)
 
 
 # a decoding method's marker: the first whose label a row's holds (source order's label holds length control's)

@@ -15,8 +15,9 @@ from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, SOURCE_ORD
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
 from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
-# The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
+# The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored; their length control's a peer
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
+AUTHORS = "the authors' NAUS"
 
 # Rows quoted from the papers (label, Len, R-1, R-2, R-L, seconds per sample). Gigaword test, ROUGE F1, from
 # Liu, Huang & Mou (2022)'s Table 1; NACC (Liu, Zhang & Mou, NeurIPS 2022): a student of 8-word search output
@@ -87,8 +88,7 @@ class Row:
     stems: tuple[str, ...]  # one output per seed
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
-    peer: str | None = None  # a peer's label (`naus.evaluation.peers`): the rows of exactly L words get a p-value
-    # against it
+    peer: str | None = None  # a peer's label (`naus.evaluation.peers`, AUTHORS): ours of L words get a p against it
     over: int | None = None  # a budget of words its outputs do not keep: its label gives the share longer
     main: bool = False  # shown in the paper-shaped table (every row: its supplementary `-full` table)
 
@@ -100,8 +100,7 @@ class Group:
     key: int | None  # the L column (Tables 1 and 3)
     teacher: Row | None  # ΔR's reference (None: no teacher for that target)
     rows: tuple[Row, ...]  # shown in this order (the teacher among them where the table shows it)
-    archive: str | None = None  # an earlier run's folder (report.other_protocol) its rows' metrics are read from:
-    # nothing of it is built, timed or paired with this run's outputs
+    archive: str | None = None  # an earlier run's folder (report.other_protocol): its rows' metrics, never paired here
     lm_titles: str | None = None  # that run's data.lm_titles, which its provenance.json must name
     train: dict | None = None  # this run's training settings, which that run's must equal to be compared
 
@@ -301,7 +300,8 @@ MAIN_METHODS = (TRUNCATE.name, LENGTH_CONTROL.name, SOURCE_ORDER.name)  # the pa
 
 
 def _published(labels: list[str]) -> list[Row]:
-    return [Row(f"published {label.rsplit('/', 1)[-1]} (rescored)", (layout.published(label),)) for label in labels]
+    return [Row(f"published {label.rsplit('/', 1)[-1]} (rescored)", (layout.published(label),),
+                peer=AUTHORS if label.endswith(PUBLISHED_KINDS[0]) else None) for label in labels]
 
 
 def _peers(s: Spec, collection: str, length: int) -> list[Row]:

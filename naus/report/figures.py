@@ -161,7 +161,7 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
     batch = timings[0].get("batch_size")  # as the timing job ran it
     right.set_ylabel(f"ms per sample (batch {batch})" if batch else "ms per sample")
     right.set_ylim(bottom=0)  # from zero: a few percent drawn as a few percent
-    left.legend()
+    left.legend(**BELOW)
     fig.suptitle(f"Beam size, L={figure.length}")
     fig.tight_layout()
     _save(fig, out)

@@ -20,7 +20,7 @@ from naus.report.sentences import CASES
 from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
 from naus.settings import DataConfig
-from naus.tables import LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, paper_table, table4_archs
+from naus.tables import AUTHORS, LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, paper_table, table4_archs
 
 
 def search_section(build: Path) -> str | None:
@@ -268,7 +268,8 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone "
               "(nothing else running); the teacher on one CPU core per sentence.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
-              "(rescored)\" rows are the authors' released outputs scored by our evaluator.")
+              f"(rescored)\" rows are the authors' released outputs scored by our evaluator; p vs {AUTHORS}: our "
+              "rows of exactly L words against their length control's, the same test.")
     runs = _students_sentence(spec)
     significance = ("p vs teacher, p vs truncate, p vs length control: two-sided p-value of a paired approximate "
                     f"randomization test over the sentences ({RESAMPLES:,} seeded sign flips of the per-sentence "

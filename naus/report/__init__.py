@@ -22,6 +22,7 @@ from naus.report.pages import (
 )
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
+from naus.settings import DataConfig
 from naus.tables import PROTOCOLS, Spec, paper_table, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
@@ -121,7 +122,20 @@ def opening_section(spec: Spec, device: str) -> str:
                f"teacher's time over the student's at batch {spec.batch_size}.\n")
     if spec.config.get("note"):  # what the profile's results can show, in its own words
         opening += "\n" + markdown_text(spec.config["note"]) + "\n"
-    return opening
+    return opening + choices_paragraph(spec)
+
+
+def choices_paragraph(spec: Spec) -> str:
+    """How the choices behind these numbers were made, and how much labelled data this profile holds out for them:
+    what a reviewer asks before trusting a test score."""
+    data = {**vars(DataConfig()), **spec.config["data"]}
+    held = f"the dev split's {data['dev_size']:,} pool pairs" + (
+        f" and select's {data['select_size']:,}" if data["select_size"] else "")
+    index = Path(layout.benchmark_result("README")).with_suffix(".md")
+    return (f"\nHow choices were made: on dev, each a row of `{index}` with its JSON and the profile it was made on "
+            "(rows marked \"test\" also read a test set: the regenerations compared there). This profile holds out "
+            f"{held}, whose titles score the studies' candidates; the LM reads no title of a searched article. The "
+            "test set is scored once per regeneration, for what was chosen.\n")
 
 
 def table_frames(spec: Spec, metrics: Path, build: Path, scorers: dict, device: str) -> tuple[list, dict[str, str]]:

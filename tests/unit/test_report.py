@@ -1,4 +1,5 @@
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -10,7 +11,7 @@ from naus.report import build_report
 from naus.provenance import code_state
 from naus.report.rows import NOT_COMPARABLE
 from naus.tables import spec
-from tests.helpers import write
+from tests.helpers import ROOT, write
 
 
 def metrics(r1, r2, rl, words=10.0, n=3):
@@ -569,3 +570,17 @@ def test_a_row_whose_every_summary_is_empty_is_said_in_its_tables_caption(tmp_pa
     build_report(m, b, tmp_path / "out", declared)
     caption = (tmp_path / "out/tables/table2-full.md").read_text().split("\n\n")[0]
     assert caption.endswith("Every summary of NAUS truncate (ours) is empty: its ROUGE is zero."), caption
+
+
+def test_the_results_page_says_how_choices_were_made_and_on_how_much_labelled_data():
+    """A reviewer's first question of a test score, answered from the configuration: the dev and select pairs held
+    out for choosing, and the index of decisions, a file that exists."""
+    from types import SimpleNamespace
+
+    from naus.report import choices_paragraph
+
+    said = choices_paragraph(SimpleNamespace(config={"data": {"dev_size": 500, "select_size": 2000}}))
+    assert "the dev split's 500 pool pairs and select's 2,000" in said and "scored once per regeneration" in said
+    index = re.search(r"`([^`]+\.md)`", said).group(1)
+    assert (ROOT / index).is_file()
+    assert "select's" not in choices_paragraph(SimpleNamespace(config={"data": {"dev_size": 150}}))

@@ -11,9 +11,9 @@ from naus.student.frozen import seconds_per_sentence
 
 def time_decoding(summarizer, sentences: list[str], options: dict, batch_size: int, timing_passes: int,
                   batch1_samples: int) -> dict:
-    """The median of `timing_passes` passes at the batch size, and at batch 1 over the first `batch1_samples`
-    sentences, each after an untimed warm-up (compiled decoders and device caches load once per process, not
-    per sentence)."""
+    """The median of `timing_passes` passes at the batch size, and at batch 1 on one thread over the first
+    `batch1_samples` sentences, each after an untimed warm-up (compiled decoders and device caches load once per
+    process, not per sentence)."""
     given = options.get("states")
     top = summarizer.encoder  # the states of new text are computed by the encoder the student learned on
 
@@ -38,9 +38,14 @@ def time_decoding(summarizer, sentences: list[str], options: dict, batch_size: i
         "passes": timing_passes, "seconds_per_sample": timing["seconds"] / samples + sum(states.values()),
         "forward_seconds_per_sample": timing["forward_seconds"] / samples + sum(states.values()), **states,
     }
-    if batch1_samples:
-        once = passes(sentences[: batch1_samples], 1, timing_passes)
-        alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: batch1_samples]), True, top)
-        report.update(batch1_samples=once["samples"],
+    if batch1_samples:  # one sentence at a time on one thread: as the teacher searches, so that the two compare
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            once = passes(sentences[: batch1_samples], 1, timing_passes)
+            alone = 0.0 if given is None else seconds_per_sentence(tuple(sentences[: batch1_samples]), True, top)
+        finally:
+            torch.set_num_threads(threads)
+        report.update(batch1_samples=once["samples"], batch1_threads=1,
                       batch1_seconds_per_sample=once["seconds"] / max(once["samples"], 1) + alone)
     return report

@@ -265,8 +265,9 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
     batch = spec.batch_size
-    timing = (f"Students timed on {device} (batch {batch} and batch 1), each row's first-seed student decoding alone "
-              "(nothing else running); the teacher on one CPU core per sentence.")
+    timing = (f"Students timed on {device} (batch {batch}, and batch 1 on one thread), each row's first-seed student "
+              "decoding alone (nothing else running); the teacher on one CPU core per sentence. Speedup: the "
+              "teacher's time over the student's at batch 1 on one thread.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               f"(rescored)\" rows are the authors' released outputs scored by our evaluator; p vs {AUTHORS}: our "
               "rows of exactly L words against their length control's, the same test.")

@@ -154,3 +154,30 @@ def test_timing_without_states_counts_minilm(bundled, tmp_path, monkeypatch):
     report = time_decoding(bundled, [NEWS] * 4, {"length": 8, "beam_size": 6}, 64, 1, 0)
     assert report["seconds_per_sample"] * report["samples"] >= 0.2, report
     assert json.dumps(report)
+
+
+def test_one_sentence_at_a_time_is_timed_on_one_thread_as_the_teacher_searches(bundled):
+    """The speedup divides like by like: the batch-1 pass runs on one thread (the teacher's one core a sentence), and
+    the threads the rest of the process uses come back after it."""
+    import torch
+
+    from naus.decoding.timing import time_decoding
+
+    seen = []
+    summarize = bundled.summarize
+
+    def spy(*args, **kwargs):
+        seen.append((kwargs.get("batch_size"), torch.get_num_threads()))
+        return summarize(*args, **kwargs)
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        bundled.summarize = spy
+        report = time_decoding(bundled, [NEWS] * 4, {"length": 8, "beam_size": 6}, 64, 1, 2)
+    finally:
+        del bundled.summarize
+        torch.set_num_threads(before)
+    assert report["batch1_threads"] == 1 and report["threads"] == 2
+    assert {threads for batch, threads in seen if batch == 1} == {1}
+    assert {threads for batch, threads in seen if batch == 64} == {2}

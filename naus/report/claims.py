@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from naus.architectures import ARCHITECTURES
+from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
 from naus.evaluation.significance import RESAMPLES, holm
 from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT
@@ -118,7 +118,9 @@ def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> tuple[pd.DataFrame, i
 def _student(spec: Spec) -> str:
     last = spec.config["train"].get("generations", 1)
     arch = ARCHITECTURES[spec.config.get("model", {}).get("arch", "naus")]
-    return f"ours {arch.label}" + (f", {last} generations" if last > 1 else "") + "; the paper's from scratch on a GPU"
+    minilm = f" (MiniLM {MINILM_PAIRS})" if arch.frozen or arch.pretrained else ""
+    return (f"ours {arch.label}" + (f", {last} generations" if last > 1 else "") + minilm
+            + "; the paper's from scratch on a GPU")
 
 
 def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, student: str, family: Family,

@@ -37,8 +37,9 @@ def caption(figure: Figure, spec: Spec) -> str:
                          f"the teacher and the L={n} student by truncation and length control (per-sentence scores "
                          f"averaged over {seeds} seed{'s' if seeds > 1 else ''}).",
         "quality-speed": f"Quality against speed (L={n}): total test-set ROUGE F1 against seconds per sentence "
-                         "(log scale). Left, ours on a CPU: the search teacher (one core) and the students, a colour "
-                         "per generation and a marker per decoding method (Table 1's times); dotted: rows with no "
+                         "(log scale). Left, ours on a CPU, each a sentence at a time on one thread: the search "
+                         "teacher and the students, a colour per generation and a marker per decoding method (Table "
+                         "1's speedups divide these times); dotted: rows with no "
                          "time (Lead, rescored released outputs). "
                          + ("Right, apart: the paper's rows at the times it reports (†, their GPU). " if figure.quoted
                             else "")
@@ -204,7 +205,7 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     """Total ROUGE against seconds per sentence (log): left, each timed row of Table 1 at this length (ours, a CPU)
     and the rows with no time (Lead, rescored outputs) as dotted lines; right, apart, the paper's rows at the times
     it reports (its GPU). Legend outside the axes."""
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     fig, axes = _axes(2 if figure.quoted else 1)
     ours, paper = (axes[0], axes[1]) if figure.quoted else (axes, None)
@@ -212,18 +213,20 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     untimed, families = [], {}
     for row in figure.rows:
         read = read_row(row, metrics, build)
-        total, seconds = read["R-1"] + read["R-2"] + read["R-L"], read.get("Time (s/sample)")
+        total, seconds = read["R-1"] + read["R-2"] + read["R-L"], read.get("Time b=1 (s/sample)")  # like for like
         if seconds:
-            ours.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3,
-                         **_style(row.label, families))
+            ours.scatter([seconds], [total], label=row.label.replace(" (ours)", ""), zorder=3, alpha=0.8,
+                         edgecolors="white", linewidths=0.5, **_style(row.label, families))  # a cluster stays legible
         else:
             untimed.append((row.label, total))
     for k, (label, total) in enumerate(untimed):  # in the legend: their labels would overlap on the axes
         ours.axhline(total, linestyle=(0, (1, 1 + k % 3)), color=f"C{(len(families) + k) % 10}", linewidth=1,
                      label=f"{label.replace(' (ours)', '')} (no time)")
     ours.set_xscale("log")
-    ours.xaxis.set_minor_formatter(NullFormatter())  # the decades alone: minor labels run into each other
-    ours.set_xlabel("seconds per sentence, ours (CPU; log scale)")
+    ours.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 1-2-5 in each decade: ours span about one
+    ours.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+    ours.xaxis.set_minor_formatter(NullFormatter())
+    ours.set_xlabel("seconds per sentence, ours (a sentence at a time, one thread; log)")
     ours.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
     ours.set_title(f"Ours, L={figure.length}")
     if paper is not None:

@@ -226,7 +226,7 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     ours.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))  # 1-2-5 in each decade: ours span about one
     ours.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
     ours.xaxis.set_minor_formatter(NullFormatter())
-    ours.set_xlabel("seconds per sentence, ours (a sentence at a time, one thread; log)")
+    ours.set_xlabel("s per sentence, ours (one at a time, one thread)")  # the caption says: log scale
     ours.set_ylabel("total ROUGE F1 (R-1 + R-2 + R-L)")
     ours.set_title(f"Ours, L={figure.length}")
     if paper is not None:
@@ -237,7 +237,7 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
                 paper.annotate(label, (seconds, r1 + r2 + rl), fontsize=7, color="grey", xytext=(4, -3),
                                textcoords="offset points")
         paper.set_xscale("log")
-        paper.set_xlabel("seconds per sentence, the paper's (GPU; log scale)")
+        paper.set_xlabel("s per sentence, the paper's (GPU)")
         paper.set_title("The paper's, †")
     fig.tight_layout()  # the axes laid out first: the legend below the figure takes no room from them
     fig.legend(*ours.get_legend_handles_labels(), fontsize=6, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3,

@@ -48,6 +48,25 @@ def seed_mean(runs: list[list[float]]) -> np.ndarray:
     return np.asarray(runs, dtype=np.float64).mean(axis=0)
 
 
+def two_level_interval(runs: np.ndarray, reference: np.ndarray, resamples: int,
+                       seed: int = SEED) -> tuple[float, float]:
+    """The 95% percentile interval of a student row's gain over a reference (its seeds' mean per-sentence score minus
+    the reference's), resampling the seeds and the sentences together: each resample draws k seeds of the k and n
+    sentences of the n, with replacement, so that the interval holds both the seeds' and the test set's spread.
+    `runs`: seeds × sentences; `reference`: one score per sentence."""
+    runs, reference = np.asarray(runs, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    if runs.ndim != 2 or runs.shape[1] != len(reference) or not runs.size:
+        raise NausError(f"a two-level interval needs seeds × sentences scores and one per sentence, got {runs.shape} "
+                        f"and {reference.shape}")
+    k, n = runs.shape
+    rng, gains = np.random.default_rng(seed), np.empty(resamples)
+    for b in range(resamples):
+        seeds, sentences = rng.integers(0, k, k), rng.integers(0, n, n)
+        per_sentence = np.bincount(seeds, minlength=k) @ runs / k - reference  # the drawn seeds' mean, less theirs
+        gains[b] = per_sentence[sentences].mean()
+    return float(np.percentile(gains, 2.5)), float(np.percentile(gains, 97.5))
+
+
 EXACT_SPLITS = 200_000  # up to this many splits of the pooled seeds every one is counted (10 against 10: 184,756)
 
 

@@ -226,7 +226,8 @@ def _students_sentence(spec: Spec) -> str:
                  if ARCHITECTURES[student].frozen and spec.config["model"].get("distilled_states") else "")
     runs = (f"The NAUS rows' students: {ARCHITECTURES[student].label}{distilled}. " if student != "naus" else "")
     runs += (f"Each NAUS row is the mean of {len(spec.seeds)} students (seeds {_seed_list(spec.seeds)}, column Seeds: "
-             f"those run) ± their sd; ΔR's 95% interval resamples the seeds (bootstrap, {BOOTSTRAP:,} resamples)."
+             "those run) ± their sd; ΔR's 95% interval resamples seeds and test sentences together where the table "
+             f"has p-values (a two-level bootstrap), the seeds alone elsewhere ({BOOTSTRAP:,} resamples)."
              if len(spec.seeds) > 1 else "One student per row (one seed).")
     last = spec.config["train"].get("generations", 1)
     later = "Rows of generation 2" if last == 2 else f"Rows of generation n (2 to {last})"

@@ -45,7 +45,7 @@ SIGNIFICANT = 0.05  # the level the paper-shaped tables' marks and the claims' v
 P_PROTOCOL = "p vs other LM"
 COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
            *P_VALUES, *SCORE_SD]
-BOOTSTRAP = 1000  # resamples of the seeds for ΔR's 95% interval
+BOOTSTRAP = 1000  # resamples for ΔR's 95% interval (of seeds and sentences together where a table tests its rows)
 
 
 def read_metrics(path: Path, hypothesis: Path | None = None) -> dict:
@@ -114,17 +114,19 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
 
 
 def finish(rows: list[dict], teacher: dict | None) -> list[dict]:
-    """ΔR over the teacher (the mean of the seeds' ΔR, with its sd and a bootstrap interval over the
-    seeds where there are several) and the speedup."""
+    """ΔR over the teacher (the mean of the seeds' ΔR, with its sd and a bootstrap interval where there are several:
+    of seeds and sentences where `add_p_values` drew one, else of the seeds) and the speedup."""
     for row in rows:
         totals = row.pop("_totals", None) or [total(row)]
+        offsets = row.pop("_offsets", None)  # seeds and sentences resampled (add_p_values); else the seeds alone
         for key in ("_stems", "_method", "_peer"):
             row.pop(key, None)
         deltas = [t - total(teacher) for t in totals] if teacher else []
         row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None
         if len(deltas) > 1:
             row["ΔR sd"] = round(statistics.stdev(deltas), 2)
-            low, high = bootstrap_interval(deltas)
+            mean = statistics.mean(deltas)  # the metrics' ΔR: the per-sentence scores' own mean differs by rounding
+            low, high = (mean + offsets[0], mean + offsets[1]) if offsets else bootstrap_interval(deltas)
             row["ΔR 95% CI"] = f"[{low:+.2f}, {high:+.2f}]"
         # like for like: one sentence at a time on one thread, as the teacher searches (a quoted row: its one time)
         seconds = row["Time b=1 (s/sample)"] if "Time b=1 (s/sample)" in row else row.get("Time (s/sample)")
@@ -181,7 +183,7 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
     teacher = shown or (read_row(group.teacher, source, build) if group.teacher else None)
     if scorer is not None and group.teacher and not group.archive:
         add_p_values(rows, build / folder, scorer, build / folder / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
-                     LENGTH_CONTROL.name, SOURCE_ORDER.name)
+                     LENGTH_CONTROL.name, SOURCE_ORDER.name, BOOTSTRAP)
     for row in rows:
         if row["_method"] == LENGTH_CONTROL.name and group.archive and comparable and group.key in length_control:
             row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])

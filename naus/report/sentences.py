@@ -14,7 +14,7 @@ from naus.methods import CHAR_CONTROL
 from naus.report.browse import write_browser
 from naus.evaluation.evaluate import sample_scores
 from naus.files import read_lines
-from naus.evaluation.significance import paired_p_value, seed_mean
+from naus.evaluation.significance import paired_p_value, seed_mean, two_level_interval
 from naus.tables import PROTOCOLS, Protocol
 
 
@@ -46,14 +46,17 @@ def protocol_scorer(build: Path, protocol: Protocol = PROTOCOLS["test"]) -> Sent
 
 
 def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teacher: Path, truncate: str,
-                 length_control: str, source_order: str) -> None:
+                 length_control: str, source_order: str, resamples: int) -> None:
     """Each student row's p-value against the teacher; the `length_control` row's against the `truncate` row's,
     the `source_order` row's against the `length_control` row's (the same students), and both against each peer
     row's (`p vs {peer}`), on the seed-averaged per-sentence scores (rows whose outputs are not all in build/ get
-    none)."""
-    def scores(row: dict) -> np.ndarray | None:
+    none); a row of several seeds, its gain's interval over the teacher, seeds and sentences resampled together."""
+    def seeds(row: dict) -> list | None:
         runs = [scorer(outputs / f"{stem}.txt") for stem in row["_stems"]]
-        return seed_mean(runs) if runs and all(run is not None for run in runs) else None
+        return runs if runs and all(run is not None for run in runs) else None
+
+    def scores(row: dict) -> np.ndarray | None:
+        return seed_mean(runs) if (runs := seeds(row)) is not None else None
 
     def models(row: dict) -> list[str]:
         return [layout.decoded_model(stem) for stem in row["_stems"]]
@@ -65,6 +68,10 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
     for row, ours in students:
         if ours is not None and reference is not None:
             row["p vs teacher"] = paired_p_value(ours, reference)
+            if len(row["_stems"]) > 1:  # ΔR's interval: the seeds and the test sentences resampled together, as
+                runs = np.asarray(seeds(row))  # offsets from the gain these scores give (`finish` adds the row's ΔR)
+                gain = runs.mean() - reference.mean()
+                row["_offsets"] = tuple(end - gain for end in two_level_interval(runs, reference, resamples))
         if row["_method"] not in against or ours is None:
             continue
         method, column = against[row["_method"]]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.evaluation.significance import holm, paired_p_value, seed_mean, unpaired_p_value
+from naus.evaluation.significance import holm, paired_p_value, seed_mean, two_level_interval, unpaired_p_value
 
 
 def exact_p(diff):
@@ -85,3 +85,29 @@ def test_holm_against_its_definition():
                 passed += 1
             assert sorted(i for i in range(len(p)) if adjusted[i] <= alpha) == sorted(order[:passed].tolist())
     assert holm([]) == [] and holm([0.5, 0.9]) == [1.0, 1.0]
+
+
+def test_the_two_level_interval_is_its_definition_resampling_seeds_and_sentences_together():
+    """Each resample draws k seeds and n sentences with replacement; the vectorised statistic against the literal one
+    (the drawn seeds' scores on the drawn sentences, less the reference's), the same draws."""
+    rng = np.random.default_rng(3)
+    runs, reference = rng.normal(30, 5, (4, 25)), rng.normal(27, 5, 25)
+    low, high = two_level_interval(runs, reference, resamples=200, seed=1)
+    draws, gains = np.random.default_rng(1), []
+    for _ in range(200):
+        seeds, sentences = draws.integers(0, 4, 4), draws.integers(0, 25, 25)
+        gains.append(runs[seeds][:, sentences].mean() - reference[sentences].mean())
+    assert (low, high) == pytest.approx((np.percentile(gains, 2.5), np.percentile(gains, 97.5)), abs=1e-9)
+
+
+def test_the_test_sets_spread_widens_the_interval_and_no_spread_gives_a_point():
+    """Seeds that agree leave the sentences' spread, which the seeds-only interval misses; a gain the same on every
+    sentence and seed has no spread at all."""
+    rng = np.random.default_rng(0)
+    reference = rng.normal(27, 8, 300)
+    agreeing = np.tile(reference + 2 + rng.normal(0, 8, 300), (5, 1))
+    low, high = two_level_interval(agreeing, reference, resamples=500)
+    assert high - low > 1.0 and low < agreeing.mean() - reference.mean() < high
+    assert two_level_interval(np.tile(reference + 2, (3, 1)), reference, resamples=100) == pytest.approx((2, 2))
+    with pytest.raises(NausError, match="seeds × sentences"):
+        two_level_interval(np.ones(5), np.ones(5), resamples=10)

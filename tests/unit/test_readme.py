@@ -47,3 +47,24 @@ def test_every_naus_command_it_prints_is_one_the_command_line_takes():
         words = shlex.split(command.split("<")[0].split("|")[0])
         build_parser().parse_args(words[1:])  # argparse exits on an unknown option or a missing argument
 
+
+
+def test_every_score_triple_and_gain_it_states_is_one_row_of_a_generated_table():
+    """Numbers from the same frame, not merely found somewhere: each R-1 / R-2 / R-L the README states is one row's
+    of a gigaword-sample table, each `ΔR ± sd` one row's mean and spread; a regeneration that moves a row fails here
+    until the README follows it."""
+    import pandas as pd
+
+    prose = re.sub(r"\s+", " ", re.sub(r"```.*?```", "", README, flags=re.S))
+    triples, gains = set(), set()
+    for path in sorted((ROOT / "results/gigaword-sample/tables").glob("*.csv")):
+        frame = pd.read_csv(path)
+        if {"R-1", "R-2", "R-L"} <= set(frame.columns):
+            triples |= {tuple(f"{v:.2f}" for v in row) for row in frame[["R-1", "R-2", "R-L"]].dropna().values}
+        if {"ΔR", "ΔR sd"} <= set(frame.columns):
+            gains |= {(f"{d:+.2f}", f"{sd:.2f}") for d, sd in frame[["ΔR", "ΔR sd"]].dropna().values}
+    stated = set(re.findall(r"(?<![\d.])(\d+\.\d\d) / (\d+\.\d\d) / (\d+\.\d\d)(?![\d.])", prose))
+    spread = set(re.findall(r"([+-]\d+\.\d\d) ± (\d+\.\d\d)", prose))
+    assert len(stated) >= 5 and len(spread) >= 5
+    assert not stated - triples, f"R-1 / R-2 / R-L in README.md that no table row holds: {sorted(stated - triples)}"
+    assert not spread - gains, f"ΔR ± sd in README.md that no table row holds: {sorted(spread - gains)}"

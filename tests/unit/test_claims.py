@@ -76,3 +76,21 @@ def test_the_authors_released_student_is_a_claim_with_its_adjusted_p():
     assert ours.startswith("L = 10: +4.74 (p < 0.001); L = 8: +4.32 (p 0.200); DUC2004: +5.99")
     assert verdict == "holds at L = 10, DUC2004 only" and len(family.raw) == 4
     assert _authors_claim(gigaword.drop(columns=column), None, [10, 8], label, "ours", Family()) is None
+
+
+@pytest.mark.parametrize("student, verdict", [((0.017, 0.02), "holds"), ((0.017, 0.06), "holds at L = 10 only"),
+                                              ((None, None), "does not hold")])
+def test_the_speed_claim_reads_the_like_for_like_speedups(student, verdict):
+    """The student against the search, each a sentence at a time on one thread: faster holds, whatever the margin
+    (the paper's is its GPU teacher's); a student with no such time has no speedup to claim."""
+    from naus.report.claims import _gigaword_claims
+
+    def row(**values):
+        return pd.Series({"ΔR": 6.0, "ΔR sd": 0.2, "Len": 9.0, "p vs teacher": 0.001, "p vs truncate": 0.5,
+                          "Time (s/sample)": 0.05, **values})
+
+    ours = {n: (row(**{"Time b=1 (s/sample)": s, "Speedup": f"{0.05 / s:.0f}×" if s else None}), row(), row())
+            for n, s in zip((10, 8), student)}  # the teacher: 0.05 s a sentence
+    rows = _gigaword_claims(ours, [10, 8], pd.DataFrame({"System": []}), "ours", Family(), None)
+    speed = next(r for r in rows if r[0].startswith("The student is faster"))
+    assert speed[3] == verdict and "each a sentence at a time on one thread" in speed[4]

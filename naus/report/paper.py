@@ -54,7 +54,7 @@ def shaped_caption(table: Table, spec: Spec, device: str) -> str:
                 f"{protocol.max_bytes} bytes: Lead, the L = {spec.duc_length} search teacher and {student} decoded by "
                 f"{methods}; peers' released outputs")
     return (f"{what}; † the paper's (perl ROUGE, GPU). ΔR: total ROUGE minus the teacher's. Time: seconds per "
-            f"sentence, ours at batch {spec.batch_size} on {device}; speedup: the teacher's over ours, each a sentence "
-            "at a time on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against the teacher"
+            f"sentence, ours at batch {spec.batch_size} on {device}; speedup: the teacher's over ours, both a sentence "
+            f"at a time on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against the teacher"
             + (f"; {peers}" if peers else "") + f" (paired randomization test). Every row and p-value: "
             f"{table.name}-full.")

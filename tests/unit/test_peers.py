@@ -75,7 +75,8 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     assert "MSRP (rescored), cut at 10 words" in shaped.index and not any("uncut" in s for s in shaped.index)
     assert not any(column.startswith("p vs") for column in shaped.columns)
     caption, table = (tmp_path / "out/tables/table2.md").read_text().split("\n\n", 1)
-    assert len(caption.split()) <= 100 and "‡ against MSRP cut" in caption
+    assert len(caption.split()) <= 100 and "‡ against MSRP cut" in caption and "* p &lt; 0.05" in caption
+    assert "{" not in caption  # every field filled
     header = table.splitlines()[0]
     assert header.count("|") - 1 <= 10 and len(table.splitlines()) - 2 <= 20
     assert "\\toprule" in (tmp_path / "out/tables/table2.tex").read_text()

@@ -1,5 +1,6 @@
 """The claims' verdicts (`naus.report.claims`): what a reviewer signs, so a tie is said as a tie and an architecture
-not trained is named, never folded into "not tested" or "holds"; the transfer claim is the paper's (Table 7)."""
+not trained is named, never folded into "not tested" or "holds"; the transfer claim is the paper's (Table 7); the
+paper's figures as its tables print them."""
 
 import pandas as pd
 import pytest
@@ -94,3 +95,18 @@ def test_the_speed_claim_reads_the_like_for_like_speedups(student, verdict):
     rows = _gigaword_claims(ours, [10, 8], pd.DataFrame({"System": []}), "ours", Family(), None)
     speed = next(r for r in rows if r[0].startswith("The student is faster"))
     assert speed[3] == verdict and "each a sentence at a time on one thread" in speed[4]
+
+
+def test_the_papers_lead_and_search_lengths_are_what_the_same_test_set_gives():
+    """The paper's quoted rows against what the same 1,951 test sentences give here: Lead-L and the search keep every
+    word of a source shorter than L, so their mean length is below L (9.8 and 7.9 in the paper's Table 1), as ours
+    is; a quoted L where the paper printed less would fail here."""
+    from naus.tables import PAPER_GIGAWORD
+    from tests.helpers import ROOT
+
+    ours = pd.read_csv(ROOT / "results/gigaword-sample/tables/table2-full.csv")
+    for length, rows in PAPER_GIGAWORD.items():
+        for label, mine in (("Lead-{n} †", "Lead-{n} (ours)"), ("Search teacher †", "Search teacher (ours)")):
+            quoted = next(row for row in rows if row[0] == label.format(n=length))
+            measured = ours[(ours["L"] == length) & (ours["System"] == mine.format(n=length))]["Len"].iloc[0]
+            assert quoted[1] == round(measured, 1) < length, (label, length)

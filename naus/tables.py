@@ -15,13 +15,12 @@ from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, SOURCE_ORD
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
 from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
-# The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored; their length control's a peer
+# The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
-AUTHORS = "the authors' NAUS"
+AUTHORS = "the authors' NAUS"  # their length control's outputs, as a peer (`p vs the authors' NAUS`)
 
-# Rows quoted from the papers (label, Len, R-1, R-2, R-L, seconds per sample). Gigaword test, ROUGE F1, from
-# Liu, Huang & Mou (2022)'s Table 1; NACC (Liu, Zhang & Mou, NeurIPS 2022): a student of 8-word search output
-# decoded within 50 characters; DUC2004, ROUGE recall at 75 bytes, from the paper's Table 2.
+# Rows quoted from the papers (label, Len, R-1, R-2, R-L, s a sentence): Gigaword test (F1), Liu, Huang & Mou (2022)'s
+# Table 1; NACC (NeurIPS 2022), an 8-word student within 50 characters; DUC2004 (recall at 75 bytes), its Table 2.
 Quoted = tuple[str, float | None, float, float, float, float | None]
 PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {
     8: (("Lead-8 †", 7.9, 21.39, 7.42, 20.03, None),
@@ -227,8 +226,8 @@ def generations(s: "Spec") -> list[tuple[int, list, str]]:
     return shown
 
 
-# The most outputs a profile may ask for (ten times gigaword-sample's 398): every list of the schema at its maximum
-# asks for far more than Snakemake plans in reasonable time and memory.
+# The most outputs a profile may ask for (ten times gigaword-sample's 398): the schema's lists at their maximum ask
+# for far more than Snakemake plans in reasonable time and memory.
 MAX_OUTPUTS = 5_000
 TEXT = "text"  # config key data.source of a profile of one's own text
 
@@ -299,9 +298,13 @@ def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) 
 MAIN_METHODS = (TRUNCATE.name, LENGTH_CONTROL.name, SOURCE_ORDER.name)  # the paper's two decoders, and our default
 
 
-def _published(labels: list[str]) -> list[Row]:
-    return [Row(f"published {label.rsplit('/', 1)[-1]} (rescored)", (layout.published(label),),
-                peer=AUTHORS if label.endswith(PUBLISHED_KINDS[0]) else None) for label in labels]
+def published_label(length: int, kind: str = PUBLISHED_KINDS[0]) -> str:  # length control: AUTHORS, a peer
+    return f"published HC_{length}_{kind} (rescored)"
+
+
+def _published(folder: str, length: int) -> list[Row]:
+    return [Row(published_label(length, kind), (layout.published(f"{folder}HC_{length}_{kind}"),),
+                peer=AUTHORS if kind == PUBLISHED_KINDS[0] else None) for kind in PUBLISHED_KINDS]
 
 
 def _peers(s: Spec, collection: str, length: int) -> list[Row]:
@@ -355,7 +358,7 @@ def _table2(s: Spec) -> Table:
         rows = [Row(f"Lead-{length} (ours)", (layout.lead("test", length),), main=True), teacher]
         rows += _ours(s, "test", length, "chars", [budget for model, budget in s.chars if model == length])
         if published and length in PUBLISHED_LENGTHS:
-            rows += _published([f"HC_{length}_{kind}" for kind in PUBLISHED_KINDS])
+            rows += _published("", length)
         rows += _peers(s, GIGAWORD, length)
         groups.append(Group(length, teacher, tuple(rows)))
         if other:
@@ -373,7 +376,7 @@ def _table3(s: Spec) -> Table | None:
     rows = [Row(f"Lead, {PROTOCOLS['duc'].max_bytes} bytes (ours)", (layout.lead("duc", "all"),), main=True), teacher]
     rows += _ours(s, "duc", n, "bytes", [s.duc_chars] if s.duc_chars else [])
     if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
-        rows += _published([f"duc/HC_{n}_{kind}" for kind in PUBLISHED_KINDS])
+        rows += _published("duc/", n)
     rows += _peers(s, DUC, n)
     return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True,
                  shaped=True)
@@ -387,9 +390,8 @@ def table4_archs(config: dict) -> list:
 
 
 def _table4(s: Spec) -> Table:
-    """Per length, the profile's own students (Table 1's, and seeds) under their architecture's name, and each other
-    configured architecture (its seeds): one configured as the profile's own (model.arch) is that row, not trained
-    twice."""
+    """Per length, the profile's own students (Table 1's) under their architecture's name, then each other configured
+    architecture (its analysis seeds); one configured as the profile's own (model.arch) is that row, not twice."""
     own = s.config.get("model", {}).get("arch", "naus")
     groups = []
     for length in s.config.get("analysis", {}).get("lengths", []):
@@ -404,8 +406,7 @@ def _table4(s: Spec) -> Table:
 
 
 def _table6(s: Spec) -> Table:
-    """A student trained for i words decoded for j words or a ratio; ΔR over the j-word teacher where one is
-    searched."""
+    """A student trained for i words decoded for j words or a ratio; ΔR over the j-word teacher if searched."""
     groups = []
     for model, target in s.config["decode"].get("transfer", []):
         teacher = _teacher("test", target) if str(target) in map(str, s.lengths) else None
@@ -417,8 +418,7 @@ def _table6(s: Spec) -> Table:
 
 
 def _figures(s: Spec, table2: Table) -> list[Figure]:
-    """Figures 3 and 4 and the budget figure on the first length; per length the loss curve, the summary
-    lengths and the scores by source length."""
+    """Figures 3 and 4 and the budget figure (first length); per length: loss, summary lengths, source length."""
     first, decode = s.lengths[0], s.config["decode"]
     figures = []
     if fractions := s.config["train"].get("fractions"):

@@ -129,9 +129,8 @@ def opening_section(spec: Spec, device: str) -> str:
 def choices_paragraph(spec: Spec) -> str:
     """How the choices behind these numbers were made, and how much labelled data this profile holds out for them:
     what a reviewer asks before trusting a test score."""
-    data = {**vars(DataConfig()), **spec.config["data"]}
-    held = f"the dev split's {data['dev_size']:,} pool pairs" + (
-        f" and select's {data['select_size']:,}" if data["select_size"] else "")
+    dev, select = (spec.config["data"].get(key, getattr(DataConfig, key)) for key in ("dev_size", "select_size"))
+    held = f"the dev split's {dev:,} pool pairs" + (f" and select's {select:,}" if select else "")
     index = Path(layout.benchmark_result("README")).with_suffix(".md")
     return (f"\nHow choices were made: on dev, each a row of `{index}` with its JSON and the profile it was made on "
             "(rows marked \"test\" also read a test set: the regenerations compared there). This profile holds out "
@@ -148,7 +147,7 @@ def table_frames(spec: Spec, metrics: Path, build: Path, scorers: dict, device: 
         if table.shaped:
             captions[f"{table.name}-full"] = captions[table.name].replace(
                 paper_table(table.name), f"Supplementary {paper_table(table.name)}", 1)
-            captions[table.name] = shaped_caption(table, spec, device)
+            captions[table.name] = shaped_caption(table, spec, device, frame)
             frames.append((table.name, paper_shaped(table, frame, spec)))
         frames += [(name, frame) for name in table.names[1:]] if table.shaped else [(table.name, frame)]
     return frames, captions

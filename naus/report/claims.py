@@ -9,9 +9,9 @@ import pandas as pd
 from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
 from naus.evaluation.significance import RESAMPLES, holm
-from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT
-from naus.tables import (AUTHORS, PAPER_DUC, PAPER_GIGAWORD, PUBLISHED_KINDS, TEACHER_LABEL, Spec, cut_label,
-                         last_generation, ours_label)
+from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT, p_text
+from naus.tables import (AUTHORS, PAPER_DUC, PAPER_GIGAWORD, TEACHER_LABEL, Spec, cut_label, last_generation,
+                         ours_label, published_label)
 
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]
@@ -41,7 +41,7 @@ class Family:
     def written(self, rows: list[tuple]) -> list[tuple]:
         """Each row with its p placeholders ({p0}, ...) filled by the adjusted p-values and its verdict drawn."""
         adjusted = holm(self.raw)
-        shown = {f"p{i}": _p(value) for i, value in enumerate(adjusted)}
+        shown = {f"p{i}": p_text(value) for i, value in enumerate(adjusted)}
         return [(claim, paper, ours.format_map(shown), verdict(adjusted) if callable(verdict) else verdict, why)
                 for claim, paper, ours, verdict, why in rows]
 
@@ -58,10 +58,6 @@ def _row(frame: pd.DataFrame, length: int | None, label: str) -> pd.Series | Non
     rows = frame[frame["System"] == label]
     rows = rows if length is None else rows[rows["L"] == length]
     return rows.iloc[0] if len(rows) else None
-
-
-def _p(value) -> str:
-    return "p < 0.001" if value < 0.001 else f"p {value:.3f}"
 
 
 def _ours(row: pd.Series, family: Family, column: str = "ΔR", p: str | None = None) -> tuple[str, int | None]:
@@ -110,7 +106,7 @@ def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> tuple[pd.DataFrame, i
         out.append(("The student beats its teacher on DUC2004 (ΔR, recall at 75 bytes)", f"{paper:+.2f}", text,
                     _tested([row["ΔR"]], [at], [spec.duc_length]),
                     "the same protocol; ours scored by rouge-score, the paper's by perl ROUGE"))
-    if (authors := _authors_claim(table2, table3, lengths, lc, _student(spec), family)) is not None:
+    if (authors := _authors_claim(table2, table3, lengths, spec.duc_length, lc, _student(spec), family)) is not None:
         out.append(authors)
     return pd.DataFrame(family.written(out), columns=COLUMNS), len(family.raw)
 
@@ -186,12 +182,13 @@ def _transfer_claim(table6: pd.DataFrame, table2: pd.DataFrame) -> tuple | None:
     """The paper's Table 7: a student decoded by length control for another length scores a little below the student
     trained for it (the first generation's, as the transfer's students are) and above the teacher searched for it."""
     found = []
-    for _, row in table6.iterrows():
-        trained, _, target = row["System"].removesuffix(f", {LENGTH_CONTROL.short}").partition(" → ")
-        native = _row(table2, int(target), ours_label(LENGTH_CONTROL.label)) if target.isdigit() and \
-            row["System"].endswith(f", {LENGTH_CONTROL.short}") and pd.notna(row["ΔR"]) else None
-        if native is not None:
-            found.append((f"{trained} → {target}", row["ΔR"], native["ΔR"]))
+    for system, delta in zip(table6["System"], table6["ΔR"]):
+        transfer = system.removesuffix(f", {LENGTH_CONTROL.short}")
+        target = transfer.partition(" → ")[2]
+        if transfer == system or not target.isdigit() or pd.isna(delta):
+            continue  # truncation, a ratio, or no teacher to measure against
+        if (native := _row(table2, int(target), ours_label(LENGTH_CONTROL.label))) is not None:
+            found.append((transfer, delta, native["ΔR"]))
     if not found:
         return None
     above = [delta > 0 for _, delta, _ in found]
@@ -218,6 +215,11 @@ def _architectures_claim(table4: pd.DataFrame) -> tuple:
     paper = [ARCHITECTURES[name].label for name in ("ar", "nar", "nar-ctc")]
     trained = {kind[a]: r for a, r in best.items() if kind[a] in paper}
     untrained = [label for label in paper if label not in trained]
+    claim = ("NAUS beats the autoregressive and non-autoregressive encoder-decoders (Table 3)",
+             "NAUS above AR, NAR and NAR-CTC", "; ".join(f"{kind[a]} {r['ΔR']:+.2f}" for a, r in best.items()))
+    missing = f"; not trained here: {', '.join(untrained)} (from scratch: the gpu-node profile's)" if untrained else ""
+    if ours is None or not trained:
+        return (*claim, "not tested", ("no NAUS student" if ours is None else "no encoder-decoder") + missing)
 
     def standard_error(row: pd.Series) -> float:  # none from one seed
         sd, seeds = row.get("ΔR sd"), row.get("Seeds")
@@ -225,33 +227,26 @@ def _architectures_claim(table4: pd.DataFrame) -> tuple:
 
     said, above = [], []
     for label, row in trained.items():
-        margin = ours["ΔR"] - row["ΔR"] if ours is not None else float("nan")
+        margin = ours["ΔR"] - row["ΔR"]
         tie = abs(margin) <= 2 * (standard_error(ours) ** 2 + standard_error(row) ** 2) ** 0.5
         above.append(margin > 0 and not tie)
         said.append(f"{label} {'ties NAUS' if tie else 'below NAUS' if margin > 0 else 'above NAUS'}")
-    verdict = ("not tested" if ours is None or not trained else "does not hold" if not all(above)
-               else "holds where tested" if untrained else "holds")
-    why = "each architecture's best decoding (ΔR), a tie within two standard errors over seeds" + (
-        f"; {', '.join(said)}" if said else "") + (
-        f"; not trained here: {', '.join(untrained)} (from scratch: the gpu-node profile's)" if untrained else "")
-    return ("NAUS beats the autoregressive and non-autoregressive encoder-decoders (Table 3)",
-            "NAUS above AR, NAR and NAR-CTC",
-            "; ".join(f"{kind[a]} {r['ΔR']:+.2f}" for a, r in best.items()), verdict, why)
+    verdict = "does not hold" if not all(above) else "holds where tested" if untrained else "holds"
+    return (*claim, verdict, "each architecture's best decoding (ΔR), a tie within two standard errors over seeds; "
+            + ", ".join(said) + missing)
 
 
-def _authors_claim(table2: pd.DataFrame | None, table3: pd.DataFrame | None, lengths: list[int], label: str,
-                   student: str, family: Family) -> tuple | None:
+def _authors_claim(table2: pd.DataFrame | None, table3: pd.DataFrame | None, lengths: list[int],
+                   duc_length: int | None, label: str, student: str, family: Family) -> tuple | None:
     """Beyond the paper: our students against the authors' released student on the same sentences, each by length
     control (the paper's decoder), rescored by our evaluator: Gigaword at each length, then DUC2004."""
     column, pairs = f"{P_VALUE}{AUTHORS}", []
-    for frame, length in [(table2, n) for n in lengths] + [(table3, None)]:
-        if frame is None or column not in frame:
+    for frame, length, released in [(table2, n, n) for n in lengths] + [(table3, None, duc_length)]:
+        if frame is None or column not in frame or released is None:
             continue
-        theirs = frame[frame["System"].str.startswith("published ") & frame["System"].str.contains(PUBLISHED_KINDS[0])]
-        theirs = theirs if length is None else theirs[theirs["L"] == length]
-        ours = _row(frame, length, label)
-        if ours is not None and len(theirs) and pd.notna(ours[column]):
-            pairs.append((length or "DUC2004", ours["ΔR"] - theirs.iloc[0]["ΔR"], family.add(ours[column])))
+        ours, theirs = _row(frame, length, label), _row(frame, length, published_label(released))
+        if ours is not None and theirs is not None and pd.notna(ours[column]):
+            pairs.append((length or "DUC2004", ours["ΔR"] - theirs["ΔR"], family.add(ours[column])))
     if not pairs:
         return None
     return ("Beyond the paper: the student beats the authors' released student, each by length control (total ROUGE)",

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from naus.methods import METHODS
-from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT
-from naus.tables import PROTOCOLS, Spec, Table, last_generation, paper_table
+from naus.architectures import ARCHITECTURES
+from naus.methods import METHODS, default_method
+from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT, p_text
+from naus.tables import PROTOCOLS, Spec, Table, last_generation, ours_label, paper_table
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them
@@ -37,13 +38,29 @@ def paper_shaped(table: Table, frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
         .reset_index(drop=True)
 
 
-def shaped_caption(table: Table, spec: Spec, device: str) -> str:
-    """A caption of about 80 words: what is scored and how, what the rows are, the marks' key."""
+def _default_against(peer: str, frame: pd.DataFrame, spec: Spec) -> str:
+    """The p of the library's default decoding (its last generation's students) against a marked peer, at each
+    length: the comparison a reader of the marks asks for first."""
+    arch = ARCHITECTURES[spec.config.get("model", {}).get("arch", "naus")]
+    method = METHODS[default_method(arch.family, "words")]
+    rows = frame[frame["System"] == ours_label(method.label, last_generation(spec))]
+    column = f"{P_VALUE}{peer}"
+    if column not in rows or rows[column].isna().all():
+        return ""
+    values = [p_text(p) + ("" if n is None else f" at L = {n}")
+              for n, p in zip(rows.get("L", [None] * len(rows)), rows[column]) if pd.notna(p)]
+    return f" ({method.short}: {', '.join(values)})"
+
+
+def shaped_caption(table: Table, spec: Spec, device: str, frame: pd.DataFrame) -> str:
+    """A caption of about 90 words: what is scored and how, what the rows are, the marks' key (with the default
+    decoding's p against each marked peer, from the whole `frame`)."""
     last = spec.config["train"].get("generations", 1)
     student = (f"the NAUS student ({f'generation {last}, ' if last > 1 else ''}mean ± sd of {len(spec.seeds)} seeds)"
                if len(spec.seeds) > 1 else "the NAUS student (one seed)")
     methods = ", ".join(METHODS[m].short for m in spec.methods if any(METHODS[m].label in r for r in table.main_rows))
-    peers = ", ".join(f"{mark} against {peer}" for peer, mark in zip(table.marked_peers, PEER_MARKS))
+    peers = ", ".join(f"{mark} against {peer}{_default_against(peer, frame, spec)}"
+                      for peer, mark in zip(table.marked_peers, PEER_MARKS))
     protocol = PROTOCOLS[table.protocol.collection]
     if table.protocol.collection == "test":
         what = (f"{paper_table(table.name)} ({spec.profile}): Gigaword test, ROUGE F1 (rouge-score, stemmed) of "

@@ -48,6 +48,11 @@ COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=
 BOOTSTRAP = 1000  # resamples for ΔR's 95% interval (of seeds and sentences together where a table tests its rows)
 
 
+def p_text(value: float) -> str:
+    """A p-value as a caption or a claim writes it."""
+    return "p < 0.001" if value < 0.001 else f"p {value:.3f}"
+
+
 def read_metrics(path: Path, hypothesis: Path | None = None) -> dict:
     """An output's ROUGE, refused (naming the file) where its numbers cannot be one scoring's: R-2 or R-L above R-1
     (a bigram or a subsequence shared is a word shared, in every sentence), more empty summaries than sentences, or

@@ -24,6 +24,7 @@ def table3(rows: dict[str, tuple[float, float]], seeds: int = 10) -> pd.DataFram
     ({"naus-copy": (5.86, 0.46), "ar": (4.0, 0.2), "nar": (1.0, 0.2), "nar-ctc": (3.0, 0.2)}, "holds",
      "NAR encoder-decoder below NAUS"),
     ({"naus-copy": (5.86, 0.46)}, "not tested", "not trained here: AR encoder-decoder, NAR encoder-decoder, NAR"),
+    ({"ar": (4.0, 0.2)}, "not tested", "no NAUS student"),  # nothing to compare with: said, not a crash
 ])
 def test_the_architectures_verdict_says_a_tie_and_what_was_not_trained(rows, verdict, said):
     claim = _architectures_claim(table3(rows))
@@ -72,11 +73,11 @@ def test_the_authors_released_student_is_a_claim_with_its_adjusted_p():
                         {"System": "published HC_13_length_control (rescored)", "ΔR": 1.80, column: float("nan")}])
     family = Family()
     family.add(0.01)  # another claim's test: the family is adjusted as one
-    row = _authors_claim(gigaword, duc, [10, 8], label, "ours", family)
+    row = _authors_claim(gigaword, duc, [10, 8], 13, label, "ours", family)
     (_, _, ours, verdict, _), = family.written([row])
     assert ours.startswith("L = 10: +4.74 (p < 0.001); L = 8: +4.32 (p 0.200); DUC2004: +5.99")
     assert verdict == "holds at L = 10, DUC2004 only" and len(family.raw) == 4
-    assert _authors_claim(gigaword.drop(columns=column), None, [10, 8], label, "ours", Family()) is None
+    assert _authors_claim(gigaword.drop(columns=column), None, [10, 8], 13, label, "ours", Family()) is None
 
 
 @pytest.mark.parametrize("student, verdict", [((0.017, 0.02), "holds"), ((0.017, 0.06), "holds at L = 10 only"),

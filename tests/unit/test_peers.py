@@ -77,6 +77,7 @@ def test_a_peer_row_its_delta_and_length_controls_p_value_against_it(tmp_path):
     caption, table = (tmp_path / "out/tables/table2.md").read_text().split("\n\n", 1)
     assert len(caption.split()) <= 100 and "‡ against MSRP cut" in caption and "* p &lt; 0.05" in caption
     assert "{" not in caption  # every field filled
+    assert "‡ against MSRP cut (length control: p &lt; 0.001 at L = 10)" in caption  # the default's p, in Table 1
     header = table.splitlines()[0]
     assert header.count("|") - 1 <= 10 and len(table.splitlines()) - 2 <= 20
     assert "\\toprule" in (tmp_path / "out/tables/table2.tex").read_text()

@@ -587,7 +587,7 @@ def test_the_results_page_says_how_choices_were_made_and_on_how_much_labelled_da
     assert "the dev split's 500 pool pairs and select's 2,000" in said and "scored once per regeneration" in said
     index = re.search(r"`([^`]+\.md)`", said).group(1)
     assert (ROOT / index).is_file()
-    assert "select's" not in choices_paragraph(SimpleNamespace(config={"data": {"dev_size": 150}}))
+    assert "select's" not in choices_paragraph(SimpleNamespace(config={"data": {"dev_size": 150, "select_size": 0}}))
 
 
 def test_with_the_outputs_in_build_the_interval_resamples_seeds_and_sentences_together(tmp_path):

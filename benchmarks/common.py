@@ -74,8 +74,10 @@ def one_thread() -> None:
                          "(set ATEN_CPU_CAPABILITY=avx2 before starting)")
 
 
-def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path) -> dict:
-    """Length-control summaries of `source` into `out` (kept: made once), with the seconds they took."""
+def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path,
+           method: str | None = "length-control") -> dict:
+    """Length-control summaries of `source` into `out` (or by `method`; None: the library's default decoding), kept:
+    made once, with the seconds they took."""
     record = out.with_suffix(".json")
     if record.is_file():
         return read_json(record)
@@ -87,7 +89,7 @@ def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path)
     summarizer = Summarizer.from_checkpoint(checkpoint, "cpu")
     states = States.load(states)
     tick = time.process_time()  # one thread's CPU time: what the worker beside it does not change
-    results = summarizer.summarize(sentences, length=length, method="length-control", raw=False, states=states)
+    results = summarizer.summarize(sentences, length=length, method=method, raw=False, states=states)
     seconds = time.process_time() - tick
     write_lines(out, [r.summary for r in results])
     write_json(record, {"seconds": round(seconds, 2), "sentences": len(sentences)})

@@ -70,6 +70,12 @@ def register(sub) -> None:
     command(sub, "embed-static", embed_static, "distil a static word-vector table from MiniLM",
             ("--inputs", {"nargs": "+", **IN, "help": "text files whose words form the vocabulary"}),
             ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
+    command(sub, "word-vectors", word_vectors, "word vectors learned from unlabelled text alone (no sentence pair: "
+            "the pair-free stand-in for MiniLM), as a static table for `naus search --static` and `naus encode-states "
+            "--word-vectors`", ("--inputs", {"nargs": "+", **IN, "help": "unlabelled text files, one sentence a line "
+                                                                        "(never a title of a searched article)"}),
+            ("--width", {"type": positive, "help": "dimensions (default: the width a student's states take beside "
+                                                   "the position code)"}), ("--out", OUT))
     command(sub, "export-onnx", export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
             "shipped weights)",
             ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, MiniLM's states 1.7 "
@@ -189,6 +195,15 @@ def embed_static(args: argparse.Namespace) -> None:
         raise NausError(f"{', '.join(map(str, args.inputs))}: no words, so the static embedding table would be empty")
     count = build_static_table(vocabulary, read_lines(args.idf_corpus), args.out, ContextualEmbedder(args.device))
     done(args.out, f"static table: {count} words -> {args.out}")
+
+
+def word_vectors(args: argparse.Namespace) -> None:
+    from naus.files import read_lines
+    from naus.teacher.word_vectors import build_word_vectors
+
+    lines = [line for path in args.inputs for line in read_lines(path)]
+    count = build_word_vectors(lines, args.out, **({"width": args.width} if args.width else {}))
+    done(args.out, f"word vectors: {count} words -> {args.out}")
 
 
 def export_onnx(args: argparse.Namespace) -> None:

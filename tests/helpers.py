@@ -152,3 +152,43 @@ def released(monkeypatch, **digests: str) -> None:
 
     monkeypatch.setattr(naus.evaluation.peers, "raw_file", lambda source, path: RawFile(source, path, None,
                                                                                         digests[path], 1))
+
+
+def decode_argv(good, out, *extra) -> list[str]:
+    """`naus decode` of the `good` fixture's two lines with its untrained student, into `out`."""
+    return ["decode", "--checkpoint", str(good["checkpoint"]), "--input", str(good["text"]), "--length", "2",
+            "--out", str(out), *map(str, extra)]
+
+
+# Control and format characters raw text may hold, none of which may reach a summary or a terminal.
+HOSTILE_CHARACTERS = {"NUL": "\x00", "bell": "\x07", "escape": "\x1b[2J", "DEL": "\x7f", "C1 CSI": "\x9b",
+                      "carriage return": "\r", "right-to-left override": "\u202e", "left-to-right isolate": "\u2066",
+                      "zero-width space": "\u200b", "zero-width joiner": "\u200d", "byte order mark": "\ufeff",
+                      "soft hyphen": "\u00ad", "tag": "\U000e0041"}
+
+
+def shown(text: str) -> bool:
+    """Whether every character of `text` is shown as itself: no control or format character."""
+    import unicodedata
+
+    return not any(unicodedata.category(ch) in ("Cc", "Cf") for ch in text)
+
+
+SENTENCE = "Police arrested five protesters in Paris on Monday after talks"
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str]:
+    """Exit code and stderr of `naus ARGV`, in this process."""
+    result = naus_main(argv, capsys)
+    return result.returncode, result.stderr
+
+
+TEXT = ["police arrest five protesters in paris", "stocks close lower"]  # what the `checkpoints` fixture's students know
+
+
+def save_student(path, vocab, settings, weights):
+    """A student's checkpoint of these parts, as `naus train` writes one."""
+    from naus.student.checkpoint import FORMAT, save_checkpoint
+
+    save_checkpoint(path, {"format": FORMAT, "vocab": vocab.tokens, "model_config": settings, "model": weights})
+    return path

@@ -7,11 +7,10 @@ import pytest
 
 from naus import NausError
 from naus.data import DEMO_MEMBER, build_gigaword, read_demo_news, read_duc2004, read_rush, split_pairs
-from naus.sources import download
-from naus.files import sha256sum
-from naus.settings import ALL_TITLES
-from naus.files import read_lines
+from naus.files import read_lines, sha256sum
 from naus.outputs import write_lines
+from naus.settings import ALL_TITLES
+from naus.sources import download
 from tests.helpers import write
 
 
@@ -265,3 +264,41 @@ def test_an_archive_that_unpacks_to_more_than_its_bound_is_refused_before_unpack
     assert [p.name for p in unpack(_tar(tmp_path / "dot.tar", [(dot, None), (plain, b"b\n")]), tmp_path / "out")] == [
         "b.txt"]
     assert (tmp_path / "out/org_data/b.txt").read_text() == "b\n"
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def _gigaword_files(tmp_path, duc_ref: str = "a summary", test_title: str = "police arrest"):
+    articles = "".join(f"article number {i} about the police and the news\n" for i in range(40))
+    titles = "".join(f"title {i} police\n" for i in range(40))
+    pool = (write(tmp_path / "pool_a.txt", articles), write(tmp_path / "pool_t.txt", titles))
+    test = (write(tmp_path / "test_a.txt", "police arrest five protesters\nstocks close lower\n"),
+            write(tmp_path / "test_t.txt", f"{test_title}\nstocks close\n"))
+    duc = tmp_path / "duc"
+    write(duc / "input.txt", "an input sentence\nanother one\n")
+    for i in range(4):
+        write(duc / f"task1_ref{i}.txt", f"{duc_ref if i == 2 else 'a summary'}\nanother summary\n")
+    return pool, test, duc
+
+
+def test_an_empty_duc2004_reference_is_refused_when_the_corpus_is_built(tmp_path):
+    """It was accepted by `naus data gigaword --duc-dir` and refused only when DUC was scored, hours later."""
+    from naus.data import build_gigaword
+
+    pool, test, duc = _gigaword_files(tmp_path, duc_ref="")
+    with pytest.raises(NausError, match=r"task1_ref2.txt: line 1: an empty reference"):
+        build_gigaword(pool, test, dev_size=5, seed=0, duc_dir=duc)
+    pool, test, duc = _gigaword_files(tmp_path, duc_ref="...")
+    with pytest.raises(NausError, match=r"task1_ref2.txt: line 1: a reference with no word to score"):
+        build_gigaword(pool, test, dev_size=5, seed=0, duc_dir=duc)
+    pool, test, duc = _gigaword_files(tmp_path)
+    assert build_gigaword(pool, test, dev_size=5, seed=0, duc_dir=duc, lm_titles="all").duc["ref2"][0] == "a summary"
+
+
+@pytest.mark.parametrize("title, message", [("", "an empty reference"), ("'' ``", "a reference with no word to score")])
+def test_an_empty_test_title_is_refused_when_the_corpus_is_built(tmp_path, title, message):
+    """An empty title of the test set was taken into the corpus and scored as zeros."""
+    from naus.data import build_gigaword
+
+    pool, test, duc = _gigaword_files(tmp_path, test_title=title)
+    with pytest.raises(NausError, match=f"test_t.txt: line 1: {message}"):
+        build_gigaword(pool, test, dev_size=5, seed=0)

@@ -2,11 +2,10 @@ import itertools
 import math
 
 import numpy as np
-
 import pytest
 import torch
 
-from naus.decoding.topk import _grouped_top_kernel, _grouped_top_torch
+from naus import NausError
 from naus.decoding import (
     char_control_batch,
     ctc_beam_search,
@@ -21,6 +20,8 @@ from naus.decoding import (
     top_k_slots,
     truncate,
 )
+from naus.decoding.topk import _grouped_top_kernel, _grouped_top_torch
+from tests.helpers import write
 from tests.reference import char_control_python, ctc_beam_search_python, length_control_tensors
 
 
@@ -405,3 +406,63 @@ def test_beam_search_of_a_batch_equals_each_sample_alone():
         alone = ctc_beam_search_python(lp[i, : lengths[i]], 3)
         assert (got.tokens, got.path) == (alone.tokens, alone.path)
         assert got.log_prob == pytest.approx(alone.log_prob, rel=1e-6, abs=1e-6)
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_the_largest_beam_on_a_long_sentence_costs_its_extensions_not_their_square(tmp_path, env):
+    """Beam 256 (the maximum) over 128 slots of 300 words: 128 × 256² extensions, each a dictionary step (a
+    few seconds; a scan of the slot's prefixes per extension made it minutes). Bounded at 120 s."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    script = ("import torch; from naus.decoding.beam import ctc_beam_search; torch.manual_seed(0); "
+              "h = ctc_beam_search(torch.randn(128, 300).log_softmax(-1), beam_size=256); print(len(h.path))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT,
+                            timeout=120)
+    assert result.returncode == 0 and result.stdout.strip() == "128", result.stderr[-2000:]
+
+
+def test_a_length_or_budget_beyond_what_the_slots_hold_gives_what_the_slots_allow():
+    """No table wider than the source: L above the slots is the longest reachable summary, as with L = T,
+    and a budget above what T of the longest words fill is the best summary of any length."""
+    gen = torch.Generator().manual_seed(3)
+    lp = (torch.randn(2, 6, 9, generator=gen) * 2).log_softmax(-1)
+    lengths = torch.tensor([6, 4])
+    huge = length_control_batch(lp, lengths, [10**9, 10**9], 3)
+    exact = length_control_batch(lp, lengths, [6, 4], 3)
+    assert [(h.path, h.log_prob) for h in huge] == [(h.path, h.log_prob) for h in exact]
+    word_chars = [0, 0, 0, 5, 1, 7, 2, 3, 4]
+    wide = char_control_batch(lp, lengths, [10**9, 10**9], word_chars, 3)
+    fitted = char_control_batch(lp, lengths, [6 * 8, 4 * 8], word_chars, 3)
+    assert [(h.path, h.log_prob) for h in wide] == [(h.path, h.log_prob) for h in fitted]
+
+
+def test_a_decoder_whose_kernel_did_not_finish_is_an_error_not_an_empty_summary():
+    lp = torch.full((2, 5, 6), float("nan"))  # what a diverged model gives: no sample's kernel ends with a score
+    with pytest.raises(NausError, match="the decoder failed on 2 of 2 samples"):
+        length_control_batch(lp, torch.tensor([5, 3]), [2, 2], 2)
+
+
+def test_an_allocation_that_fails_inside_the_parallel_kernel_is_an_error(tmp_path):
+    """numba drops an exception raised inside `prange`: under an address-space limit the tables of a huge
+    request cannot be allocated, and the decoder must say so instead of returning empty paths."""
+    import subprocess
+    import sys
+
+    script = write(tmp_path / "oom.py", """
+import resource, sys, torch
+from naus import NausError
+from naus.decoding import length_control_batch
+torch.set_num_threads(2)  # the two samples on threads of their own, whatever the suite's one thread a worker
+lp = torch.randn(2, 3000, 6).log_softmax(-1)
+length_control_batch(lp[:, :5].contiguous(), torch.tensor([5, 5]), [2, 2], 2)  # compiled before the limit
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+try:
+    length_control_batch(lp, torch.tensor([3000, 3000]), [3000, 3000], 200)  # 2 x 46 GB of tables
+except NausError as err:
+    sys.exit(f"refused: {err}")
+""")
+    result = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 1 and "refused: the decoder failed" in result.stderr, result.stderr[-2000:]

@@ -1,11 +1,12 @@
 import ast
+import re
 
 import pytest
 
 from naus import NausError
 from naus.evaluation.evaluate import evaluate_files, lead, rouge, truncate_bytes
 from naus.files import read_lines
-from tests.helpers import write
+from tests.helpers import run_cli, write
 
 
 def test_f1_on_a_hand_computed_case():
@@ -85,3 +86,38 @@ def test_perl_backend_agrees_on_a_hand_computed_case():
     assert (scores["rouge1"], scores["rouge2"]) == (round(100 * 6 / 7, 2), 40.0)
     recall = rouge(["Police Arrest", ""], [["police arrest five", "x"]], metric="recall", backend="perl")
     assert recall["rouge1"] == round(100 * (2 / 3) / 2, 2) and recall["empty"] == 1
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_an_empty_reference_line_is_an_error_naming_it(tmp_path):
+    from naus.evaluation.evaluate import evaluate_files
+
+    refs = write(tmp_path / "refs.txt", "police arrest\n\nstocks\n")
+    with pytest.raises(NausError, match=r"refs.txt: line 2: an empty reference"):
+        evaluate_files(write(tmp_path / "hyp.txt", "a\nb\nc\n"), [refs])
+
+
+def test_the_perl_backend_refuses_a_line_longer_than_it_can_hold_naming_file_and_line(tmp_path, capsys):
+    """`naus evaluate --backend perl` on one 5,000-word line took 3.0 GB (ROUGE-1.5.5's memory is quadratic)."""
+    from tests.helpers import naus_main
+
+    hyp = write(tmp_path / "hyp.txt", "police arrest\n" + " ".join(["word"] * 5000) + "\n")
+    ref = write(tmp_path / "ref.txt", "police arrest five\nstocks fall\n")
+    result = naus_main(["evaluate", "--hyp", hyp, "--ref", ref, "--backend", "perl", "--out", tmp_path / "m.json"],
+                       capsys)
+    assert result.returncode == 2 and f"{hyp}: line 2: 5,000 words; the perl backend takes at most 1,000" in result.stderr
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("reference, message", [
+    ("", "line 2: an empty reference"),
+    ("-- , ...", r"line 2: a reference with no word to score \('-- , \.\.\.'\)"),
+    ("\u202e\u200b", "line 2: an empty reference")])
+def test_naus_evaluate_refuses_a_reference_with_nothing_to_score(tmp_path, capsys, reference, message):
+    """A line of punctuation alone was scored as zero without a word."""
+    refs = write(tmp_path / "refs.txt", f"police arrest five\n{reference}\nstocks close\n")
+    hyp = write(tmp_path / "hyp.txt", "police arrest\nsomething\nstocks\n")
+    code, err = run_cli(["evaluate", "--hyp", str(hyp), "--ref", str(refs), "--out", str(tmp_path / "m.json")],
+                        capsys)
+    assert code == 2 and re.search(f"refs.txt: {message}", err), err
+    assert not (tmp_path / "m.json").exists()

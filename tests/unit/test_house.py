@@ -88,3 +88,12 @@ def test_the_lock_pins_each_requirement_at_its_version():
     wanted = [line.split("#")[0].strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
     stale = [pin for pin in wanted if pin and pin.lower().replace("_", "-") not in lock]
     assert not stale, f"not in requirements.lock at these versions (run make lock): {stale}"
+
+
+def test_no_test_file_is_named_for_when_it_was_written():
+    """Tests are filed under the module whose guarantee they check (a hostile input's test beside the code that refuses
+    it), so that a module's tests are found by its name, not by the review round that asked for them."""
+    rounds = re.compile(r"test_(hostile|bad_input|bounds|careless)|_(one|two|three|four|five|six|seven|eight|nine|ten"
+                        r"|round\d*)$")
+    named = [path.name for path in (ROOT / "tests").rglob("test_*.py") if rounds.search(path.stem)]
+    assert not named, named

@@ -1,8 +1,10 @@
 import re
+import subprocess
 
 import pytest
 
 from naus import layout
+from tests.helpers import ROOT, write
 
 
 @pytest.mark.parametrize("name, student", [
@@ -59,3 +61,16 @@ def test_later_generations_and_the_ensemble_are_rows_of_tables_2_and_3(tmp_path)
     assert rows["NAUS truncate, generation 2, 2 seeds as one model (ours)"].stems == ("decode/test/L8-g2-ens/truncate-8",)
     assert set(base.stems()) < set(more.stems()) and more.table("table4") == base.table("table4")
     assert {layout.teacher_model(m) for m in more.students()} >= {"L8-ens", "L10-ens"}
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+@pytest.mark.parametrize("profile", ["demo.yaml /some/dir", "demo /tmp", "../config/demo", "demo.yaml", "lease-partial"])
+def test_make_refuses_a_profile_that_is_not_a_profiles_name_and_removes_nothing(tmp_path, profile):
+    """`make clean PROFILE='demo.yaml /some/dir'` passed the check (`$(wildcard)` found config/demo.yaml) and would
+    have run `rm -rf build/demo.yaml /some/dir`."""
+    keep = write(tmp_path / "keep" / "file.txt", "kept\n")
+    result = subprocess.run(["make", "-n", "clean", f"PROFILE={profile}"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0 and "rm " not in result.stdout
+    assert "no profile" in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    result = subprocess.run(["make", "clean", f"PROFILE={profile}"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode != 0 and keep.read_text() == "kept\n"

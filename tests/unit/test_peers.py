@@ -1,14 +1,16 @@
 """Peers' released outputs: only the declared files pass, and their rows and p-values are read as ours are."""
 
+import hashlib
 import json
+import re
 
 import pandas as pd
 import pytest
 
 from naus import NausError
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import sha256sum
 from naus.evaluation.peers import PEERS, Peer, check_output
+from naus.files import same_digest, sha256sum
 from naus.report import build_report
 from tests.helpers import config_schema, released, write
 from tests.unit.test_report import complete, metrics, profile
@@ -174,3 +176,20 @@ def test_a_release_on_part_of_a_collection_is_scored_on_its_lines_with_no_paired
 
     rows = _peers(spec(profile(data={"peers": {"part": "p"}})), "test", 4)
     assert [(r.label, r.peer) for r in rows] == [("Part (rescored on its 2 inputs)", None)]
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_a_checksum_in_upper_case_hex_is_the_same_checksum(tmp_path, monkeypatch):
+    """Hex is case-insensitive: an upper-case sha256 was reported as a mismatch."""
+    from naus.evaluation.peers import PEERS, Peer, check_output
+    from tests.helpers import config_schema, released
+
+    digest = hashlib.sha256(b"a b\n").hexdigest()
+    assert same_digest(digest, digest.upper()) and not same_digest(digest, digest[:-1] + "0")
+    output = write(tmp_path / "out.txt", "a b\n")
+    released(monkeypatch, **{"out.txt": digest.upper()})
+    monkeypatch.setitem(PEERS, "fixture", Peer("Fixture", "a test", {("test", 8): ("out.txt", ("fixture", "out.txt"))},
+                                               {}, ""))
+    assert check_output("fixture", "test", 8, output, write(tmp_path / "in.txt", "a b c\n")) == ["a b"]
+    pattern = config_schema()["properties"]["data"]["properties"]["download"]["properties"]["sha256"]["pattern"]
+    assert re.fullmatch(pattern, digest.upper()) and re.fullmatch(pattern, digest)

@@ -1,4 +1,5 @@
 import json
+import math
 import re
 
 import pandas as pd
@@ -7,8 +8,8 @@ import pytest
 from naus import NausError
 from naus.files import sha256sum
 from naus.methods import METHODS
-from naus.report import build_report
 from naus.provenance import code_state
+from naus.report import build_report
 from naus.report.rows import NOT_COMPARABLE
 from naus.tables import spec
 from tests.helpers import ROOT, write
@@ -378,9 +379,9 @@ def test_the_case_study_spreads_over_source_lengths_and_is_the_same_every_run(tm
 
 def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     """A caption states what ran: the timing batch from the configuration, the resamples from the constants."""
+    from naus.evaluation.significance import RESAMPLES
     from naus.report.pages import table_captions
     from naus.report.rows import BOOTSTRAP
-    from naus.evaluation.significance import RESAMPLES
     from naus.tables import spec as declare
     from tests.helpers import ROOT, resolved_config
 
@@ -624,3 +625,93 @@ def test_without_sentence_scores_the_interval_resamples_the_seeds_within_their_r
     (shown,) = finish([row], teacher)
     low, high = (float(x) for x in shown["ΔR 95% CI"].strip("[]").split(","))
     assert shown["ΔR"] == 3.0 and 1.0 <= low < 3.0 < high <= 6.0
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+# The report and merge: their inputs' shapes.
+def test_a_history_without_train_loss_is_named_before_anything_is_drawn(tmp_path):
+    from naus.report.pages import training_section
+
+    write(tmp_path / "train/L10/history.json", json.dumps({"history": [{"step": 3, "dev_loss": 1.0}]}))
+    with pytest.raises(NausError, match=r"train/L10/history.json: history\[0\] has no 'train_loss'"):
+        training_section(tmp_path)
+    write(tmp_path / "train/L10/history.json", json.dumps({"history": [{"step": 3, "train_loss": 1.0}],
+                                                           "settings": ["model"]}))
+    with pytest.raises(NausError, match="history.json: settings is list, expected an object"):
+        training_section(tmp_path)
+
+
+def test_an_output_one_line_short_names_its_file_and_seeds_of_different_lengths_are_refused(tmp_path):
+    from naus.evaluation.significance import seed_mean
+    from naus.report.sentences import SentenceTotals
+
+    scorer = SentenceTotals([write(tmp_path / "ref.txt", "police arrest five\nstocks close lower\n")])
+    short = write(tmp_path / "short.txt", "police arrest\n")
+    with pytest.raises(NausError, match=f"^{short}: 1 lines, but its split has 2 references"):
+        scorer(short)
+    with pytest.raises(NausError, match=r"seeds scored on different numbers of sentences \(2, 1\)"):
+        seed_mean([[1.0, 2.0], [1.0]])
+
+
+def test_a_search_record_without_summary_is_named(tmp_path):
+    from naus import layout
+    from naus.report.pages import search_section
+
+    records = write(tmp_path / f"{layout.search('test', 10)}.jsonl", '{"index": 0, "score": 1.0}\n')
+    with pytest.raises(NausError, match=f"^{records}: line 1: a record needs an integer 'index' and 'summary'"):
+        search_section(tmp_path)
+
+
+def test_numbers_the_report_cannot_publish_and_a_profile_name_holding_markup_are_refused(tmp_path):
+    from naus import schema
+    from naus.report.rows import first_timing, search_timing
+    from naus.tables import spec
+    from tests.helpers import config_schema
+    from tests.unit.test_report import profile
+
+    write(tmp_path / "s.timing.json", json.dumps({"seconds_per_sample": 5e-324}))
+    with pytest.raises(NausError, match="seconds_per_sample"):
+        first_timing(tmp_path, ("s",))
+    write(tmp_path / "timing/search/test/L8/part0.json", json.dumps({"sentences": 1e-9, "seconds": 12.4}))
+    with pytest.raises(NausError, match="sentences must be a whole number"):
+        search_timing(tmp_path, "test", 8)
+    with pytest.raises(NausError, match="profile"):
+        spec({**profile(), "profile": "<b>x</b>"})
+    for decode in ({"chars": [[8, 50], [8, 50]]}, {"transfer": [[8, "10"], [8, "10"]]}):
+        with pytest.raises(NausError, match="non-unique|unique"):
+            schema.validate({"profile": "x", "data": {"source": "demo"}, "decode": decode}, config_schema(), False)
+
+
+@pytest.mark.parametrize("entry, named", [({"step": 10, "train_loss": 1e308}, "history[0].train_loss is 1e+308"),
+                                          ({"step": -5, "train_loss": 2.0}, "history[0].step is -5"),
+                                          ({"step": 5, "train_loss": 2.0, "dev_loss": -1.0}, "history[0].dev_loss")])
+def test_a_history_whose_numbers_the_report_would_print_out_of_range_is_refused(tmp_path, entry, named):
+    """A 309-digit loss or a negative step count (a history brought back by an archive) is named, not printed."""
+    from naus.report.pages import training_section
+
+    write(tmp_path / "train/L8/history.json", json.dumps({"history": [entry], "settings": {}}))
+    with pytest.raises(NausError, match=re.escape(named)):
+        training_section(tmp_path)
+
+
+@pytest.mark.parametrize("value", [float("nan"), 2231.0, -3.0, "27.1", None, True])
+def test_the_report_refuses_an_implausible_metric_naming_the_file_and_key(tmp_path, value):
+    from naus.files import read_json
+    from naus.report import METRIC_BOUNDS, METRIC_KEYS
+
+    path = write(tmp_path / "L10.json", json.dumps({"rouge1": value, "rouge2": 9.1, "rougeL": 24.4, "avg_words": 9.8}))
+    with pytest.raises(NausError, match=f"{path}: rouge1 is .*, expected a number in \\[0, 100\\]"):
+        read_json(path, METRIC_KEYS, METRIC_BOUNDS)
+    assert not math.isnan(read_json(write(tmp_path / "ok.json", json.dumps(
+        {"rouge1": 27.1, "rouge2": 9.1, "rougeL": 24.4, "avg_words": 9.8})), METRIC_KEYS, METRIC_BOUNDS)["rouge1"])
+
+
+@pytest.mark.parametrize("seconds", [-0.002, float("nan"), "fast"])
+def test_the_report_refuses_an_implausible_time(tmp_path, seconds):
+    """A negative time was shown as a speedup of −76×."""
+    from naus.report.rows import first_timing
+
+    stem = "decode/test/L10/length-control-10"
+    path = write(tmp_path / f"{stem}.timing.json", json.dumps({"seconds_per_sample": seconds, "device": "cpu"}))
+    with pytest.raises(NausError, match=f"{path}: seconds_per_sample is .*, expected a number in"):
+        first_timing(tmp_path, (stem,))

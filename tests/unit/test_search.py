@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from naus import NausError
+from naus.settings import SearchConfig
 from naus.teacher.lm import LanguageModel, train_lm
 from naus.teacher.search import HillClimber, Teacher, _best_distinct
-from naus.settings import SearchConfig
-from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.shards import ResumableOutput, merge_shards, read_records, shard_range
-from tests.helpers import as_interrupted, headline_corpus, naus_main, write
+from naus.teacher.similarity import StaticEmbedder
+from tests.helpers import as_interrupted, headline_corpus, naus_main, shown, write
 from tests.reference import climb_arrays
 
 SOURCES = [
@@ -456,3 +456,46 @@ def test_naus_compile_climbs_on_a_language_model_it_writes_itself(tmp_path):
     loaded = subprocess.run([sys.executable, "-c", "import sys; from naus.teacher.lm import LanguageModel; "
                              "LanguageModel(sys.argv[1])", str(arpa)], capture_output=True, text=True)
     assert loaded.returncode == 0 and loaded.stderr == "", loaded.stderr
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_the_teachers_api_reads_raw_text_as_every_reader_does(lm3):
+    """A source given to the search in Python loses its control and format characters as a file's line does."""
+    from naus.settings import SearchConfig
+    from naus.teacher.search import Teacher
+
+    teacher = Teacher(lm3, SearchConfig(length=2, rerank_k=0))
+    plain, = teacher.summarize([(0, "the police arrested five protesters")])
+    hostile, = teacher.summarize([(0, "the\u202e police arrested\x00 five\u200b protesters")])
+    assert hostile.summary == plain.summary and shown(hostile.summary)
+
+
+def test_search_memory_is_bounded_on_a_long_line_with_a_high_order_lm(tmp_path, env):
+    """A 1,000-word line and a 5-gram LM, under a 4 GB address-space limit: the dense n-gram table
+    would need (1,002)^5 floats; the search reads the words that fit search.max_memory_mb instead
+    (1 GB: the limit also holds Python, NumPy, numba compiling its kernels on a first run, the LM)."""
+    import random
+    import resource
+    import subprocess
+
+    from naus.teacher.lm import train_lm
+    from tests.helpers import ROOT, headline_corpus
+
+    train_lm(write(tmp_path / "h.txt", headline_corpus()), tmp_path / "lm.bin", order=5)
+    rng = random.Random(0)
+    words = [rng.choice(headline_corpus(50).split()) for _ in range(1000)]
+    longest = " ".join(words * 100)  # 100,000 words: a dense 5-gram table of them would need 10^25 floats
+    source = write(tmp_path / "long.txt", " ".join(words) + "\npolice arrest five protesters in paris\n" + longest + "\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    result = subprocess.run(["naus", "search", "--input", source, "--lm", tmp_path / "lm.bin", "--length", "6",
+                             "--rerank-k", "0", "--out", tmp_path / "out.jsonl"], capture_output=True, text=True,
+                            env=env, cwd=ROOT, preexec_fn=limit, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "sentence 1: 1000 words, searched on its first 40" in result.stderr
+    assert "sentence 3: 100000 words, searched on its first 40" in result.stderr
+    first, second, third = (json.loads(line)["summary"].split()
+                            for line in (tmp_path / "out.jsonl").read_text().splitlines())
+    assert len(first) == 6 and set(first) <= set(words[:40]) and len(second) == 6 and set(third) <= set(words[:40])

@@ -111,3 +111,11 @@ def test_the_test_sets_spread_widens_the_interval_and_no_spread_gives_a_point():
     assert two_level_interval(np.tile(reference + 2, (3, 1)), reference, resamples=100) == pytest.approx((2, 2))
     with pytest.raises(NausError, match="seeds × sentences"):
         two_level_interval(np.ones(5), np.ones(5), resamples=10)
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_paired_p_value_refuses_nan_scores():
+    from naus.evaluation.significance import paired_p_value
+
+    with pytest.raises(NausError, match="NaN or infinite"):
+        paired_p_value([1.0, float("nan"), 3.0], [1.0, 2.0, 2.0])

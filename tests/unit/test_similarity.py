@@ -3,17 +3,27 @@
 import json
 import logging
 import os
+import zipfile
 
 import numpy as np
 import pytest
 
 from naus import NausError
+from naus.settings import SearchConfig
 from naus.teacher.lm import LanguageModel, train_lm
 from naus.teacher.search import HillClimber, Teacher
-from naus.settings import SearchConfig
 from naus.teacher.similarity import (
-    ContextualEmbedder, LearnedEstimate, StaticEmbedder, SubsetSimilarity, _onnx_session, _portable_softmax,
-    build_static_table, cpu_threads, export_onnx, minilm_tokenizer, model_dir,
+    ContextualEmbedder,
+    LearnedEstimate,
+    StaticEmbedder,
+    SubsetSimilarity,
+    _onnx_session,
+    _portable_softmax,
+    build_static_table,
+    cpu_threads,
+    export_onnx,
+    minilm_tokenizer,
+    model_dir,
 )
 from tests.helpers import as_interrupted, headline_corpus, naus_main, write
 
@@ -503,3 +513,52 @@ def test_quiet_means_quiet_the_quantizers_advice_and_transformers_bars_are_not_p
     monkeypatch.delenv("HF_HUB_DISABLE_PROGRESS_BARS", raising=False)
     main(["-q", "data", "verify", "demo", "--data-dir", str(tmp_path)])
     assert os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1"
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+# Files we read: type and shape checked before use.
+def npz_with_header(path, names, shape, descr="<f4"):
+    """An .npz whose members declare `shape` and hold 1 kB: a crafted header asking for gigabytes."""
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1, dtype=descr))
+    with zipfile.ZipFile(path, "w") as archive:
+        for name in names:
+            with archive.open(f"{name}.npy", "w") as member:
+                np.lib.format.write_array_header_1_0(member, {**header, "shape": shape})
+                member.write(bytes(1000))
+    return path
+
+
+@pytest.mark.parametrize("case, message", [
+    ("empty", "not a learned estimate (BadZipFile"),
+    ("npy", "not a learned estimate (BadZipFile"),
+    ("strings", "array 'weight' is <U1 of shape (3,), expected 384 x 384"),
+    ("huge", "array 'weight' is float32 of shape (200000, 200000)"),
+])
+def test_a_learned_estimate_of_the_wrong_kind_or_shape_is_refused_before_it_is_loaded(case, message, tmp_path):
+    from naus.teacher.similarity import LearnedEstimate
+
+    path = tmp_path / "estimate.npz"
+    if case == "empty":
+        write(path, b"")
+    elif case == "npy":
+        np.save(tmp_path / "a.npy", np.zeros((384, 384)))
+        os.replace(tmp_path / "a.npy", path)
+    elif case == "strings":
+        np.savez(path, weight=np.array(["a", "b", "c"]), bias=np.zeros(384))
+    else:
+        npz_with_header(path, ("weight", "bias"), (200_000, 200_000))
+    with pytest.raises(NausError, match=f"^{path}: .*" + message.replace("(", r"\(").replace(")", r"\)")):
+        LearnedEstimate.load(path)
+
+
+def test_a_static_table_that_is_empty_an_npy_or_declares_gigabytes_is_refused(tmp_path):
+    from naus.teacher.similarity import StaticEmbedder
+
+    for path in (write(tmp_path / "empty.npz", b""), npz_with_header(tmp_path / "huge.npz", ("words", "vectors", "idf"),
+                                                                      (200_000, 200_000))):
+        with pytest.raises(NausError, match=f"^{path}: "):
+            StaticEmbedder(path)
+    np.savez(tmp_path / "uneven.npz", words=np.array(["a", "b"]), vectors=np.zeros((3, 384), np.float32),
+             idf=np.ones(2, np.float32))
+    with pytest.raises(NausError, match="2 words, 3 vectors and 2 idf weights"):
+        StaticEmbedder(tmp_path / "uneven.npz")

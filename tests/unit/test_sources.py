@@ -7,6 +7,7 @@ full mirror (SOURCE/PATH).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ from naus.derive import RECIPES, ag_news_titles, line_index, pool, reuters_title
 from naus.files import sha256sum
 from naus.manifest import manifest, raw_file
 from naus.sources import fetch, fetch_raw, profile_paths, recipes_for, verify
+from tests.helpers import ROOT, write
 
 ROOT = Path(__file__).resolve().parents[2]
 NEW_RECIPE = "headlines/extra_titles.txt"  # defined anew: the development data's copy was made by hand
@@ -350,3 +352,29 @@ def test_a_malformed_configuration_is_refused_in_one_line_by_fetch_verify_and_ma
         result = _naus(*args)
         assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
         assert said in result.stderr and str(path) in result.stderr, result.stderr
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_a_download_is_capped_and_written_with_the_umasks_permissions(tmp_path):
+    """`naus download` of file:///dev/zero ran until the disk was full, and wrote 0600 where every output is 0644."""
+    import hashlib
+
+    from naus.sources import download
+
+    source = write(tmp_path / "release.zip", b"x" * (3 << 20))
+    with pytest.raises(NausError, match=r"more than 2 MB \(--max-mb\)"):
+        download(source.as_uri(), tmp_path / "capped.zip", "0" * 64, max_mb=2)
+    assert not (tmp_path / "capped.zip").exists() and not list(tmp_path.glob(".capped.zip.*"))
+    old = os.umask(0o022)
+    try:
+        got = download(source.as_uri(), tmp_path / "kept.zip", hashlib.sha256(source.read_bytes()).hexdigest())
+    finally:
+        os.umask(old)
+    assert got.read_bytes() == source.read_bytes() and (got.stat().st_mode & 0o777) == 0o644
+
+
+def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
+    from naus.sources import download
+
+    there = write(tmp_path / "giga.tgz", b"archive")
+    assert download("https://example.invalid/giga.tgz", there, hashlib.sha256(b"archive").hexdigest().upper()) == there

@@ -1,15 +1,17 @@
 import json
+import logging
 
 import pytest
 import torch
 
 from naus import NausError, layout
-from naus.student.model import NAUS
-from naus.settings import ModelConfig
 from naus.decoding.summarizer import Summarizer
+from naus.files import read_lines
+from naus.settings import ModelConfig
 from naus.student.checkpoint import FORMAT, save_checkpoint
+from naus.student.model import NAUS
 from naus.student.vocab import Vocab
-from tests.helpers import naus_main, write
+from tests.helpers import SENTENCE, TEXT, naus_main, write
 
 
 @pytest.fixture(scope="module")
@@ -282,3 +284,153 @@ def test_a_second_writer_of_the_same_summaries_is_refused(checkpoint, tmp_path, 
     assert result.returncode == 2 and "being written by process" in result.stderr and not out.exists()
     assert naus_main(["decode", "--checkpoint", checkpoint, "--input", source, "--length", "2", "--out", out],
                      capsys).returncode == 0 and out.is_file()
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def test_summarize_reads_a_generator(good):
+    from naus.decoding.summarizer import Summarizer
+
+    summarizer = Summarizer.from_checkpoint(good["checkpoint"])
+    sentences = ["police arrest five protesters in paris", "stocks close lower"]
+    assert len(summarizer.summarize((s for s in sentences), length=2)) == 2
+
+
+def test_the_models_markers_written_in_a_tokenised_input_are_not_summary_words(good):
+    from naus.decoding.summarizer import Summarizer
+    from naus.student.vocab import Vocab
+
+    summarizer = Summarizer.from_checkpoint(good["checkpoint"], "cpu")
+    sentences = ["police <pad> arrest <blank> five <pad> protesters <blank> in <pad> paris <blank>"] * 2
+    for method in ("length-control", "truncate", "beam"):
+        for result in summarizer.summarize(sentences, length=4, method=method, raw=False):
+            assert "<pad>" not in result.summary and "<blank>" not in result.summary, (method, result.summary)
+    vocab = Vocab.build(["police arrest"])
+    assert vocab.encode("police <pad> <blank>") == [vocab.index["police"], vocab.unk, vocab.unk]
+
+
+@pytest.mark.parametrize("targets", [{"length": 6, "ratio": 0.5}, {"length": 6, "chars": 30},
+                                     {"ratio": 0.5, "chars": 30}])
+def test_the_api_refuses_two_targets_as_the_command_line_does(good, targets):
+    """`summarize(x, length=6, ratio=0.5)` gave 12 words and `(length=6, chars=30)` 4: length was ignored."""
+    from naus import Summarizer
+
+    with pytest.raises(NausError, match="give one of length, ratio and chars, not "):
+        Summarizer.from_checkpoint(good["checkpoint"]).summarize(["police arrest five protesters"], **targets)
+
+
+def test_the_api_refuses_a_path_given_as_states(good):
+    """`states="x.npz"` raised AttributeError from inside the decoder."""
+    from naus import Summarizer
+
+    with pytest.raises(TypeError, match=r"states must be States \(naus.student.frozen.States.load\(path\)"):
+        Summarizer.from_checkpoint(good["checkpoint"]).summarize(["police arrest"], states="x.npz")
+
+
+@pytest.mark.parametrize("given, message", [
+    (["police \ud800 arrested five"], r"sentences\[0\] holds a lone surrogate U\+D800 at character 8"),
+    (["fine", "also \udfff"], r"sentences\[1\] holds a lone surrogate U\+DFFF")])
+def test_the_api_names_a_lone_surrogate_and_where_it_is(given, message):
+    """A lone surrogate ended in the tokenizer's `TypeError: PreTokenizedEncodeInput must be Union[...]`."""
+    from naus import Summarizer
+
+    with pytest.raises(ValueError, match=message) as raised:
+        Summarizer.from_pretrained().summarize(given)
+    assert "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("given, message", [(b"police arrest", "got bytes"), (None, "got NoneType"),
+                                            (42, "got int"), ([None], r"got NoneType at sentences\[0\]")])
+def test_the_api_names_the_type_it_was_given_and_the_one_it_takes(given, message):
+    """`bytes` was refused as "got int", `None` as "'NoneType' object is not iterable"."""
+    from naus import Summarizer
+
+    with pytest.raises(TypeError, match=message) as raised:
+        Summarizer.from_pretrained().summarize(given)
+    assert "strings" in str(raised.value)
+
+
+def test_a_file_and_an_iterable_are_summarised_a_chunk_at_a_time(tmp_path, capsys, monkeypatch):
+    import naus.decoding.summarizer as summarizer
+    from naus.decoding.summarizer import Summarizer
+
+    monkeypatch.setattr(summarizer, "CHUNK", 4)
+    sizes, real = [], Summarizer._summarize_chunk
+
+    def recording(self, sentences, *args):
+        sizes.append(len(sentences))
+        return real(self, sentences, *args)
+
+    monkeypatch.setattr(Summarizer, "_summarize_chunk", recording)
+    source = write(tmp_path / "in.txt", (SENTENCE + "\n") * 10)
+    assert naus_main(["summarize", "--input", source, "--length", "4", "--out", tmp_path / "o.txt"],
+                     capsys).returncode == 0
+    assert sizes == [4, 4, 2] and len(read_lines(tmp_path / "o.txt")) == 10
+    sizes.clear()
+    pulled = []
+
+    def sentences():
+        for k in range(9):
+            pulled.append(k)
+            assert len(pulled) - sum(sizes) <= 4, "read ahead of what was summarised"
+            yield SENTENCE
+
+    results = Summarizer.from_pretrained().summarize(sentences(), length=4)
+    assert len(results) == 9 and sizes == [4, 4, 1]
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"batch_size": -1}, ValueError, "batch_size must be between 1 and 4096, got -1"),
+    ({"ratio": 5.0, "length": None}, ValueError, "ratio must be in (0, 1]"),
+    ({"length": 3.7}, TypeError, "length must be an integer, got float 3.7"),
+    ({"length": 10**9}, ValueError, "length must be between 1 and 4096"),
+    ({"beam_size": 10**6}, ValueError, "beam_size must be between 1 and 256, got 1000000"),
+    ({"chars": 10**9}, ValueError, "chars must be between 1 and 10000"),
+    ({"batch_size": "64"}, TypeError, "batch_size must be an integer, got str"),
+])
+def test_the_library_checks_what_the_command_line_checks(checkpoints, options, error, message):
+    summarizer = Summarizer.from_checkpoint(checkpoints["naus"], "cpu")
+    with pytest.raises(error) as raised:
+        summarizer.summarize(TEXT, **options)
+    assert message in str(raised.value) and "\n" not in str(raised.value)
+
+
+@pytest.mark.parametrize("sentences, message", [
+    ("police arrest five", r"an iterable of strings \(a list of str\), got str: one sentence is \[text\]"),
+    (["police", 7], r"sentences must be strings, got int at sentences\[1\]"),
+    ([b"police arrest"], r"got bytes at sentences\[0\] \(decode bytes first"),
+    (b"police arrest", r"an iterable of strings \(a list of str\), got bytes"),
+    (None, r"an iterable of strings \(a list of str\), got NoneType")])
+def test_sentences_that_are_not_strings_are_a_type_error(checkpoints, sentences, message):
+    with pytest.raises(TypeError, match=message):
+        Summarizer.from_checkpoint(checkpoints["naus"], "cpu").summarize(sentences)
+
+
+def test_a_source_longer_than_the_students_positions_is_logged_and_read_on_its_first_words(checkpoints, caplog):
+    long = " ".join(["police arrest five protesters"] * 5000)  # 20,000 words; the student has 32 positions
+    with caplog.at_level(logging.WARNING, logger="naus.decoding.summarizer"):
+        results = Summarizer.from_checkpoint(checkpoints["naus"], "cpu").summarize([long, TEXT[1]], length=4)
+    assert "1 of 2 sentences are longer than this student's 32 positions" in caplog.text
+    assert "sentence 1, 20000 words" in caplog.text and len(results[0].summary.split()) == 4
+
+
+def test_a_huge_length_under_a_4_gb_limit_is_one_error_line_or_the_whole_source(checkpoints, tmp_path, env):
+    """The case of the report: --length 10^9 was killed at 23 GB, or gave empty summaries under a limit."""
+    import resource
+    import subprocess
+
+    text = write(tmp_path / "text.txt", "\n".join(TEXT) + "\n")
+
+    def decode(*options):
+        limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # noqa: E731
+        return subprocess.run(["naus", "decode", "--checkpoint", checkpoints["naus"], "--input", text, *options],
+                              capture_output=True, text=True, env=env, preexec_fn=limit, timeout=300)
+
+    refused = decode("--length", "1000000000")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
+        "naus decode: error: argument --length: must be between 1 and 4096, got 1000000000"
+    refused = decode("--chars", "1000000000")  # was a MemoryError traceback
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == \
+        "naus decode: error: argument --chars: must be between 1 and 10000, got 1000000000"
+    widest = decode("--length", "4096", "--beam-size", "256")
+    assert widest.returncode == 0, widest.stderr[-2000:]
+    assert [len(line.split()) for line in widest.stdout.splitlines()] == [len(t.split()) for t in TEXT]

@@ -1,10 +1,21 @@
 import subprocess
 import sys
 
+import pytest
+
 from naus.text import (
-    copy_key, gigaword_line, headline, hosts, is_word, mask_digits, normalize, restore_digits, sentences, source_tokens,
+    copy_key,
+    gigaword_line,
+    headline,
+    hosts,
+    is_word,
+    mask_digits,
+    normalize,
+    restore_digits,
+    sentences,
+    source_tokens,
 )
-from tests.helpers import ROOT
+from tests.helpers import HOSTILE_CHARACTERS, ROOT, shown
 
 
 def test_normalize_follows_gigaword_convention():
@@ -102,3 +113,15 @@ def test_a_number_is_a_copy_word_of_its_own_and_comes_back_in_its_own_place():
     assert copy_key("Rebels") == "rebels" and copy_key("-lrb-") == "-lrb-"
     assert headline("rebels freed 25 hostages kept 31", tokens) == "Rebels freed 25 hostages kept 31"
     assert headline("rebels kept 31 hostages freed 25", tokens) == "Rebels kept 31 hostages freed 25"
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+@pytest.mark.parametrize("name", list(HOSTILE_CHARACTERS))
+def test_control_and_format_characters_of_raw_text_never_reach_a_summary(name):
+    """`'Police \\u202earrested five protesters'` was written as it came, reversing what a terminal shows."""
+    from naus import Summarizer
+
+    bad = HOSTILE_CHARACTERS[name]
+    lines = [f"Police {bad}arrested five protesters{bad} in Paris on Monday", f"{bad}Stocks closed{bad} lower"]
+    for result in Summarizer.from_pretrained().summarize(lines, length=4):
+        assert result.summary and shown(result.summary), (name, result.summary)

@@ -1,6 +1,8 @@
 import itertools
 import json
 import math
+import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -8,13 +10,13 @@ import torch
 from naus import NausError
 from naus.cli import PORTABLE_KERNELS
 from naus.decoding import greedy_batch, reduce_path
-from naus.student.model import NAUS, ctc_loss
+from naus.files import sha256sum
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
+from naus.student.model import NAUS, ctc_loss
 from naus.student.train import Pairs, collate, train
 from naus.student.vocab import Vocab
-from naus.files import sha256sum
-from tests.helpers import write
+from tests.helpers import SENTENCE, naus_main, write
 
 
 def brute_force_ctc(lp, target):
@@ -279,3 +281,30 @@ def test_a_short_run_warms_up_within_itself_and_learns(tmp_path):
     assert history[-1]["dev_loss"] < 0.8 * history[0]["dev_loss"], history
     with pytest.raises(SettingError, match="warmup 10000 is longer than the run \\(max_steps 20\\)"):
         TrainConfig(max_steps=20, warmup=10_000)
+
+# -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
+
+def _train(folder: Path, capsys) -> subprocess.CompletedProcess:
+    source = write(folder / "s.txt", "police arrest five protesters\nstocks fall in tokyo\n" * 4)
+    target = write(folder / "t.txt", "police arrest\nstocks fall\n" * 4)
+    return naus_main(["train", "--train-source", source, "--train-target", target, "--d-model", "16", "--n-heads", "2",
+                      "--d-ff", "32", "--max-steps", "2", "--out", folder / "run"], capsys)
+
+
+def test_a_training_run_stopped_before_its_end_leaves_a_student_every_reader_refuses(tmp_path, capsys, monkeypatch):
+    import naus.student.train as training
+
+    assert _train(tmp_path, capsys).returncode == 0
+    run = tmp_path / "run"
+
+    def stopped(path, obj):
+        raise KeyboardInterrupt("SIGTERM")
+
+    monkeypatch.setattr(training, "write_json", stopped)  # a new run into the finished folder, stopped at its end
+    assert _train(tmp_path, capsys).returncode == 143
+    monkeypatch.undo()
+    assert (run / "best.pt").is_file() and not (run / "history.json").exists()
+    for command in (["summarize", "--checkpoint", run, "--input", write(tmp_path / "in.txt", SENTENCE + "\n")],
+                    ["ensemble", "--members", run / "best.pt", "--out", tmp_path / "e.pt"]):
+        result = naus_main(command, capsys)
+        assert result.returncode == 2 and "its training run has not finished" in result.stderr, result.stderr

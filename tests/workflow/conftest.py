@@ -82,7 +82,7 @@ def micro(tmp_path_factory):
     return tmp, config
 
 
-# Text the HTML report must show as text (tests/unit/test_hostile_input.py: every escape): a Jinja2 template that
+# Text the HTML report must show as text (tests/unit/test_markup.py: every escape): a Jinja2 template that
 # would create a file named X in Snakemake's directory, and directives that would show a local file and a script.
 JINJA = '{% set u = (lipsum ~ "")[18] %}{{ lipsum[u~u~"globals"~u~u]["os"].popen("touch X").read() }}'
 SECRET = "SECRET-FILE-CONTENT-42"

@@ -69,6 +69,9 @@ def search_source(split: str) -> str:
 DOWNLOAD_ARCHIVE, DOWNLOAD_DIR = "download/gigaword.archive", "download/gigaword"
 # The teacher's models: the KenLM binary, MiniLM as int8 ONNX, the static word vectors (γ > 0).
 LM_MODEL, MINILM_ONNX, STATIC_VECTORS = "lm/lm.bin", "similarity/minilm-int8.onnx", "similarity/static.npz"
+# Word vectors learned from the profile's unlabelled text alone (`naus word-vectors`): the static table of
+# search.static_vectors: word-vectors, the frozen states of model.word_vector_states.
+WORD_VECTORS = "similarity/word-vectors.npz"
 
 
 def estimate(length: Part) -> str:

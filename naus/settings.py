@@ -230,7 +230,7 @@ class ModelConfig:
     dropout: float = setting(0.1, "dropout probability", minimum=0, below=1)
     max_len: int = setting(256, "longest source in tokens (learned positions)", minimum=8, maximum=MAX_POSITIONS)
     arch: str = "naus"  # a key of naus.architectures.ARCHITECTURES
-    states_encoder: str = ""  # a student on frozen states: the distilled encoder's SHA-256 that made them; "": MiniLM
+    states_encoder: str = ""  # a student on frozen states: the SHA-256 of the encoder file that made them; "": MiniLM
 
     def __post_init__(self) -> None:
         check_ranges(self)

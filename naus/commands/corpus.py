@@ -72,7 +72,7 @@ def register(sub) -> None:
             ("--idf-corpus", {**IN, "help": "headline corpus for idf weights"}), DEVICE, ("--out", OUT))
     command(sub, "word-vectors", word_vectors, "word vectors learned from unlabelled text alone (no sentence pair: "
             "the pair-free stand-in for MiniLM), as a static table for `naus search --static` and `naus encode-states "
-            "--word-vectors`", ("--inputs", {"nargs": "+", **IN, "help": "unlabelled text files, one sentence a line "
+            "--encoder`", ("--inputs", {"nargs": "+", **IN, "help": "unlabelled text files, one sentence a line "
                                                                         "(never a title of a searched article)"}),
             ("--width", {"type": positive, "help": "dimensions (default: the width a student's states take beside "
                                                    "the position code)"}), ("--out", OUT))

@@ -7,7 +7,7 @@ import dataclasses
 import logging
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import layout
 from naus.bundle import PROFILE
 from naus.commands import (BUILD, IN, OUT, RESULTS, SENTENCES, command, count, done, output_dir, output_file, ranged,
                            settings_from)
@@ -49,9 +49,9 @@ def register(sub) -> None:
     command(sub, "encode-states", encode_states, "frozen MiniLM states of every word (naus-copy)",
             ("--input", {**IN, "help": "one tokenised sentence per line (with --raw: raw text)"}), ("--out", OUT),
             ("--raw", {"action": "store_true", "help": "normalise each line first, as naus summarize reads it"}),
-            ("--encoder", {"help": "compute them with this distilled encoder (`naus distil`; default: MiniLM)"}),
-            ("--word-vectors", {"help": "instead, each word's vector from this table (`naus word-vectors`: learned "
-                                        "without sentence pairs) beside a code of its position"}))
+            ("--encoder", {"help": "compute them with this distilled encoder (`naus distil`), or as each word's vector "
+                                   "from this table (`naus word-vectors`: learned without sentence pairs) beside a "
+                                   "code of its position (default: MiniLM)"}))
     command(sub, "distil", distil, "a smaller MiniLM for the students' frozen states, trained to give MiniLM's states "
             "to these sentences (the pool's sources; no title)",
             ("--input", SENTENCES), ("--out", OUT),
@@ -116,15 +116,6 @@ def ensemble(args: argparse.Namespace) -> None:
 def encode_states(args: argparse.Namespace) -> None:
     from naus.student.frozen import encode_file
 
-    if args.word_vectors:
-        from naus.files import read_lines
-        from naus.teacher.word_vectors import word_states
-
-        if args.encoder or args.raw:
-            raise NausError("--word-vectors computes the states itself: give it without --encoder or --raw")
-        word_states(read_lines(args.input), args.word_vectors).save(args.out)
-        done(args.out, f"{args.out}: word-vector states of {args.input}")
-        return
     encode_file(args.input, args.out, raw=args.raw, top=args.encoder)
 
 

@@ -74,17 +74,17 @@ class Summarizer:
         return cls.from_checkpoint(cls.pretrained_path(model), device, minilm_onnx, encoder)
 
     def use_encoder(self, encoder: str | Path) -> None:
-        """Compute new text's states with this distilled encoder (`naus distil`), refused unless it is the one
-        the student learned on."""
+        """Compute new text's states with this encoder file (a distilled MiniLM, `naus distil`, or word vectors,
+        `naus word-vectors`), refused unless it is the one the student learned on."""
         from naus.student.frozen import identity
 
         encoder, learned = Path(encoder), self.model.config.states_encoder
         if not ARCHITECTURES[self.model.config.arch].frozen:
-            raise NausError(f"{encoder}: a distilled encoder, for a student on frozen states; this one is "
+            raise NausError(f"{encoder}: an encoder file, for a student on frozen states; this one is "
                             f"{self.model.config.arch}")
         if self.minilm_onnx is not None:
-            raise NausError(f"{self.minilm_onnx}: an ONNX MiniLM, for a student on MiniLM's states, not with a "
-                            f"distilled encoder ({encoder})")
+            raise NausError(f"{self.minilm_onnx}: an ONNX MiniLM, for a student on MiniLM's states, not with an "
+                            f"encoder file ({encoder})")
         given = identity(encoder)
         if given != learned:
             raise NausError(f"{encoder}: not the encoder whose states the student learned on (SHA-256 "
@@ -266,21 +266,21 @@ class Summarizer:
     def _frozen_states(self, texts: list[str], states: States | None, raw: bool, rows: list[int]) -> States | dict:
         """The sentences' frozen states: those given, checked to be theirs, or computed now for `rows` (a blank
         sentence's are never computed)."""
-        learned = self.model.config.states_encoder  # the distilled encoder it learned on ("": MiniLM)
+        learned = self.model.config.states_encoder  # the encoder file it learned on ("": MiniLM)
         if states is None:  # of each line's first words the student reads: a 1 MB line costs no gigabytes
             from naus.student.frozen import encoder
 
             cut = self.model.config.max_len
             if learned and self.encoder is None:
-                raise NausError(f"a student on the states of a distilled encoder (SHA-256 {learned[:16]}...): give "
-                                "its file (`naus distil`'s output; --encoder) or the states (--states)")
+                raise NausError(f"a student on the states of an encoder file (SHA-256 {learned[:16]}...: a distilled "
+                                "MiniLM or word vectors): give its file (--encoder) or the states (--states)")
             if not rows:
                 return {}
             computed = encoder(self.minilm_onnx, self.encoder).encode([" ".join(texts[i].split()[:cut]) for i in rows])
             return {i: computed[k] for k, i in enumerate(rows)}
         if states.encoder != learned:
-            raise NausError(f"{states.source}: states of {'a distilled encoder' if states.encoder else 'MiniLM'}, "
-                            f"but the student learned on {'a distilled encoder' if learned else 'MiniLM'}'s"
+            raise NausError(f"{states.source}: states of {'an encoder file' if states.encoder else 'MiniLM'}, "
+                            f"but the student learned on {'an encoder file' if learned else 'MiniLM'}'s"
                             f"{' (another one)' if states.encoder and learned else ''}: make them with its "
                             f"encoder (`naus encode-states{' --encoder' if learned else ''}`)")
         states.check_lines(texts, states.source, "states of raw text are made by `naus encode-states --raw`, "

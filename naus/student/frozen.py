@@ -293,13 +293,23 @@ def _word_means(states: np.ndarray, owner: np.ndarray, words: int) -> np.ndarray
     return (sums / np.maximum(counts, 1)).astype(np.float16)
 
 
-def encoder(onnx: Path | None = None, top: Path | None = None) -> Encoder:
-    """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures)."""
+def encoder(onnx: Path | None = None, top: Path | None = None):
+    """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures);
+    `top` a distilled encoder's layers on it, or a table of word vectors learned without sentence pairs instead
+    (`naus word-vectors`, an .npz: `naus.teacher.word_vectors.WordStates`)."""
     return _loaded(onnx, top)
 
 
 @functools.lru_cache(maxsize=2)
-def _loaded(onnx: Path | None, top: Path | None) -> Encoder:
+def _loaded(onnx: Path | None, top: Path | None):
+    import zipfile
+
+    if top is not None and zipfile.is_zipfile(check_file(top, "encoder", DISTIL_HINT)):  # safetensors is no zip
+        from naus.teacher.word_vectors import WordStates
+
+        if onnx is not None:
+            raise NausError(f"{onnx}: an ONNX MiniLM cannot compute the states of word vectors ({top})")
+        return WordStates(top)
     return Encoder(onnx, top)
 
 

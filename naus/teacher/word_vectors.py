@@ -5,7 +5,8 @@ Positive pointwise mutual information of words within a window of each other, it
 (Levy, Goldberg & Dagan 2015), reduced to `WIDTH` dimensions by a randomized truncated SVD (Halko et al. 2011) with
 a fixed seed. The table (`build_word_vectors`) has the format of the MiniLM static table (words, unit vectors, idf),
 so the teacher's static similarity reads it as it is; `word_states` gives a student's frozen states from it: each
-word's vector beside a sinusoidal code of its position, the order a static vector alone does not carry.
+word's vector beside a sinusoidal code of its position, the order a static vector alone does not carry
+(`naus encode-states --encoder TABLE`).
 """
 
 from __future__ import annotations
@@ -124,25 +125,38 @@ def position_code(length: int, width: int = POSITIONS) -> np.ndarray:
     return code
 
 
-def word_states(lines: list[str], table: str | Path):
-    """Frozen states of `lines` from a word-vector table: each word's vector (zeros for a word it lacks), scaled
-    to the norm √WIDTH that MiniLM's layer-normed states have per entry, beside its position's code; the States
-    name the table by its SHA-256, so a student learned on them refuses MiniLM's."""
-    from naus.student.frozen import WIDTH as STATE_WIDTH, States, digests
-    from naus.teacher.similarity import StaticEmbedder
+class WordStates:
+    """Frozen states from a word-vector table, as `naus.student.frozen.Encoder` gives MiniLM's: each word's vector
+    (zeros for a word the table lacks), scaled to the norm √width that MiniLM's layer-normed states have, beside its
+    position's code. The States name the table by its SHA-256, so a student learned on them refuses MiniLM's."""
 
-    embedder = StaticEmbedder(table)
-    if embedder.vectors.shape[1] + POSITIONS != STATE_WIDTH:
-        raise NausError(f"{table}: vectors of {embedder.vectors.shape[1]} dimensions; a student's states need "
-                        f"{STATE_WIDTH - POSITIONS} beside the {POSITIONS} of the position code")
-    parts = []
-    for line in lines:
-        words = line.split()
-        rows = [embedder.index.get(w) for w in words]
-        vectors = np.zeros((len(words), embedder.vectors.shape[1]))
-        known = [k for k, row in enumerate(rows) if row is not None]
-        vectors[known] = embedder.vectors[[rows[k] for k in known]] * math.sqrt(embedder.vectors.shape[1])
-        parts.append(np.hstack([vectors, position_code(len(words))]).astype(np.float16))
-    offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
-    flat = np.concatenate(parts) if parts else np.zeros((0, STATE_WIDTH), dtype=np.float16)
-    return States(flat, offsets, digests(lines), str(table), sha256sum(table))
+    def __init__(self, table: str | Path):
+        from naus.student.frozen import WIDTH as STATE_WIDTH
+        from naus.teacher.similarity import StaticEmbedder
+
+        self.table, self.embedder = Path(table), StaticEmbedder(table)
+        self.identity = sha256sum(table)
+        width = self.embedder.vectors.shape[1]
+        if width + POSITIONS != STATE_WIDTH:
+            raise NausError(f"{table}: vectors of {width} dimensions; a student's states need "
+                            f"{STATE_WIDTH - POSITIONS} beside the {POSITIONS} of the position code")
+        self.scaled = self.embedder.vectors.astype(np.float64) * math.sqrt(width)
+
+    def encode(self, sentences: list[str], progress: bool = False):
+        from naus.student.frozen import WIDTH as STATE_WIDTH, States, digests
+
+        parts = []
+        for line in sentences:
+            rows = [self.embedder.index.get(w) for w in line.split()]
+            vectors = np.zeros((len(rows), self.scaled.shape[1]))
+            known = [k for k, row in enumerate(rows) if row is not None]
+            vectors[known] = self.scaled[[rows[k] for k in known]]
+            parts.append(np.hstack([vectors, position_code(len(rows))]).astype(np.float16))
+        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
+        flat = np.concatenate(parts) if parts else np.zeros((0, STATE_WIDTH), dtype=np.float16)
+        return States(flat, offsets, digests(sentences), str(self.table), self.identity)
+
+
+def word_states(lines: list[str], table: str | Path):
+    """The frozen states of `lines` from a word-vector table (`WordStates`)."""
+    return WordStates(table).encode(lines)

@@ -107,7 +107,7 @@ def student(top, tmp_path_factory):
 def test_a_student_on_its_states_refuses_minilms_and_new_text_without_its_encoder(top, student, tmp_path):
     summarizer = Summarizer.from_checkpoint(student, "cpu")
     assert summarizer.model.config.states_encoder == identity(top)
-    with pytest.raises(NausError, match="states of MiniLM, but the student learned on a distilled encoder's"):
+    with pytest.raises(NausError, match="states of MiniLM, but the student learned on an encoder file's"):
         summarizer.summarize(SOURCES[:2], length=3, raw=False, states=word_states(SOURCES[:2]))
     with pytest.raises(NausError, match="give its file .*--encoder"):
         summarizer.summarize(NEWS[:1], length=3)

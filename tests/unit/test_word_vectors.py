@@ -112,22 +112,52 @@ def test_states_need_a_table_of_the_width_beside_the_position_code(tmp_path):
 
 
 def test_the_command_line_makes_the_table_and_a_students_states_from_it(tmp_path, env):
-    """`naus word-vectors`, then `naus encode-states --word-vectors`: states a student trains on, naming the table;
-    with a distilled encoder beside it the command is refused in one line, nothing written."""
+    """`naus word-vectors`, then `naus encode-states --encoder TABLE`: the states a student trains on, naming the
+    table; an ONNX MiniLM cannot compute them, refused in one line with nothing written."""
     import subprocess
 
     from tests.helpers import ROOT, write
 
     text = write(tmp_path / "text.txt", "\n".join(corpus()) + "\n")
     table, states = tmp_path / "table.npz", tmp_path / "states.npz"
-    made = subprocess.run(["naus", "word-vectors", "--inputs", text, "--out", table], capture_output=True, text=True,
-                          env=env, cwd=ROOT)
-    assert made.returncode == 0, made.stderr
-    made = subprocess.run(["naus", "encode-states", "--input", text, "--word-vectors", table, "--out", states],
-                          capture_output=True, text=True, env=env, cwd=ROOT)
-    assert made.returncode == 0, made.stderr
-    States.load(states).check_lines(corpus(), states)
-    refused = subprocess.run(["naus", "encode-states", "--input", text, "--word-vectors", table, "--encoder", table,
-                              "--out", tmp_path / "other.npz"], capture_output=True, text=True, env=env, cwd=ROOT)
-    assert refused.returncode == 2 and "without --encoder" in refused.stderr.strip().splitlines()[-1]
-    assert not (tmp_path / "other.npz").exists()
+    for argv in (["word-vectors", "--inputs", text, "--out", table],
+                 ["encode-states", "--input", text, "--encoder", table, "--out", states]):
+        made = subprocess.run(["naus", *argv], capture_output=True, text=True, env=env, cwd=ROOT)
+        assert made.returncode == 0, made.stderr
+    loaded = States.load(states)
+    loaded.check_lines(corpus(), states)
+    assert loaded.encoder == sha256sum(table)
+    from naus.student.frozen import encoder
+
+    with pytest.raises(NausError, match="an ONNX MiniLM cannot compute the states of word vectors"):
+        encoder(tmp_path / "minilm.onnx", table)
+
+
+def test_a_student_on_word_states_summarises_new_text_from_its_table_and_refuses_minilms(tmp_path):
+    """The pair-free chain's student: it learns on the table's states, decodes raw text with the table as its encoder
+    (no MiniLM anywhere), and refuses MiniLM's states and another table."""
+    from naus.decoding.summarizer import Summarizer
+    from naus.settings import TrainConfig
+    from naus.student.train import Pairs, train
+    from naus.student.vocab import Vocab
+    from tests.unit.test_copy_head import tiny_config
+
+    lines = corpus()
+    table, other = tmp_path / "table.npz", tmp_path / "other.npz"
+    build_word_vectors(lines, table, width=STATE_WIDTH - POSITIONS)
+    build_word_vectors(lines[:2000], other, width=STATE_WIDTH - POSITIONS)
+    sources, targets = lines[:64], [" ".join(line.split()[:3]) for line in lines[:64]]
+    vocab, states = Vocab.build(sources), word_states(sources, table)
+    model = tiny_config(len(vocab))
+    model.states_encoder = states.encoder
+    train(Pairs([vocab.encode(s) for s in sources], [vocab.encode(t) for t in targets], states), None, vocab, model,
+          TrainConfig(max_steps=5, max_tokens=512, warmup=1, eval_every=5, checkpoint_every=1000, device="cpu"),
+          tmp_path / "student")
+    student = tmp_path / "student/best.pt"
+    summary = Summarizer.from_checkpoint(student, "cpu", encoder=table).summarize(["W00 w01 w02 w03 w04"], length=3)
+    assert len(summary[0].summary.split()) == 3
+    with pytest.raises(NausError, match="not the encoder whose states the student learned on"):
+        Summarizer.from_checkpoint(student, "cpu", encoder=other)
+    minilm = States(states.flat, states.offsets, states.sentences, "minilm.npz")  # the same lines, MiniLM's by name
+    with pytest.raises(NausError, match="states of MiniLM"):
+        Summarizer.from_checkpoint(student, "cpu").summarize(sources[:2], length=3, raw=False, states=minilm.take([0, 1]))

@@ -17,7 +17,7 @@ sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain P
 from naus import NausError, layout, schema, tables
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.evaluation.peers import PEERS
-from naus.settings import LEARNED, ONNX_INT8, SearchConfig, check_learned_estimate, options
+from naus.settings import LEARNED, ONNX_INT8, SearchConfig, options
 
 
 def fail(message: str) -> None:
@@ -185,12 +185,22 @@ def frozen_states(model: str, split: str) -> list[str]:
     return [f"{BUILD}/{layout.frozen_states(split)}"] if ARCHITECTURES[student_arch(model)].frozen else []
 
 
-# The distilled encoder the frozen states come from, where model.distilled_states asks for one.
-STATES_ENCODER = [f"{BUILD}/{layout.DISTILLED_ENCODER}"] if config["model"]["distilled_states"] else []
+# The encoder file the frozen states come from, where the profile asks for one: the distilled MiniLM
+# (model.distilled_states) or the word vectors learned without sentence pairs (model.word_vector_states).
+if config["model"]["distilled_states"] and config["model"]["word_vector_states"]:
+    fail(
+        "config keys model.distilled_states and model.word_vector_states: the states come from one encoder; "
+        "set one of them"
+    )
+STATES_ENCODER = (
+    [f"{BUILD}/{layout.DISTILLED_ENCODER}"]
+    if config["model"]["distilled_states"]
+    else [f"{BUILD}/{layout.WORD_VECTORS}"] if config["model"]["word_vector_states"] else []
+)
 
 
 def encoder_flag(input) -> str:
-    """`--encoder FILE` for a job that computes frozen states, where they are the distilled encoder's."""
+    """`--encoder FILE` for a job that computes frozen states, where they are an encoder file's."""
     return f"--encoder {input.encoder}" if input.encoder else ""
 
 
@@ -419,7 +429,7 @@ def reranking_models(wildcards, input) -> str:
 # are the workflow's (each student's name carries them); the architecture is each student's (`model.arch` for the
 # profile's own, `ar-L10` names its own).
 WORKFLOW_TRAIN_KEYS = ("fractions", "seeds", "analysis_seeds", "generations", "first_generation")
-WORKFLOW_MODEL_KEYS = ("arch", "distilled_states")
+WORKFLOW_MODEL_KEYS = ("arch", "distilled_states", "word_vector_states")
 
 
 def train_flags(name: str) -> str:

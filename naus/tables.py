@@ -8,46 +8,18 @@ results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from naus import NausError, layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.peers import DUC, GIGAWORD, PEERS
+from naus.quoted import PAPER_CHARS, PAPER_DUC, PAPER_GIGAWORD, PAPER_SHOWN, Quoted
 from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
 AUTHORS = "the authors' NAUS"  # their length control's outputs, as a peer (`p vs the authors' NAUS`)
-
-# Rows quoted from the papers (label, Len, R-1, R-2, R-L, s a sentence): Gigaword test (F1), Liu, Huang & Mou (2022)'s
-# Table 1; NACC (NeurIPS 2022), an 8-word student within 50 characters; DUC2004 (recall at 75 bytes), its Table 2.
-Quoted = tuple[str, float | None, float, float, float, float | None]
-PAPER_GIGAWORD: dict[int, tuple[Quoted, ...]] = {
-    8: (("Lead-8 †", 7.9, 21.39, 7.42, 20.03, None),
-        ("Search teacher †", 7.9, 26.17, 9.69, 24.10, 6.846),
-        ("NAUS truncate †", 7.8, 27.27, 9.49, 24.96, 0.005),
-        ("NAUS length control †", 7.8, 27.94, 9.24, 25.51, 0.041)),
-    10: (("Lead-10 †", 9.8, 23.03, 7.95, 21.29, None),
-         ("Search teacher †", 9.8, 27.35, 10.25, 24.87, 9.217),
-         ("NAUS truncate †", 9.8, 28.24, 10.04, 25.40, 0.005),
-         ("NAUS length control †", 9.8, 28.55, 9.97, 25.78, 0.044)),
-}
-# Our table files (named when numbered otherwise) -> the paper's: Gigaword 1, DUC2004 2, architectures 3, transfer 7.
-PAPER_TABLES = {"table2": 1, "table3": 2, "table4": 3, "table6": 7}
-
-
-def paper_table(name: str) -> str:
-    """A table file's heading as the paper numbers the table it tests ("Table 1" for table2)."""
-    return f"Table {PAPER_TABLES[name]}"
-
-
-PAPER_SHOWN = ("Search teacher †", "NAUS truncate †", "NAUS length control †")  # in the paper-shaped tables
-PAPER_CHARS: dict[int, tuple[Quoted, ...]] = {8: (("NACC, 50 chars †", None, 27.70, 9.10, 25.27, None),)}
-PAPER_DUC: tuple[Quoted, ...] = (
-    ("Search teacher †", None, 26.14, 8.03, 22.88, None),
-    ("NAUS length control †", None, 26.71, 7.68, 23.06, None),
-)
-
 
 @dataclass(frozen=True)
 class Protocol:
@@ -99,8 +71,7 @@ class Group:
     key: int | None  # the L column (Tables 1 and 3)
     teacher: Row | None  # ΔR's reference (None: no teacher for that target)
     rows: tuple[Row, ...]  # shown in this order (the teacher among them where the table shows it)
-    archive: str | None = None  # an earlier run's folder (report.other_protocol): its rows' metrics, never paired here
-    lm_titles: str | None = None  # that run's data.lm_titles, which its provenance.json must name
+    other: "OtherRun | None" = None  # an earlier run whose metrics its rows read (never paired with this run's here)
     train: dict | None = None  # this run's training settings, which that run's must equal to be compared
 
 
@@ -170,7 +141,7 @@ class Spec:
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
-        found = [s for t in self.tables if t.protocol.collection == split for g in t.groups if not g.archive
+        found = [s for t in self.tables if t.protocol.collection == split for g in t.groups if not g.other
                  for row in ((g.teacher,) if g.teacher else ()) + g.rows for s in row.stems]
         found += list(self.scored) if split == "test" else []
         if split == "test":
@@ -180,7 +151,7 @@ class Spec:
     def timed(self) -> list[str]:
         """The decodings whose time a table or figure shows (a student row's first seed, a timed figure's points'
         first seeds), once each: the only decodings the workflow times."""
-        rows = [row.stems[0] for t in self.tables for g in t.groups if not g.archive for row in g.rows
+        rows = [row.stems[0] for t in self.tables for g in t.groups if not g.other for row in g.rows
                 if row.timed and row.method]
         points = [stems[0] for f in self.figures if f.timed for series in f.series for _, stems in series.points]
         return list(dict.fromkeys(rows + points))
@@ -331,27 +302,56 @@ def _peers(s: Spec, collection: str, length: int) -> list[Row]:
 LM_LABELS = {UNSEARCHED: "LM without the searched titles", ALL_TITLES: "LM with every pool title, the paper's protocol"}
 LM_READS = {UNSEARCHED: "no title of an article any search labels, nor a copy of one (data.lm_titles: unsearched)",
             ALL_TITLES: "every pool title, the searched articles' too (data.lm_titles: all, the paper's protocol)"}
+PAIR_FREE = "pair-free chain (word vectors learned here, no sentence pair)"  # report.pair_free's rows end with it
 
 
-def other_protocol(config: dict) -> tuple[str, str] | None:
-    """The folder of an earlier run under the other data.lm_titles (config key report.other_protocol) and that
-    protocol, or None."""
-    folder = (config.get("report") or {}).get("other_protocol")
-    ours = config["data"].get("lm_titles", DataConfig.lm_titles)
-    return (folder, next(p for p in LM_TITLES if p != ours)) if folder else None
+@dataclass(frozen=True)
+class OtherRun:
+    """An earlier run whose teacher and students Tables 1 (and 2) show beside this run's, from its committed metrics:
+    this profile under the other data.lm_titles (report.other_protocol), or its chain without MiniLM (pair_free)."""
+
+    folder: str
+    label: str  # its rows' labels end with it
+    method: str  # the decoding its students' row shows
+    generation: int
+    expects: tuple[tuple[str, object], ...]  # (a key of its record, dotted, and the value it must hold)
+    p_label: str  # the column of its students' p-value against this run's same students
+    duc: bool = False  # Table 2 shows it too, and the paper-shaped tables both
+
+    which = property(lambda self: "" if self.generation == 1 else f", generation {self.generation}")
+    @property
+    def record(self) -> str:
+        """What it was made with: a provenance.json written for it, else the pipeline's fingerprints.json."""
+        written = f"{self.folder}/provenance.json"
+        return written if Path(written).is_file() else f"{self.folder}/{layout.FINGERPRINTS}"
 
 
-def _archived(s: Spec, length: int, folder: str, protocol: str) -> Group:
-    """Another protocol's teacher and length-control students at `length`, from an earlier run's metrics."""
-    teacher = Row(f"Search teacher, {LM_LABELS[protocol]}", (layout.search("test", length),))
-    length_control = Row(f"{LENGTH_CONTROL.label}, {LM_LABELS[protocol]}",
-                         students(s.seeds, length, LENGTH_CONTROL.name, length), LENGTH_CONTROL.name)
-    return Group(length, teacher, (teacher, length_control), archive=folder, lm_titles=protocol,
-                 train=s.config["train"])
+def other_runs(config: dict) -> list[OtherRun]:
+    """The earlier runs config keys report.other_protocol and report.pair_free name."""
+    report, runs = config.get("report") or {}, []
+    if folder := report.get("other_protocol"):
+        ours = config["data"].get("lm_titles", DataConfig.lm_titles)
+        theirs = next(p for p in LM_TITLES if p != ours)
+        runs.append(OtherRun(folder, LM_LABELS[theirs], LENGTH_CONTROL.name, 1, (("lm_titles", theirs),),
+                             "p vs other LM"))
+    if folder := report.get("pair_free"):  # its last generation's default decoding, Table 1's main row
+        runs.append(OtherRun(folder, PAIR_FREE, ARCHITECTURES[config["model"]["arch"]].methods[0],
+                             config["train"].get("generations", 1),
+                             (("settings.search.static_vectors", "word-vectors"),
+                              ("settings.model.word_vector_states", True)), "p vs MiniLM chain", duc=True))
+    return runs
+
+
+def _archived(s: Spec, length: int, run: OtherRun, split: str = "test") -> Group:
+    """An earlier run's teacher and students at `length`, from its metrics."""
+    teacher = Row(f"Search teacher, {run.label}", (layout.search(split, length),), main=run.duc)
+    student = Row(f"{METHODS[run.method].label}{run.which}, {run.label}", students(
+        s.seeds, length, run.method, length, split=split, generation=run.generation), run.method, main=run.duc)
+    return Group(length if split == "test" else None, teacher, (teacher, student), other=run, train=s.config["train"])
 
 
 def _table2(s: Spec) -> Table:
-    groups, other = [], other_protocol(s.config)
+    groups, others = [], other_runs(s.config)
     published = s.config["data"].get("published_dir")
     for length in s.lengths:
         teacher = _teacher("test", length)
@@ -361,8 +361,7 @@ def _table2(s: Spec) -> Table:
             rows += _published("", length)
         rows += _peers(s, GIGAWORD, length)
         groups.append(Group(length, teacher, tuple(rows)))
-        if other:
-            groups.append(_archived(s, length, *other))
+        groups += [_archived(s, length, run) for run in others]
     quoted = {length: PAPER_GIGAWORD.get(length, ()) + (PAPER_CHARS.get(length, ()) if s.chars else ())
               for length in s.lengths}
     return Table("table2", PROTOCOLS["test"], tuple(groups), quoted, p_values=True, shaped=True)
@@ -378,8 +377,9 @@ def _table3(s: Spec) -> Table | None:
     if s.config["data"].get("published_dir") and n == PUBLISHED_DUC_LENGTH:
         rows += _published("duc/", n)
     rows += _peers(s, DUC, n)
-    return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)),), {None: PAPER_DUC}, p_values=True,
-                 shaped=True)
+    others = [_archived(s, n, run, "duc") for run in other_runs(s.config) if run.duc]
+    return Table("table3", PROTOCOLS["duc"], (Group(None, teacher, tuple(rows)), *others), {None: PAPER_DUC},
+                 p_values=True, shaped=True)
 
 
 def table4_archs(config: dict) -> list:
@@ -444,7 +444,7 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
             Series("search teacher", ((None, (layout.search("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
     gigaword = s.config["data"].get("source") == "gigaword"
-    for group in (g for g in table2.groups if not g.archive):
+    for group in (g for g in table2.groups if not g.other):
         figures.append(Figure(layout.figure("quality-speed", group.key), "quality-speed", group.key, rows=group.rows,
                               quoted=PAPER_GIGAWORD.get(group.key, ()) if gigaword else ()))  # one data set a figure
     return figures

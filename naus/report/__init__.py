@@ -23,7 +23,8 @@ from naus.report.pages import (
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
 from naus.settings import DataConfig
-from naus.tables import PROTOCOLS, Spec, paper_table, students
+from naus.quoted import paper_table
+from naus.tables import PROTOCOLS, Spec, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 

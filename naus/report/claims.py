@@ -10,8 +10,8 @@ from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
 from naus.evaluation.significance import RESAMPLES, holm
 from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT, p_text
-from naus.tables import (AUTHORS, PAPER_DUC, PAPER_GIGAWORD, TEACHER_LABEL, Spec, cut_label, last_generation,
-                         ours_label, published_label)
+from naus.quoted import PAPER_DUC, PAPER_GIGAWORD
+from naus.tables import AUTHORS, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label, published_label
 
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]

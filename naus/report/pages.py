@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from naus import layout
-from naus.architectures import ARCHITECTURES
+from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.files import iter_lines, read_json
 from naus.outputs import write_text
 from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
@@ -20,7 +20,8 @@ from naus.report.sentences import CASES
 from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
 from naus.settings import DataConfig
-from naus.tables import AUTHORS, LM_LABELS, LM_READS, PROTOCOLS, Spec, other_protocol, paper_table, table4_archs
+from naus.quoted import paper_table
+from naus.tables import AUTHORS, LM_READS, PROTOCOLS, Spec, other_runs, table4_archs
 
 
 def search_section(build: Path) -> str | None:
@@ -283,17 +284,23 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     duc = PROTOCOLS["duc"]
     lm_titles = spec.config["data"].get("lm_titles", DataConfig.lm_titles)
     protocol = f"The LM of the rows marked (ours) reads {LM_READS[lm_titles]}."
-    if other := other_protocol(spec.config):
-        folder, theirs = other
-        protocol += (f" Rows labelled \"{LM_LABELS[theirs]}\": the teacher and length-control students (the same "
-                     f"seeds) of an earlier run of this profile whose LM read {LM_READS[theirs]}, as "
-                     f"{folder}/provenance.json records, not timed here, ΔR over their own teacher; p vs other LM, "
-                     "only for a run of this commit and these training settings (else the row says it is not "
-                     "comparable): two-sided permutation test of their seeds' total ROUGE against this run's length "
-                     f"control (every split of the pooled seeds counted, up to {EXACT_SPLITS:,}), since no sentence "
-                     "pairs two runs' seeds.")
-    other_runs = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
-                  else "The other students: one seed each.")
+    earlier = []  # (whether Table 2 shows it, what its caption says of an earlier run's rows)
+    for run in other_runs(spec.config):
+        what = (f"the teacher and length-control students (the same seeds) of an earlier run of this profile whose LM "
+                f"read {next(LM_READS[v] for k, v in run.expects)}" if run.p_label == "p vs other LM" else
+                f"the search teacher (one-stage hill climbing, SLOR and the similarity of word vectors learned from "
+                f"the profile's unlabelled text alone) and the students (the same seeds, generations and decoding, on "
+                f"frozen states of those word vectors) of this profile's chain without all-MiniLM-L6-v2, "
+                f"{MINILM_PAIRS}")
+        earlier.append((run.duc, f"Rows labelled \"{run.label}\": {what}, as {run.record} records, not timed "
+                        "here, ΔR over their own teacher, p vs teacher from that run's own report (paired by sentence "
+                        f"there); {run.p_label}, only for a run of this commit and these training settings (else the "
+                        "row says it is not comparable): two-sided permutation test of their seeds' total ROUGE "
+                        "against this run's same students (every split of the pooled seeds counted, up to "
+                        f"{EXACT_SPLITS:,}), since no sentence pairs two runs' seeds."))
+    protocol = " ".join([protocol, *(text for _, text in earlier)])
+    other_students = (f"The other students: {len(spec.analysis_seeds)} seeds each." if len(spec.analysis_seeds) > 1
+                      else "The other students: one seed each.")
     return {
         "table2": f"{paper_table('table2')} ({profile}): test-set ROUGE {PROTOCOLS['test'].measure} (rouge-score "
         "with stemming) of Lead-L, the search teacher and the NAUS student decoded by "
@@ -309,11 +316,12 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         f"the L={duc_length} teacher and student"
         + (f" (also by char-control within {duc_chars} bytes: whole words, nothing for the cut to remove)"
            if duc_chars else "")
-        + f"; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). {runs} {significance} "
+        + "; ΔR over the teacher. Outputs keep the input's digits (the models see them as #). "
+        + "".join(f"{text} " for duc, text in earlier if duc) + f"{runs} {significance} "
         f"{timing} {quoted} {rescored} {duc_cuts}".rstrip(),
         "table4": f"{paper_table('table4')} ({profile}): students of several architectures trained on the same search "
         f"output and training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the "
-        f"teacher, time per sample. {runs} {other_runs} {timing}",
+        f"teacher, time per sample. {runs} {other_students} {timing}",
         "table6": f"{paper_table('table6')} ({profile}): length transfer, a model trained for i words decoded for j "
         "words or 50% of each source, by truncation and by length control; ΔR over the teacher searched for j words "
         "where there is one. "

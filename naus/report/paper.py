@@ -9,7 +9,8 @@ import pandas as pd
 from naus.architectures import ARCHITECTURES
 from naus.methods import METHODS, default_method
 from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT, p_text
-from naus.tables import PROTOCOLS, Spec, Table, last_generation, ours_label, paper_table
+from naus.quoted import paper_table
+from naus.tables import PROTOCOLS, Spec, Table, last_generation, ours_label
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them

@@ -17,12 +17,13 @@ import pandas as pd
 
 from naus import NausError, layout
 from naus.files import read_json, read_lines
+from naus.fingerprints import recorded_settings
 from naus.provenance import code_state
-from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
+from naus.methods import LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
-from naus.tables import Group, Row, Table
+from naus.tables import Group, Row, Table, ours_label
 
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
@@ -40,9 +41,6 @@ SCORE_SD = [f"{score} sd" for score in SCORES]  # shown as "mean ± sd" in the M
 P_VALUE = "p vs "
 P_VALUES = ["p vs teacher", "p vs truncate", "p vs length control"]
 SIGNIFICANT = 0.05  # the level the paper-shaped tables' marks and the claims' verdicts read a p-value at
-# Another protocol's length control (an earlier run's seeds, naus.tables.other_protocol) against this run's: nothing
-# pairs the two runs' sentences, so their seeds' total ROUGE are compared (a permutation test).
-P_PROTOCOL = "p vs other LM"
 COLUMNS = ["System", "Len", *SCORES, "ΔR", *SPREAD, "Time (s/sample)", "Time b=1 (s/sample)", "Speedup",
            *P_VALUES, *SCORE_SD]
 BOOTSTRAP = 1000  # resamples for ΔR's 95% interval (of seeds and sentences together where a table tests its rows)
@@ -157,24 +155,51 @@ NOT_COMPARABLE = ": an earlier run, other code or training settings (not compara
 
 
 def archived_metrics(group: Group, folder: str) -> tuple[Path, bool]:
-    """An earlier run's metrics (under `folder` of its protocol's layout), once its provenance.json names the
-    protocol the group shows; and whether it compares with this run: made by this commit (`commit`) with the
-    same training settings (`train`), which its provenance.json must name."""
-    provenance = Path(group.archive) / "provenance.json"
-    made = read_json(provenance, ("lm_titles", "made_by"))
-    if made["lm_titles"] != group.lm_titles:
-        raise NausError(f"{provenance}: lm_titles is {made['lm_titles']!r}, but report.other_protocol must be a run "
-                        f"under the other protocol, {group.lm_titles!r}")
-    comparable = made.get("commit") == code_state()["commit"] and made.get("train") == group.train
-    return Path(group.archive) / layout.METRICS / folder, comparable
+    """An earlier run's metrics (under `folder` of its protocol's layout), once its record (a provenance.json, or the
+    pipeline's fingerprints.json) holds what the group expects of it; and whether it compares with this run: made by
+    this commit, from a clean tree, with the same training settings."""
+    run = group.other
+    record = Path(run.record)
+    made = read_json(record)
+    for key, value in run.expects:
+        found = made
+        for part in key.split("."):
+            found = found.get(part) if isinstance(found, dict) else None
+        if found != value:
+            raise NausError(f"{record}: {key} is {found!r}, not {value!r}: not a run of the kind its rows' label, "
+                            f"{run.label!r}, says")
+    if record.name == layout.FINGERPRINTS:  # the pipeline's record: the settings an output's content depends on
+        stamp, train = made.get("made_by") or {}, (made.get("settings") or {}).get("train")
+        ours = recorded_settings({"train": group.train})["train"]
+    else:
+        stamp, train, ours = made, made.get("train"), group.train
+    comparable = stamp.get("commit") == code_state()["commit"] and stamp.get("clean", True) and train == ours
+    return Path(run.folder) / layout.METRICS / folder, comparable
 
 
-def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: SentenceTotals | None,
-                length_control: dict) -> list[dict]:
-    """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students; an archived
-    group's from its own metrics, its length control's seeds against this run's (`length_control`: a group's key
-    -> this run's length-control seeds' totals, filled by the groups before it)."""
-    source, comparable = archived_metrics(group, folder) if group.archive else (metrics / folder, True)
+def _their_p_vs_teacher(rows: list[dict], group: Group, table: str, key) -> None:
+    """An earlier run's students' p against its own teacher, as its own report gives it (`tables/{table}-full.csv`:
+    paired by sentence there; this run has none of its outputs)."""
+    path = Path(group.other.folder) / layout.TABLES / f"{table}-full.csv"
+    if not path.is_file():
+        return
+    theirs = pd.read_csv(path)
+    if key is not None and "L" in theirs:
+        theirs = theirs[theirs["L"] == key]
+    for read in rows:
+        if read["_method"] and P_VALUES[0] in theirs:
+            label = ours_label(METHODS[read["_method"]].label, group.other.which)  # as its own report gives it
+            match = theirs.loc[theirs["System"] == label, P_VALUES[0]]
+            if len(match) and pd.notna(match.iloc[0]):
+                read[P_VALUES[0]] = float(match.iloc[0])
+
+
+def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: SentenceTotals | None, ours: dict,
+                table: str) -> list[dict]:
+    """A group's rows with ΔR over its teacher and (with a scorer) the p-values of its students; an earlier run's
+    from its own metrics, its students' seeds against this run's same students (`ours`: their stems -> this run's
+    seeds' totals, filled by the groups before it) and its own p against its teacher."""
+    source, comparable = archived_metrics(group, folder) if group.other else (metrics / folder, True)
     rows = [read_row(row, source, build) for row in group.rows]
     if not comparable:
         for read in rows:
@@ -186,27 +211,32 @@ def _group_rows(group: Group, metrics: Path, folder: str, build: Path, scorer: S
             read["System"] += f", uncut: {over:,} of {len(lines):,} longer than {row.over} words"
     shown = next((read for row, read in zip(group.rows, rows) if row == group.teacher), None)
     teacher = shown or (read_row(group.teacher, source, build) if group.teacher else None)
-    if scorer is not None and group.teacher and not group.archive:
+    if scorer is not None and group.teacher and not group.other:
         add_p_values(rows, build / folder, scorer, build / folder / f"{group.teacher.stems[0]}.txt", TRUNCATE.name,
                      LENGTH_CONTROL.name, SOURCE_ORDER.name, BOOTSTRAP)
-    for row in rows:
-        if row["_method"] == LENGTH_CONTROL.name and group.archive and comparable and group.key in length_control:
-            row[P_PROTOCOL] = unpaired_p_value(row["_totals"], length_control[group.key])
-        elif row["_method"] == LENGTH_CONTROL.name:  # the first generation's, the protocols' comparison
-            length_control.setdefault(group.key, row["_totals"])
+    for row, read in zip(group.rows, rows):
+        if not read["_method"]:
+            continue
+        if not group.other:
+            ours.setdefault(row.stems, read["_totals"])
+        elif comparable and row.stems in ours:
+            read[group.other.p_label] = unpaired_p_value(read["_totals"], ours[row.stems])
+    if group.other and comparable:
+        _their_p_vs_teacher(rows, group, table, group.key)
     return finish(rows, teacher)
 
 
 def table_frame(table: Table, metrics: Path, build: Path, scorers: dict[str, SentenceTotals]) -> pd.DataFrame:
     """A declared table as a frame: its groups in order (with the L column where they have one), the
     papers' rows it quotes after each group."""
-    frames, length_control = [], {}
+    frames, ours = [], {}
     for index, group in enumerate(table.groups):
         rows = _group_rows(group, metrics, table.protocol.folder, build,
-                           scorers[table.protocol.collection] if table.p_values else None, length_control)
+                           scorers[table.protocol.collection] if table.p_values else None, ours, table.name)
         if all(later.key != group.key for later in table.groups[index + 1:]):  # the papers' rows end their length
             rows += _quoted(table.quoted.get(group.key, ()))
-        peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer] + ([P_PROTOCOL] if group.archive else [])
+        peers = [f"{P_VALUE}{row.peer}" for row in group.rows if row.peer]
+        peers += [group.other.p_label] if group.other else []
         shown = COLUMNS[:COLUMNS.index(P_VALUES[-1]) + 1] + peers if table.times else COLUMNS[:6] + SPREAD
         columns = shown + SCORE_SD
         frame = pd.DataFrame(rows, columns=columns)

@@ -41,9 +41,9 @@ def test_another_protocols_committed_run_holds_what_table2_reads_of_it():
     import json
 
     spec = tables.spec(resolved_config(ROOT / "config/gigaword-sample.yaml"))
-    groups = [g for g in spec.table("table2").groups if g.archive]
-    assert groups and {g.lm_titles for g in groups} == {"all"}
-    folder = ROOT / groups[0].archive
+    groups = [g for g in spec.table("table2").groups if g.other and g.other.p_label == "p vs other LM"]
+    assert groups and {g.other.expects for g in groups} == {(("lm_titles", "all"),)}
+    folder = ROOT / groups[0].other.folder
     found = {str(path.relative_to(folder)) for path in (folder / layout.METRICS).rglob("*.json")}
     assert found == {layout.metrics_file(s) for g in groups for row in g.rows for s in row.stems}
     assert json.loads((folder / "provenance.json").read_text())["lm_titles"] == "all"

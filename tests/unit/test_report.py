@@ -478,6 +478,44 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
         build_report(m, b, tmp_path / "out2", declared)
 
 
+def test_the_pair_free_chains_run_is_shown_with_its_p_against_its_teacher_and_against_this_chain(tmp_path,
+                                                                                                   monkeypatch):
+    """report.pair_free: the run of config/pair-free.yaml over this profile (its pipeline's fingerprints.json: made
+    without MiniLM, by this commit, with these training settings), its teacher and default students read from its
+    metrics, ΔR over its own teacher, its p against that teacher from its own report, its seeds against this run's;
+    a run made with MiniLM's similarity is refused."""
+    from naus.fingerprints import recorded_settings
+
+    monkeypatch.chdir(tmp_path)
+    config = profile(train={"seeds": [0, 1, 2]}, report={"pair_free": "free"})
+    m, b, declared = complete(tmp_path, config)
+    for name, r1 in (("L10", 30.0), ("L10-s1", 31.0), ("L10-s2", 32.0)):
+        write(m / f"decode/test/{name}/length-control-10.json", metrics(r1, 9.0, 23.0))
+    write(tmp_path / "free/metrics/search/test/L10.json", metrics(20.0, 6.0, 18.0))
+    for name, r1 in (("L10", 24.0), ("L10-s1", 25.0), ("L10-s2", 26.0)):
+        write(tmp_path / f"free/metrics/decode/test/{name}/length-control-10.json", metrics(r1, 7.0, 20.0))
+    write(tmp_path / "free/tables/table2-full.csv", "L,System,p vs teacher\n10,Search teacher (ours),\n"
+                                                     "10,NAUS length control (ours),0.0123\n")
+    made = {"made_by": {"clean": True, "commit": code_state()["commit"]},
+            "settings": {**recorded_settings(declared.config), "search": {"static_vectors": "word-vectors"},
+                         "model": {"word_vector_states": True}}}
+    write(tmp_path / "free/fingerprints.json", json.dumps(made))
+    build_report(m, b, tmp_path / "out", declared)
+
+    rows = pd.read_csv(tmp_path / "out/tables/table2-full.csv").set_index("System")
+    theirs = rows.loc["NAUS length control, pair-free chain (word vectors learned here, no sentence pair)"]
+    assert theirs["R-1"] == 25.0 and theirs["ΔR"] == 8.0 and theirs["Seeds"] == 3  # 52 over their own teacher's 44
+    assert theirs["p vs teacher"] == 0.0123  # from its own report
+    assert theirs["p vs MiniLM chain"] == pytest.approx(0.1)  # 3 against 3 seeds wholly apart: 2 of the 20 splits
+    caption = (tmp_path / "out/tables/table2-full.md").read_text()
+    assert "free/fingerprints.json" in caption and "Google's 180,000" in caption
+
+    write(tmp_path / "free/fingerprints.json", json.dumps({**made, "settings": {**made["settings"],
+                                                                                "search": {"static_vectors": "minilm"}}}))
+    with pytest.raises(NausError, match="free/fingerprints.json: settings.search.static_vectors is 'minilm'"):
+        build_report(m, b, tmp_path / "out2", declared)
+
+
 def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_path):
     """A copy-head profile gets a row of length control in source order (a registry method Table 1 lists), and its
     `p vs length control`: better on every one of 30 sentences, at the test's floor."""

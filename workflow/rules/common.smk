@@ -248,12 +248,19 @@ def metric_files() -> list[str]:
     ]
 
 
-def other_protocol_files() -> list[str]:
-    """An earlier run's files that Table 1 shows beside this run's (report.other_protocol): its provenance, its metrics."""
-    groups = [g for t in SPEC.tables for g in t.groups if g.archive]
-    return [f"{g.archive}/provenance.json" for g in groups[:1]] + [
-        f"{g.archive}/{layout.metrics_file(s)}" for g in groups for row in g.rows for s in row.stems
-    ]
+def earlier_run_files() -> list[str]:
+    """The files of earlier runs whose rows the tables show (report.other_protocol, report.pair_free): each one's
+    record (provenance.json, or the pipeline's fingerprints.json), the metrics of those rows and, where it has it,
+    its own table (its students' p against its own teacher)."""
+    files = []
+    for table in SPEC.tables:
+        for group in (g for g in table.groups if g.other):
+            folder = group.other.folder
+            own = f"{folder}/{layout.table_file(table.name + '-full', 'csv')}"
+            files += [group.other.record]
+            files += [own] if os.path.exists(own) else []
+            files += [f"{folder}/{layout.metrics_file(s, table.protocol.folder)}" for row in group.rows for s in row.stems]
+    return list(dict.fromkeys(files))
 
 
 def timing_files() -> list[str]:

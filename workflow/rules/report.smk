@@ -9,7 +9,7 @@ rule report:
         stats=f"{BUILD}/{layout.DATA_STATS}",
         histories=[f"{BUILD}/{layout.student_dir(model)}/history.json" for model in trained_students()],
         timings=timing_files(),
-        other_protocol=other_protocol_files(),
+        earlier_runs=earlier_run_files(),
         released=released_files(),
     output:
         readme=f"{RESULTS}/{layout.README}",

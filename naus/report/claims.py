@@ -11,7 +11,8 @@ from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_se
 from naus.evaluation.significance import RESAMPLES, holm
 from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT, p_text
 from naus.quoted import PAPER_DUC, PAPER_GIGAWORD
-from naus.tables import AUTHORS, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label, published_label
+from naus.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label,
+                         published_label)
 
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)
 COLUMNS = ["Claim of the paper", "Paper", "Ours", "Verdict", "Why they differ"]
@@ -103,12 +104,33 @@ def claims(frames: dict[str, pd.DataFrame], spec: Spec) -> tuple[pd.DataFrame, i
     if table3 is not None and (row := _row(table3, None, lc)) is not None:
         paper = _total(_paper(PAPER_DUC, "NAUS length control †")) - _total(_paper(PAPER_DUC, "Search teacher †"))
         text, at = _ours(row, family, p=f"{P_VALUE}teacher")
+        default = _row(table3, None, ours_label(SOURCE_ORDER.label, which))
         out.append(("The student beats its teacher on DUC2004 (ΔR, recall at 75 bytes)", f"{paper:+.2f}", text,
                     _tested([row["ΔR"]], [at], [spec.duc_length]),
-                    "the same protocol; ours scored by rouge-score, the paper's by perl ROUGE"))
+                    "the same protocol; ours scored by rouge-score, the paper's by perl ROUGE"
+                    + _without_pairs(table3, [None], {None: row if default is None else default})))
     if (authors := _authors_claim(table2, table3, lengths, spec.duc_length, lc, _student(spec), family)) is not None:
         out.append(authors)
     return pd.DataFrame(family.written(out), columns=COLUMNS), len(family.raw)
+
+
+def _without_pairs(frame: pd.DataFrame, lengths: list, default: dict) -> str:
+    """What the claim keeps without an encoder trained on sentence pairs (report.pair_free's rows, where the table
+    shows them): the pair-free student's ΔR over its own teacher, and its total ROUGE against this chain's student
+    decoded alike (`default`)."""
+    labels = frame["System"].astype(str)
+    rows = frame[labels.str.contains(PAIR_FREE, regex=False) & ~labels.str.startswith("Search")]
+    if rows.empty:
+        return ""
+    found = {n: rows if n is None else rows[rows["L"] == n] for n in lengths}
+    if not all(len(r) for r in found.values()):
+        return ""
+    theirs = {n: r.iloc[0] for n, r in found.items()}
+    gap = [_total(theirs[n][["System", "Len", "R-1", "R-2", "R-L"]].tolist())
+           - _total(default[n][["System", "Len", "R-1", "R-2", "R-L"]].tolist()) for n in lengths]
+    return (f"; without MiniLM's sentence pairs (the {PAIR_FREE}): its student "
+            + " / ".join(f"{theirs[n]['ΔR']:+.2f}" for n in lengths) + " over its own teacher, "
+            + " / ".join(f"{g:+.2f}" for g in gap) + " total ROUGE against this chain's, decoded alike")
 
 
 def _student(spec: Spec) -> str:
@@ -132,7 +154,8 @@ def _gigaword_claims(ours: dict, lengths: list[int], table2: pd.DataFrame, stude
     shown = [_ours(ours[n][0], family, p=f"{P_VALUE}teacher") for n in lengths]
     rows = [("The student beats its teacher (ΔR, Gigaword, L = " + slash + ")", " / ".join(f"{g:+.2f}" for g in gain),
              " / ".join(text for text, _ in shown), _tested([ours[n][0]["ΔR"] for n in lengths],
-                                                              [at for _, at in shown], lengths), student)]
+                                                              [at for _, at in shown], lengths),
+             student + _without_pairs(table2, lengths, default or {n: ours[n][0] for n in lengths}))]
     difference = {n: ours[n][0]["ΔR"] - ours[n][1]["ΔR"] for n in lengths}
     kept = " / ".join(f"{ours[n][1]['Len']:.2f}" for n in lengths)
     at = [family.add(ours[n][0][P_TRUNCATE]) for n in lengths]

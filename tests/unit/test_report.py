@@ -509,6 +509,9 @@ def test_the_pair_free_chains_run_is_shown_with_its_p_against_its_teacher_and_ag
     assert theirs["p vs MiniLM chain"] == pytest.approx(0.1)  # 3 against 3 seeds wholly apart: 2 of the 20 splits
     caption = (tmp_path / "out/tables/table2-full.md").read_text()
     assert "free/fingerprints.json" in caption and "Google's 180,000" in caption
+    claims = pd.read_csv(tmp_path / "out/tables/claims.csv")
+    assert "its student +8.00 over its own teacher, -11.00 total ROUGE against this chain's" in claims.iloc[0][
+        "Why they differ"]  # 52 against this chain's 63
 
     write(tmp_path / "free/fingerprints.json", json.dumps({**made, "settings": {**made["settings"],
                                                                                 "search": {"static_vectors": "minilm"}}}))

@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from naus.progress import Progress
 log = logging.getLogger(__name__)
 WIDTH = 384  # all-MiniLM-L6-v2's hidden size
 BATCH = 64  # sentences per forward pass (of one piece count)
+POSITIONS = 64  # of a word-vector table's states (`WordStates`): the dimensions of the code of a word's position
 MAX_WORDS = 1 << 24  # the states of 16.8M words (a pool of 500,000 sentences; 12.9 GB as fp16) at the most
 HINT = "made by `naus encode-states`"
 KIND = "naus distilled MiniLM layers"  # what a distilled encoder's file says it is (`naus distil`)
@@ -305,12 +307,48 @@ def _loaded(onnx: Path | None, top: Path | None):
     import zipfile
 
     if top is not None and zipfile.is_zipfile(check_file(top, "encoder", DISTIL_HINT)):  # safetensors is no zip
-        from naus.teacher.word_vectors import WordStates
-
         if onnx is not None:
             raise NausError(f"{onnx}: an ONNX MiniLM cannot compute the states of word vectors ({top})")
         return WordStates(top)
     return Encoder(onnx, top)
+
+
+def position_code(length: int, width: int = POSITIONS) -> np.ndarray:
+    """Sinusoidal codes of positions 0..length-1 (Vaswani et al. 2017), [length, width]."""
+    angles = np.arange(length)[:, None] / 10000.0 ** (np.arange(0, width, 2)[None] / width)
+    code = np.zeros((length, width))
+    code[:, 0::2], code[:, 1::2] = np.sin(angles), np.cos(angles)
+    return code
+
+
+class WordStates:
+    """Frozen states from a table of word vectors learned without sentence pairs (`naus word-vectors`), as `Encoder`
+    gives MiniLM's: each word's vector (zeros for a word the table lacks), scaled to the norm √width that MiniLM's
+    layer-normed states have, beside its position's code. The States name the table by its SHA-256, so a student
+    learned on them refuses MiniLM's."""
+
+    def __init__(self, table: str | Path):
+        from naus.teacher.similarity import StaticEmbedder
+
+        self.table, self.embedder = Path(table), StaticEmbedder(table)
+        self.identity = sha256sum(table)
+        width = self.embedder.vectors.shape[1]
+        if width + POSITIONS != WIDTH:
+            raise NausError(f"{table}: vectors of {width} dimensions; a student's states need "
+                            f"{WIDTH - POSITIONS} beside the {POSITIONS} of the position code")
+        self.scaled = self.embedder.vectors.astype(np.float64) * math.sqrt(width)
+
+    def encode(self, sentences: list[str], progress: bool = False):
+        parts = []
+        for line in sentences:
+            rows = [self.embedder.index.get(w) for w in line.split()]
+            vectors = np.zeros((len(rows), self.scaled.shape[1]))
+            known = [k for k, row in enumerate(rows) if row is not None]
+            vectors[known] = self.scaled[[rows[k] for k in known]]
+            parts.append(np.hstack([vectors, position_code(len(rows))]).astype(np.float16))
+        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
+        flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
+        return States(flat, offsets, digests(sentences), str(self.table), self.identity)
 
 
 def encode_file(source: str | Path, out: str | Path, raw: bool = False, top: Path | None = None) -> None:

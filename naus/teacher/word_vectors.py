@@ -6,7 +6,7 @@ Positive pointwise mutual information of words within a window of each other, it
 a fixed seed. The table (`build_word_vectors`) has the format of the MiniLM static table (words, unit vectors, idf),
 so the teacher's static similarity reads it as it is; `word_states` gives a student's frozen states from it: each
 word's vector beside a sinusoidal code of its position, the order a static vector alone does not carry
-(`naus encode-states --encoder TABLE`).
+(`naus.student.frozen.WordStates`; `naus encode-states --encoder TABLE`).
 """
 
 from __future__ import annotations
@@ -19,12 +19,11 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import sha256sum
 from naus.outputs import atomic_open
+from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, WordStates
 
 log = logging.getLogger(__name__)
-WIDTH = 320  # the vectors' dimensions; with POSITIONS, the 384 a student's frozen states have (MiniLM's width)
-POSITIONS = 64  # dimensions of the sinusoidal position code in a student's states
+WIDTH = STATE_WIDTH - POSITIONS  # the vectors' dimensions: beside the position code, a student's frozen states
 WINDOW = 4  # words on each side that count as context, each weighted 1 / distance
 SMOOTHING = 0.75  # the context distribution's exponent (Levy et al.: 0.75 helps rare contexts less)
 MIN_COUNT = 2  # rarer words get no vector
@@ -117,46 +116,6 @@ def build_word_vectors(lines: list[str], out: str | Path, width: int = WIDTH) ->
     return len(words)
 
 
-def position_code(length: int, width: int = POSITIONS) -> np.ndarray:
-    """Sinusoidal codes of positions 0..length-1 (Vaswani et al. 2017), [length, width]."""
-    angles = np.arange(length)[:, None] / 10000.0 ** (np.arange(0, width, 2)[None] / width)
-    code = np.zeros((length, width))
-    code[:, 0::2], code[:, 1::2] = np.sin(angles), np.cos(angles)
-    return code
-
-
-class WordStates:
-    """Frozen states from a word-vector table, as `naus.student.frozen.Encoder` gives MiniLM's: each word's vector
-    (zeros for a word the table lacks), scaled to the norm √width that MiniLM's layer-normed states have, beside its
-    position's code. The States name the table by its SHA-256, so a student learned on them refuses MiniLM's."""
-
-    def __init__(self, table: str | Path):
-        from naus.student.frozen import WIDTH as STATE_WIDTH
-        from naus.teacher.similarity import StaticEmbedder
-
-        self.table, self.embedder = Path(table), StaticEmbedder(table)
-        self.identity = sha256sum(table)
-        width = self.embedder.vectors.shape[1]
-        if width + POSITIONS != STATE_WIDTH:
-            raise NausError(f"{table}: vectors of {width} dimensions; a student's states need "
-                            f"{STATE_WIDTH - POSITIONS} beside the {POSITIONS} of the position code")
-        self.scaled = self.embedder.vectors.astype(np.float64) * math.sqrt(width)
-
-    def encode(self, sentences: list[str], progress: bool = False):
-        from naus.student.frozen import WIDTH as STATE_WIDTH, States, digests
-
-        parts = []
-        for line in sentences:
-            rows = [self.embedder.index.get(w) for w in line.split()]
-            vectors = np.zeros((len(rows), self.scaled.shape[1]))
-            known = [k for k, row in enumerate(rows) if row is not None]
-            vectors[known] = self.scaled[[rows[k] for k in known]]
-            parts.append(np.hstack([vectors, position_code(len(rows))]).astype(np.float16))
-        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
-        flat = np.concatenate(parts) if parts else np.zeros((0, STATE_WIDTH), dtype=np.float16)
-        return States(flat, offsets, digests(sentences), str(self.table), self.identity)
-
-
 def word_states(lines: list[str], table: str | Path):
-    """The frozen states of `lines` from a word-vector table (`WordStates`)."""
+    """The frozen states of `lines` from a word-vector table (`naus.student.frozen.WordStates`)."""
     return WordStates(table).encode(lines)

@@ -11,10 +11,10 @@ import pytest
 
 from naus import NausError
 from naus.files import sha256sum
-from naus.student.frozen import WIDTH as STATE_WIDTH, States
+from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, States, position_code
 from naus.teacher.similarity import StaticEmbedder
-from naus.teacher.word_vectors import (POSITIONS, build_word_vectors, cooccurrences, position_code, ppmi,
-                                       train_word_vectors, truncated_svd, vocabulary, word_states)
+from naus.teacher.word_vectors import (build_word_vectors, cooccurrences, ppmi, train_word_vectors, truncated_svd,
+                                       vocabulary, word_states)
 
 LINES = ["the cat sat on the mat", "a dog sat on a log", "the dog saw the cat", "cat and dog and log"]
 

@@ -24,9 +24,10 @@ from naus.settings import IN_CONTEXT, LEARNED
 # estimate's SHA-256 in each shard's provenance), not by value; model.distilled_states by its students' (their
 # checkpoints name the encoder whose states they learned on).
 UNRECORDED = {"data": ("data_dir",),
-              "search": ("shards", "lengths", "embedder", "preset", "fit_sentences"),
+              "search": ("shards", "lengths", "embedder", "preset", "fit_sentences",
+                         "static_vectors"),  # the static table: recorded by its sha256
               "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"),
-              "model": ("distilled_states",)}
+              "model": ("distilled_states", "word_vector_states")}  # the encoder: by its sha256 (states_encoder)
 
 
 def fingerprints(build: Path, config: dict, released: list[Path] = ()) -> dict:
@@ -133,6 +134,8 @@ def stale(prints: dict) -> list[str]:
     recorded += [(section, _configured_part(name, section, values), _section(configured, section, name))
                  for name, output in prints["students"].items() for section, values in output["settings"].items()]
     for section, values, section_wants in recorded:
+        if section == "search" and values.get("rerank_k") == 0:  # no re-ranking: nothing the estimator chooses
+            values = {**values, "estimator": section_wants.get("estimator")}
         for key, value in values.items():
             want = section_wants.get(key, value)
             if key not in UNRECORDED.get(section, ()) and want != value:

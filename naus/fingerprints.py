@@ -9,6 +9,7 @@ training settings (`history.json`): a table made from outputs that another confi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -17,17 +18,16 @@ from naus.files import read_json, same_digest, sha256sum
 from naus.outputs import atomic_open, write_text
 from naus.markup import ESCAPES
 from naus.provenance import DATA_INPUTS, HISTORY, code_changes, code_state, file_record
-from naus.settings import IN_CONTEXT, LEARNED
+from naus.settings import IN_CONTEXT, LEARNED, SearchConfig
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
 # search.preset names other keys, which are compared; search.fit_sentences is compared by content (the learned
 # estimate's SHA-256 in each shard's provenance), not by value; model.distilled_states by its students' (their
 # checkpoints name the encoder whose states they learned on).
 UNRECORDED = {"data": ("data_dir",),
-              "search": ("shards", "lengths", "embedder", "preset", "fit_sentences",
-                         "static_vectors"),  # the static table: recorded by its sha256
+              "search": ("shards", "lengths", "embedder", "preset", "fit_sentences"),
               "train": ("seeds", "analysis_seeds", "fractions", "generations", "device"),
-              "model": ("distilled_states", "word_vector_states")}  # the encoder: by its sha256 (states_encoder)
+              "model": ("distilled_states",)}
 
 
 def fingerprints(build: Path, config: dict, released: list[Path] = ()) -> dict:
@@ -124,6 +124,7 @@ FINGERPRINTS = {"made_by?": {}, "inputs?": {}, "settings": {"*": {}}, "search": 
                 "students": {"*": {"settings": {"*": {}}}}, "decodings": {}, "stale?": [str],
                 "searched?": {"articles?": int, "pool_pairs?": int}}
 NEWER = object()  # a setting the configuration has and an output's record lacks
+SEARCH_SETTINGS = {spec.name for spec in dataclasses.fields(SearchConfig)}  # what a search's provenance records
 
 
 def stale(prints: dict) -> list[str]:
@@ -140,9 +141,9 @@ def stale(prints: dict) -> list[str]:
             want = section_wants.get(key, value)
             if key not in UNRECORDED.get(section, ()) and want != value:
                 found.setdefault(f"{section}.{key}", (value, want))
-        if section == "search" and values:  # every search setting is recorded: one missing is newer than the output
-            for key, want in configured.get("search", {}).items():
-                if key not in values and key != "pool_limit":
+        if section == "search" and values:  # every SearchConfig setting is recorded: one missing is newer than the
+            for key, want in configured.get("search", {}).items():  # output (the workflow's own keys are not its)
+                if key not in values and key in SEARCH_SETTINGS:
                     found.setdefault(f"search.{key}", (NEWER, want))
     marks = [f"{key}: {_made(made)}, the configuration says {want!r}" for key, (made, want) in sorted(found.items())]
     return marks + _searched_marks(prints) + _input_marks(prints.get("inputs", {})) + \

@@ -4,9 +4,9 @@ PYTHON ?= python3.11
 VENV ?= .venv
 PROFILE ?= demo
 CONFIG := config/$(PROFILE).yaml
-# A profile is the name of a file of config/ (lease-*.yaml are overlays of one, not profiles): one word, so that no
+# A profile is the name of a file of config/ (lease-*.yaml and overlay-*.yaml are overlays of one, not profiles): one word, so that no
 # target (`clean` least of all) sees a path or a second word.
-PROFILES := $(filter-out lease-%,$(basename $(notdir $(wildcard config/*.yaml))))
+PROFILES := $(filter-out lease-% overlay-%,$(basename $(notdir $(wildcard config/*.yaml))))
 ifneq ($(words $(PROFILE)) $(filter $(PROFILES),$(PROFILE)),1 $(PROFILE))
 $(error no profile '$(PROFILE)': the profiles are $(PROFILES))
 endif

@@ -9,7 +9,7 @@ from tests.helpers import ROOT, resolved_config
 
 # Each committed profile's results (their folder's name) and the configuration files that make them, in order.
 PROFILES = {"demo": ["demo"], "gigaword-sample": ["gigaword-sample"],
-            "gigaword-sample-pair-free": ["gigaword-sample", "pair-free"]}
+            "gigaword-sample-pair-free": ["gigaword-sample", "overlay-pair-free"]}
 
 
 def config(profile: str) -> dict:
@@ -59,7 +59,7 @@ def test_another_protocols_committed_run_holds_what_table2_reads_of_it():
 
 
 def test_the_pair_free_chains_committed_run_is_what_table1_reads_of_it():
-    """gigaword-sample's report.pair_free: the results config/pair-free.yaml makes over the profile, recorded as made
+    """gigaword-sample's report.pair_free: what config/overlay-pair-free.yaml makes over the profile, recorded as made
     without MiniLM (its fingerprints), by the commit and with the training settings of gigaword-sample's own report,
     so that Tables 1 and 2 test its seeds against this chain's."""
     import json

@@ -480,7 +480,7 @@ def test_another_protocols_run_is_shown_beside_this_ones_with_its_seeds_tested(t
 
 def test_the_pair_free_chains_run_is_shown_with_its_p_against_its_teacher_and_against_this_chain(tmp_path,
                                                                                                    monkeypatch):
-    """report.pair_free: the run of config/pair-free.yaml over this profile (its pipeline's fingerprints.json: made
+    """report.pair_free: the run of config/overlay-pair-free.yaml over this profile (its pipeline's fingerprints.json: made
     without MiniLM, by this commit, with these training settings), its teacher and default students read from its
     metrics, ΔR over its own teacher, its p against that teacher from its own report, its seeds against this run's;
     a run made with MiniLM's similarity is refused."""

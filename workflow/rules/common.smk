@@ -256,10 +256,12 @@ def earlier_run_files() -> list[str]:
     for table in SPEC.tables:
         for group in (g for g in table.groups if g.other):
             folder = group.other.folder
-            own = f"{folder}/{layout.table_file(table.name + '-full', 'csv')}"
+            own = f"{folder}/{layout.table_file(f'{table.name}-full', 'csv')}"
             files += [group.other.record]
             files += [own] if os.path.exists(own) else []
-            files += [f"{folder}/{layout.metrics_file(s, table.protocol.folder)}" for row in group.rows for s in row.stems]
+            files += [
+                f"{folder}/{layout.metrics_file(s, table.protocol.folder)}" for row in group.rows for s in row.stems
+            ]
     return list(dict.fromkeys(files))
 
 

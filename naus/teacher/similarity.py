@@ -358,6 +358,12 @@ def document_frequencies(lines: Iterable[str]) -> tuple[Counter, int]:
     return df, count
 
 
+def idf_weights(words: list[str], corpus: Iterable[str]) -> np.ndarray:
+    """Each word's smoothed inverse document frequency over `corpus`'s lines: a static table's word weights."""
+    df, docs = document_frequencies(corpus)
+    return np.array([math.log((docs + 1) / (df.get(w, 0) + 1)) + 1.0 for w in words], dtype=np.float32)
+
+
 def build_static_table(
     vocabulary: Iterable[str], idf_corpus: Iterable[str], out: str | Path, embedder: ContextualEmbedder
 ) -> int:
@@ -365,8 +371,7 @@ def build_static_table(
     words = sorted(set(vocabulary))
     if not words:
         raise NausError("static embedding table: the vocabulary is empty")
-    df, docs = document_frequencies(idf_corpus)
-    idf = np.array([math.log((docs + 1) / (df.get(w, 0) + 1)) + 1.0 for w in words], dtype=np.float32)
+    idf = idf_weights(words, idf_corpus)
     log.info("encoding %d words one by one for the static table", len(words))
     vectors = embedder.encode(words).astype(np.float32)
     with atomic_open(out, "wb") as handle:

@@ -12,7 +12,6 @@ word's vector beside a sinusoidal code of its position, the order a static vecto
 from __future__ import annotations
 
 import logging
-import math
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 from naus import NausError
 from naus.outputs import atomic_open
 from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, WordStates
+from naus.teacher.similarity import idf_weights
 
 log = logging.getLogger(__name__)
 WIDTH = STATE_WIDTH - POSITIONS  # the vectors' dimensions: beside the position code, a student's frozen states
@@ -109,10 +109,8 @@ def build_word_vectors(lines: list[str], out: str | Path, width: int = WIDTH) ->
     """The static table of word vectors trained on `lines` (words, vectors, idf over the same lines): the format
     `StaticEmbedder` reads. Returns how many words it holds."""
     words, vectors = train_word_vectors(lines, width)
-    documents = Counter(word for line in lines for word in set(line.split()))
-    idf = np.array([math.log((len(lines) + 1) / (documents[w] + 1)) + 1.0 for w in words], dtype=np.float32)
     with atomic_open(out, "wb") as handle:
-        np.savez(handle, words=np.array(words), vectors=vectors, idf=idf)
+        np.savez(handle, words=np.array(words), vectors=vectors, idf=idf_weights(words, lines))
     return len(words)
 
 

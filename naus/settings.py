@@ -303,6 +303,30 @@ class DataConfig:
 
 
 @dataclass(frozen=True)
+class MaskedLMConfig:
+    """The encoder pretrained here by masked-language modelling on unlabelled text (`naus pretrain-mlm`)."""
+
+    width: int = setting(384, "state width (a student's frozen states are 384 wide)", minimum=8, maximum=4096)
+    layers: int = setting(4, "Transformer layers", minimum=1, maximum=48)
+    heads: int = setting(6, "attention heads (dividing --width)", minimum=1, maximum=64)
+    ffn: int = setting(1536, "feed-forward width", minimum=1, maximum=65536)
+    min_count: int = setting(2, "rarer words are [UNK]", minimum=1)
+    max_words: int = setting(64, "a training sentence's first words", minimum=1, maximum=4096)
+    batch_words: int = setting(2048, "words a step, about", minimum=1)
+    steps: int = setting(2000, "optimizer steps", minimum=1)
+    lr: float = setting(5e-4, "peak learning rate (AdamW)", above=0.0, maximum=1.0)
+    warmup: int = setting(200, "linear warm-up steps, then linear decay to 0", minimum=1)
+    weight_decay: float = setting(0.01, "AdamW weight decay of the matrices", minimum=0.0, maximum=1.0)
+    mask_rate: float = setting(0.15, "share of words to restore (BERT's 80/10/10 masking)", above=0.0, below=1.0)
+    seed: int = setting(0, "seed of the weights, batches and masks", minimum=0)
+
+    def __post_init__(self) -> None:
+        check_ranges(self)
+        if self.width % self.heads or self.width % 2:
+            raise SettingError(f"width {self.width} must be even and divisible by heads {self.heads}")
+
+
+@dataclass(frozen=True)
 class LMConfig:
     """The KenLM fluency model."""
 

@@ -18,7 +18,7 @@ SEARCHED = ("--searched", {"type": non_negative, "default": 0,
 
 
 def register(sub) -> None:
-    from naus.settings import MAX_DOWNLOAD_MB, DataConfig, LMConfig
+    from naus.settings import MAX_DOWNLOAD_MB, DataConfig, LMConfig, MaskedLMConfig
 
     about = "build a corpus in the pipeline's layout"
     data = sub.add_parser("data", help=about, description=about)
@@ -76,6 +76,12 @@ def register(sub) -> None:
                                                                         "(never a title of a searched article)"}),
             ("--width", {"type": positive, "help": "dimensions (default: the width a student's states take beside "
                                                    "the position code)"}), ("--out", OUT))
+    command(sub, "pretrain-mlm", pretrain_mlm, "an encoder pretrained by masked-language modelling on unlabelled "
+            "text alone (no sentence pair: the contextual pair-free stand-in for MiniLM), for `naus encode-states "
+            "--encoder`", ("--inputs", {"nargs": "+", **IN, "help": "unlabelled text files, one sentence a line "
+                                                                   "(never a title of a searched article)"}),
+            ("--out", OUT), settings=(MaskedLMConfig,), kept="the run's state, saved every 100 steps as OUT.partial, "
+                                                              "is kept: the same command goes on from it")
     command(sub, "export-onnx", export_onnx, "MiniLM as an ONNX model for the search's re-ranking (from the "
             "shipped weights)",
             ("--fp32", {"action": "store_true", "help": "keep fp32 weights (default: int8, MiniLM's states 1.7 "
@@ -204,6 +210,18 @@ def word_vectors(args: argparse.Namespace) -> None:
     lines = [line for path in args.inputs for line in read_lines(path)]
     count = build_word_vectors(lines, args.out, **({"width": args.width} if args.width else {}))
     done(args.out, f"word vectors: {count} words -> {args.out}")
+
+
+def pretrain_mlm(args: argparse.Namespace) -> None:
+    from naus.commands import settings_from
+    from naus.files import read_lines
+    from naus.settings import MaskedLMConfig
+    from naus.teacher.masked_lm import pretrain
+
+    record = pretrain([line for path in args.inputs for line in read_lines(path)], args.out,
+                      settings_from(args, MaskedLMConfig))
+    done(args.out, f"masked-LM encoder: {record['words']} words, {record['steps']} steps, loss "
+                   f"{record['first_loss']:.2f} -> {record['last_loss']:.2f} -> {args.out}")
 
 
 def export_onnx(args: argparse.Namespace) -> None:

@@ -297,8 +297,9 @@ def _word_means(states: np.ndarray, owner: np.ndarray, words: int) -> np.ndarray
 
 def encoder(onnx: Path | None = None, top: Path | None = None):
     """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures);
-    `top` a distilled encoder's layers on it, or a table of word vectors learned without sentence pairs instead
-    (`naus word-vectors`, an .npz: `naus.teacher.word_vectors.WordStates`)."""
+    `top` a distilled encoder's layers on it, or instead, learned without sentence pairs, a table of word vectors
+    (`naus word-vectors`, an .npz: `WordStates`) or a masked-LM encoder (`naus pretrain-mlm`, an .npz:
+    `naus.teacher.masked_lm.MaskedLMStates`)."""
     return _loaded(onnx, top)
 
 
@@ -307,9 +308,11 @@ def _loaded(onnx: Path | None, top: Path | None):
     import zipfile
 
     if top is not None and zipfile.is_zipfile(check_file(top, "encoder", DISTIL_HINT)):  # safetensors is no zip
+        from naus.teacher.masked_lm import MaskedLMStates, is_masked_lm
+
         if onnx is not None:
-            raise NausError(f"{onnx}: an ONNX MiniLM cannot compute the states of word vectors ({top})")
-        return WordStates(top)
+            raise NausError(f"{onnx}: an ONNX MiniLM cannot compute the states of another encoder ({top})")
+        return MaskedLMStates(top) if is_masked_lm(top) else WordStates(top)
     return Encoder(onnx, top)
 
 

@@ -144,6 +144,36 @@ def encoders(work: Path, text: list[Path]) -> dict:
     return {MLM: trained, UNTRAINED: untrained}
 
 
+def teacher(pool, work: Path, source: dict, lm: Path, encoder: Path, titles: Path) -> tuple[dict, dict, dict]:
+    """The encoder's teacher: its estimates fitted, γ chosen on dev (the mean dev total over the lengths), the pool
+    searched with it. Returns its summaries of each split by length, the dev sweep and what the pool search cost."""
+    base = work / "teacher-mlm"
+    estimates = {(g, n): base / f"g{g:g}/estimate-L{n}.npz" for g in GAMMAS for n in LENGTHS}
+    for out in estimates.values():
+        out.parent.mkdir(parents=True, exist_ok=True)
+    run_all(pool, [(fit, {"source": source["pool"], "lm": lm, "encoder": encoder, "length": n, "gamma": g,
+                          "out": out}) for (g, n), out in estimates.items()])
+    sweep = {(g, n): base / f"g{g:g}/dev-L{n}.jsonl" for g in GAMMAS for n in LENGTHS}
+    made = run_all(pool, [(search, {"source": source["dev"], "lm": lm, "encoder": encoder, "length": n, "gamma": g,
+                                    "estimate": estimates[g, n], "shard": (0, 1), "out": out})
+                          for (g, n), out in sweep.items()])
+    teacher_dev = {key: {**total(merged([out], out.with_suffix(".txt")), titles),
+                         "s_per_sentence": round(m["cpu_seconds"] / max(m["sentences"], 1), 4)}
+                   for (key, out), m in zip(sweep.items(), made)}
+    gamma = max(GAMMAS, key=lambda g: statistics.mean(teacher_dev[g, n]["total"] for n in LENGTHS))
+    parts = {n: [base / f"g{gamma:g}/pool-L{n}.part{i}.jsonl" for i in range(SHARDS)] for n in LENGTHS}
+    made = run_all(pool, [(search, {"source": source["pool"], "lm": lm, "encoder": encoder, "length": n,
+                                    "gamma": gamma, "estimate": estimates[gamma, n], "shard": (i, SHARDS), "out": out})
+                          for n in LENGTHS for i, out in enumerate(parts[n])])
+    summaries = {n: {"pool": merged(parts[n], base / f"g{gamma:g}/pool-L{n}.txt"),
+                     "dev": sweep[gamma, n].with_suffix(".txt")} for n in LENGTHS}
+    about = {"search": "today's two-stage search, the encoder's mean states re-ranking in MiniLM's place, a learned "
+                       "estimate fitted for it alike",
+             "gamma_sweep": {f"γ={g:g}, L={n}": v for (g, n), v in teacher_dev.items()}, "gamma": gamma,
+             "pool_cpu_seconds": round(sum(m["cpu_seconds"] for m in made), 1)}
+    return summaries, {n: teacher_dev[gamma, n]["total"] for n in LENGTHS}, about
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, default=Path(layout.profile_dir("build", "gigaword-sample")))
@@ -159,64 +189,40 @@ def main() -> None:
     titles, lm = build / layout.split_file("dev", "title"), build / layout.LM_MODEL
     text = [build / layout.split_file("pool", "article"), build / layout.LM_CORPUS]
     files = encoders(work, text)
-
     states = {MINILM: {s: build / layout.frozen_states(s) for s in source}}
     states.update({name: {s: work / f"states/{encoder.stem}-{s}.npz" for s in source} for name, encoder in files.items()})
+    targets = {MINILM: {n: {s: build / f"{layout.search(s, n)}.txt" for s in source} for n in LENGTHS}}
+    teacher_dev = {MINILM: {n: total(targets[MINILM][n]["dev"], titles)["total"] for n in LENGTHS}}
     (work / "dev").mkdir(parents=True, exist_ok=True)
     (work / "states").mkdir(parents=True, exist_ok=True)
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
-        run_all(pool, [(encode_states, files[name], source[split], path) for name in files
-                       for split, path in states[name].items()])
-        # the encoder's teacher: γ chosen on dev (mean dev total over the lengths), then the pool searched
-        base = work / "teacher-mlm"
-        estimates = {(g, n): base / f"g{g:g}/estimate-L{n}.npz" for g in GAMMAS for n in LENGTHS}
-        for out in estimates.values():
-            out.parent.mkdir(parents=True, exist_ok=True)
-        run_all(pool, [(fit, {"source": source["pool"], "lm": lm, "encoder": files[MLM], "length": n, "gamma": g,
-                              "out": out}) for (g, n), out in estimates.items()])
-        sweep = {(g, n): base / f"g{g:g}/dev-L{n}.jsonl" for g in GAMMAS for n in LENGTHS}
-        made = run_all(pool, [(search, {"source": source["dev"], "lm": lm, "encoder": files[MLM], "length": n,
-                                        "gamma": g, "estimate": estimates[g, n], "shard": (0, 1), "out": out})
-                              for (g, n), out in sweep.items()])
-        teacher_dev = {key: {**total(merged([out], out.with_suffix(".txt")), titles),
-                             "s_per_sentence": round(m["cpu_seconds"] / max(m["sentences"], 1), 4)}
-                       for (key, out), m in zip(sweep.items(), made)}
-        gamma = max(GAMMAS, key=lambda g: statistics.mean(teacher_dev[g, n]["total"] for n in LENGTHS))
-        parts = {n: [base / f"g{gamma:g}/pool-L{n}.part{i}.jsonl" for i in range(SHARDS)] for n in LENGTHS}
-        made = run_all(pool, [(search, {"source": source["pool"], "lm": lm, "encoder": files[MLM], "length": n,
-                                        "gamma": gamma, "estimate": estimates[gamma, n], "shard": (i, SHARDS),
-                                        "out": out}) for n in LENGTHS for i, out in enumerate(parts[n])])
-        pool_seconds = sum(m["cpu_seconds"] for m in made)
-        targets = {MINILM: {n: {s: build / f"{layout.search(s, n)}.txt" for s in source} for n in LENGTHS},
-                   MLM: {n: {"pool": merged(parts[n], base / f"g{gamma:g}/pool-L{n}.txt"),
-                             "dev": sweep[gamma, n].with_suffix(".txt")} for n in LENGTHS}}
 
-        def student(chain: str, n: int, generation: int, seed: int) -> Path:
-            if chain == "today":  # the build's own students
-                return build / layout.student_dir(layout.model(n, seed=seed, generation=generation))
-            return work / f"{chain.replace(' ', '-')}/L{n}/g{generation}/s{seed}"
+    def student(chain: str, n: int, generation: int, seed: int) -> Path:
+        if chain == "today":  # the build's own students
+            return build / layout.student_dir(layout.model(n, seed=seed, generation=generation))
+        return work / f"{chain.replace(' ', '-')}/L{n}/g{generation}/s{seed}"
 
-        results: dict = {chain: {} for chain in CHAINS}
-        labels = {(chain, n): targets[CHAINS[chain][0]][n] for chain in CHAINS for n in LENGTHS}
+    def measured(pool, chains: list[str]) -> dict:
+        """Each chain's two generations of ten seeds at each length, trained (kept once made) and scored on dev."""
+        results: dict = {chain: {} for chain in chains}
+        labels = {(chain, n): targets[CHAINS[chain][0]][n] for chain in chains for n in LENGTHS}
         for generation in (1, 2):
             jobs = {(chain, n, seed): {
                 "source": source["pool"], "target": labels[chain, n]["pool"], "dev_source": source["dev"],
                 "dev_target": labels[chain, n]["dev"], "states": states[CHAINS[chain][1]]["pool"],
                 "dev_states": states[CHAINS[chain][1]]["dev"], "model": model,
                 "train": {**(first if generation == 1 else training), "seed": seed},
-                "out": student(chain, n, generation, seed)} for chain in CHAINS if chain != "today"
+                "out": student(chain, n, generation, seed)} for chain in chains if chain != "today"
                 for n in LENGTHS for seed in SEEDS}
             runs = dict(zip(jobs, run_all(pool, [(train, job) for job in jobs.values()])))
             runs.update({("today", n, s): {"cpu_seconds": float("nan")} for n in LENGTHS for s in SEEDS})
-            every = [(chain, n, seed) for chain in CHAINS for n in LENGTHS for seed in SEEDS]
+            every = [(chain, n, seed) for chain in chains for n in LENGTHS for seed in SEEDS]
             dev_out = {key: work / f"dev/{key[0].replace(' ', '-')}-L{key[1]}-g{generation}-s{key[2]}.txt"
                        for key in every}
             run_all(pool, [(decode, student(c, n, generation, s) / "best.pt", source["dev"],
                             states[CHAINS[c][1]]["dev"], n, dev_out[c, n, s], None) for c, n, s in every])
             for key in every:
                 runs[key]["dev_total"] = total(dev_out[key], titles)["total"]
-            for chain in CHAINS:
+            for chain in chains:
                 for n in LENGTHS:
                     entry = seed_summary([runs[chain, n, s] for s in SEEDS])
                     if chain == "today":
@@ -224,7 +230,7 @@ def main() -> None:
                     results[chain].setdefault(f"L{n}", {})[f"generation {generation}"] = entry
             if generation == 1:  # the second generation learns from the first's ten seeds as one model
                 calls = []
-                for chain in CHAINS:
+                for chain in chains:
                     for n in LENGTHS:
                         if chain == "today":  # its second generation is the build's
                             continue
@@ -236,42 +242,57 @@ def main() -> None:
                         calls += [(decode, ensemble, source[s], states[CHAINS[chain][1]][s], n, labels[chain, n][s])
                                   for s in source]
                 run_all(pool, calls)
+        for chain, entry in results.items():
+            entry["teacher_dev_total"] = {f"L{n}": teacher_dev[CHAINS[chain][0]][n] for n in LENGTHS}
+            entry["teacher"], entry["states"] = CHAINS[chain]
+        return results
+
+    results, about_teacher = {}, "searched after the chains on MiniLM's teacher"
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(2, mp_context=context, initializer=one_thread) as pool:
+        run_all(pool, [(encode_states, files[name], source[split], path) for name in files
+                       for split, path in states[name].items()])
+        # first the chains on today's teacher (a result written), then the encoder's teacher and its chains
+        results.update(measured(pool, [c for c in CHAINS if CHAINS[c][0] == MINILM]))
+        report(args.out, results, about_teacher, work, source)
+        targets[MLM], teacher_dev[MLM], about_teacher = teacher(pool, work, source, lm, files[MLM], titles)
+        results.update(measured(pool, [c for c in CHAINS if CHAINS[c][0] == MLM]))
+        report(args.out, results, about_teacher, work, source)
+    for chain, entry in results.items():
+        print(chain, entry["teacher_dev_total"], {k: {g: (r["dev_total"], r["dev_se"]) for g, r in v.items()}
+                                                  for k, v in entry.items() if k.startswith("L")})
+
+
+def report(out: Path, results: dict, about_teacher, work: Path, source: dict) -> None:
+    """The study's JSON from the chains measured so far (each against today's, the encoder's states against the
+    untrained encoder's), with the decision: is a chain within one standard error of today's at both lengths?"""
     reference = results["today"]
     for chain, entry in results.items():
         for n in LENGTHS:
             for generation, row in entry[f"L{n}"].items():
                 if chain != "today":
                     row["against_today"] = difference(row, reference[f"L{n}"][generation])
-        entry["teacher_dev_total"] = {f"L{n}": (teacher_dev[gamma, n]["total"] if CHAINS[chain][0] == MLM else
-                                                total(build / f"{layout.search('dev', n)}.txt", titles)["total"])
-                                      for n in LENGTHS}
-        entry["teacher"], entry["states"] = CHAINS[chain]
     within = {chain: all(row["against_today"]["change"] >= -row["against_today"]["se"]
                          for row in (results[chain][f"L{n}"]["generation 2"] for n in LENGTHS))
-              for chain in CHAINS if chain != "today"}
-    floor = {chain: {f"L{n}": difference(results[chain][f"L{n}"]["generation 2"],
-                                         results["untrained-encoder states"][f"L{n}"]["generation 2"])
-                     for n in LENGTHS} for chain in ("masked-LM states",)}
+              for chain in results if chain != "today"}
+    floor = {f"L{n} generation {g}": difference(results["masked-LM states"][f"L{n}"][f"generation {g}"],
+                                               results["untrained-encoder states"][f"L{n}"][f"generation {g}"])
+             for n in LENGTHS for g in (1, 2)}
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    write_json(args.out, {
+    write_json(out, {
         "script": f"benchmarks/pair_free_mlm.py at {commit} (git show {commit}:benchmarks/pair_free_mlm.py)",
         **students_machine(),
-        "data": f"{build}: the pool's {len(read_lines(source['pool']))} searched sentences, the dev split's 500",
+        "data": f"the pool's {len(read_lines(source['pool']))} searched sentences, the dev split's 500",
         "metric": "R-1 + R-2 + R-L F1 against the dev titles, the library's default decoding; mean ± sd, se over "
                   "ten seeds",
         "encoder": {**read_json(work / "mlm.json"), "kind": "masked-language modelling on unlabelled text "
                     "(naus.teacher.masked_lm, naus pretrain-mlm's defaults: 4 layers x 384, whole words)"},
-        "encoder_teacher": {"search": "today's two-stage search, the encoder's mean states re-ranking in MiniLM's "
-                                      "place, a learned estimate fitted for it alike",
-                            "gamma_sweep": {f"γ={g:g}, L={n}": v for (g, n), v in teacher_dev.items()},
-                            "gamma": gamma, "pool_cpu_seconds": round(pool_seconds, 1)},
+        "encoder_teacher": about_teacher,
         "chains": results,
+        "unfinished": [chain for chain in CHAINS if chain not in results],
         "within_one_se_of_today": within,
         "masked_lm_states_over_untrained": floor,
     })
-    for chain, entry in results.items():
-        print(chain, entry["teacher_dev_total"], {k: {g: (r["dev_total"], r["dev_se"]) for g, r in v.items()}
-                                                  for k, v in entry.items() if k.startswith("L")})
 
 
 if __name__ == "__main__":

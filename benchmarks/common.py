@@ -16,8 +16,8 @@ import yaml
 from naus import NausError
 from naus.device import cpu_name, isa
 from naus.evaluation.evaluate import METRICS, evaluate_files
-from naus.files import read_json
-from naus.outputs import write_json, write_lines
+from naus.plumbing.files import read_json
+from naus.plumbing.outputs import write_json, write_lines
 from naus.settings import ModelConfig, TrainConfig
 
 
@@ -82,7 +82,7 @@ def decode(checkpoint: Path, source: Path, states: Path, length: int, out: Path,
     if record.is_file():
         return read_json(record)
     from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.student.frozen import States
 
     sentences = read_lines(source)

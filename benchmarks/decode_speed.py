@@ -149,8 +149,8 @@ import torch
 
 from naus import decoding
 from naus.methods import CTC, METHODS as REGISTRY
-from naus.files import read_lines
-from naus.outputs import write_json
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json
 from naus.decoding.summarizer import Summarizer
 from tests import reference
 

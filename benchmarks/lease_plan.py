@@ -92,9 +92,10 @@ from pathlib import Path
 
 import yaml
 
-from naus import NausError, tables
-from naus.files import read_json
-from naus.outputs import write_json
+from naus import NausError
+from naus.pipeline import tables
+from naus.plumbing.files import read_json
+from naus.plumbing.outputs import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CORES, LEASE_SIDE_BY_SIDE = 16, 35
@@ -204,8 +205,8 @@ def plan(config: dict, counts: dict[str, int], units: dict, search_here: bool) -
 
 
 def resolved(profile: Path, overlays: list[dict]) -> dict:
-    """The profile's configuration as the workflow resolves it (naus.schema.resolve)."""
-    from naus import schema
+    """The profile's configuration as the workflow resolves it (naus.pipeline.schema.resolve)."""
+    from naus.pipeline import schema
 
     config = yaml.safe_load(profile.read_text())
     for overlay in overlays:

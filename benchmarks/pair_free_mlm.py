@@ -32,9 +32,9 @@ import yaml
 
 from benchmarks.common import decode, on_threads, one_thread, run_all, seed_summary, settings, students_machine, \
     total, train
-from naus import layout
-from naus.files import read_json, read_lines
-from naus.outputs import write_json, write_lines
+from naus.pipeline import layout
+from naus.plumbing.files import read_json, read_lines
+from naus.plumbing.outputs import write_json, write_lines
 from naus.student.checkpoint import save_ensemble
 
 LENGTHS = (10, 8)
@@ -101,7 +101,7 @@ def search(job: dict) -> dict:
 def encode_states(encoder: Path, source: Path, out: Path) -> None:
     """A split's frozen states by the encoder, kept once made."""
     if not out.is_file():
-        from naus.teacher.masked_lm import MaskedLMStates
+        from naus.student.frozen import MaskedLMStates
 
         MaskedLMStates(encoder).encode(read_lines(source)).save(out)
 

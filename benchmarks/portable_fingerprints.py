@@ -67,8 +67,8 @@ import json
 from pathlib import Path
 
 from naus.device import cpu_name, isa
-from naus.files import read_json
-from naus.outputs import write_json
+from naus.plumbing.files import read_json
+from naus.plumbing.outputs import write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "results/benchmarks/portable_fingerprints.json"

@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 from naus.evaluation.evaluate import rouge
-from naus.files import read_lines
-from naus.outputs import write_json
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json
 
 
 def duc_order(path: Path, lines: list[str]) -> list[str]:

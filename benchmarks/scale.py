@@ -96,9 +96,9 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from naus import layout
-from naus.files import read_lines
-from naus.outputs import write_json
+from naus.pipeline import layout
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json
 from naus.settings import SearchConfig, TrainConfig
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,7 +261,7 @@ def main() -> None:
     merged = build / layout.search("pool", LENGTH)
     student = build / layout.student_dir(layout.model(LENGTH))
     decoded = build / layout.decoded("test", layout.model(LENGTH), "length-control", LENGTH)
-    vocab_probe = ("import sys; from naus.files import iter_parallel; from naus.student.vocab import Vocab; "  # as `naus train`
+    vocab_probe = ("import sys; from naus.plumbing.files import iter_parallel; from naus.student.vocab import Vocab; "  # as `naus train`
                    f"print(len(Vocab.build((s for s, in iter_parallel(sys.argv[1])), {TrainConfig().min_count})))")
 
     def counts() -> dict:

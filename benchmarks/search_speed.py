@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from naus.files import read_lines
-from naus.outputs import write_json
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json
 from naus.teacher.lm import LanguageModel
 from naus.teacher.search import HillClimber
 from naus.settings import PAPER_BUDGET, SearchConfig

@@ -103,9 +103,9 @@ from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
 from benchmarks.student_layers import LENGTH, against, best_dev_loss, encode, show, study, study_parser
-from naus import layout
-from naus.files import read_json, read_lines
-from naus.outputs import write_json
+from naus.pipeline import layout
+from naus.plumbing.files import read_json, read_lines
+from naus.plumbing.outputs import write_json
 from naus.student.distil import EPOCHS, LAYERS_FROM, LR, fit, narrower
 from naus.student.distil import FFN as PIPELINE_FFN
 

@@ -49,10 +49,10 @@ from pathlib import Path
 from benchmarks.student_distilled import layers_of
 from benchmarks.student_layers import WORK
 from benchmarks.student_states import median_seconds
-from naus import layout
+from naus.pipeline import layout
 from naus.device import cpu_name, isa
-from naus.files import read_json, read_lines
-from naus.outputs import write_json
+from naus.plumbing.files import read_json, read_lines
+from naus.plumbing.outputs import write_json
 
 # Issue 88's plain AVX2 machine: the bundled student 12.0 ms a sentence (2 threads, batch 64, MiniLM's states
 # included); an encoder's total is projected there as that times its ratio to MiniLM's total in the same run (this

@@ -40,9 +40,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from benchmarks.common import decode, one_thread, run_all, seed_summary, settings, students_machine, total, train
-from naus import layout
-from naus.files import read_lines
-from naus.outputs import write_json
+from naus.pipeline import layout
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json
 
 LENGTH = 10
 WORK = Path("build/benchmarks/student_layers")  # the states and students these studies keep, reused

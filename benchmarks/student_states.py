@@ -22,11 +22,11 @@ from pathlib import Path
 
 from benchmarks.common import cpu_summarizer, on_threads
 from naus.device import cpu_name, isa
-from naus import layout
-from naus.bundle import BUNDLED
+from naus.pipeline import layout
+from naus.pipeline.bundle import BUNDLED
 from naus.evaluation.evaluate import evaluate_files
-from naus.files import read_lines
-from naus.outputs import write_json, write_lines
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_json, write_lines
 
 PASSES = 7
 SCORES = ("rouge1", "rouge2", "rougeL")

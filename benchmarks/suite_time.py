@@ -82,8 +82,8 @@ import time
 
 from benchmarks.pipeline_time import AVX2_SLOWER, ROOT, git, machine, timing_env
 from naus.device import cpu_name, isa
-from naus.files import read_json
-from naus.outputs import write_json
+from naus.plumbing.files import read_json
+from naus.plumbing.outputs import write_json
 
 BUDGET_SECONDS = 300
 OUT = ROOT / "results" / "benchmarks" / "suite_time.json"

@@ -84,8 +84,8 @@ import numpy as np  # noqa: E402
 from benchmarks.student_distilled import layers_of  # noqa: E402
 from benchmarks.student_layers import WORK  # noqa: E402
 from naus.device import cpu_name, isa  # noqa: E402
-from naus import layout  # noqa: E402
-from naus.files import read_lines, write_json  # noqa: E402
+from naus.pipeline import layout  # noqa: E402
+from naus.plumbing.files import read_lines, write_json  # noqa: E402
 from naus.settings import SearchConfig  # noqa: E402
 from naus.teacher.lm import LanguageModel  # noqa: E402
 from naus.teacher.search import Teacher  # noqa: E402

@@ -18,7 +18,7 @@ import time
 
 import torch
 
-from naus.outputs import write_json
+from naus.plumbing.outputs import write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig
 

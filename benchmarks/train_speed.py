@@ -33,7 +33,7 @@ from contextlib import contextmanager
 import torch
 
 import naus.student.model
-from naus.outputs import write_json
+from naus.plumbing.outputs import write_json
 from naus.student.model import _alignable, build_model
 from naus.settings import ModelConfig
 

@@ -15,7 +15,7 @@ MINILM_PAIRS = ("trained by its authors on about a billion sentence pairs, among
 
 @dataclass(frozen=True)
 class Architecture:
-    name: str  # the `--arch` value (a student's name, naus.layout.model, starts with it)
+    name: str  # the `--arch` value (a student's name, naus.pipeline.layout.model, starts with it)
     label: str  # its name in Table 3
     about: str  # what it is, for Table 3's caption
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε

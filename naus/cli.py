@@ -18,7 +18,7 @@ from pathlib import Path
 
 from naus import NausError, __version__
 from naus.commands import STAGES, global_options
-from naus.outputs import refuse_overwriting
+from naus.plumbing.outputs import refuse_overwriting
 
 log = logging.getLogger("naus.cli")
 
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         said = str(err).strip().splitlines()
         message = (f"out of memory{f' ({said[0][-120:]})' if said else ''}: a smaller --batch-size (or --max-tokens, "
                    "for training) needs less")
-    except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.signals): this is a safe point
+    except KeyboardInterrupt as stop:  # compiled kernels hold signals back (naus.plumbing.signals): a safe point
         return _stopped(stop.args[0] if stop.args else "SIGINT", args.kept, argv)
     else:  # a stop raised where Python swallows exceptions (a weakref callback, a __del__) still ends the command
         return _stopped(_RECEIVED[-1], args.kept, argv) if _RECEIVED else 0

@@ -1,6 +1,6 @@
 """Every setting of the search, the students and their training: its default, range and help,
 once. The command line generates its options from these dataclasses and the workflow's config
-schema its entries (`naus.schema`); the profiles under config/ list only what differs. Plain
+schema its entries (`naus.pipeline.schema`); the profiles under config/ list only what differs. Plain
 Python, so `naus --help` and the light steps never import torch."""
 
 from __future__ import annotations

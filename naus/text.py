@@ -220,7 +220,7 @@ RUSH_UNKNOWN, GIGAWORD_UNKNOWN = "<unk>", "UNK"  # Rush et al.'s unknown word, a
 
 def gigaword_line(line: str, separator: str | None = None) -> str:
     """One line of an already-tokenised Rush-format file with `<unk>` as `UNK`, its tokens split on any white space
-    (or on `separator` alone: `naus.derive` keeps a no-break space inside its token, as the test set does)."""
+    (or on `separator` alone: `naus.data.derive` keeps a no-break space inside its token, as the test set does)."""
     return " ".join(GIGAWORD_UNKNOWN if tok == RUSH_UNKNOWN else tok for tok in line.split(separator))
 
 

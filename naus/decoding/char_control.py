@@ -13,7 +13,7 @@ from naus.decoding.common import (
     normalized, reduce_path, sample_tables, share_threads, slot_tables,
 )
 from naus.decoding.topk import grouped_top
-from naus.signals import stoppable, stopped
+from naus.plumbing.signals import stoppable, stopped
 
 
 def char_control_batch(log_probs: torch.Tensor, lengths: torch.Tensor, budgets: list[int], word_chars: np.ndarray,

@@ -32,7 +32,7 @@ from naus.decoding.common import (
 )
 from naus.decoding.greedy import greedy_batch
 from naus.decoding.topk import best_words
-from naus.signals import stoppable, stopped
+from naus.plumbing.signals import stoppable, stopped
 
 
 def length_control(

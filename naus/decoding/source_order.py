@@ -37,7 +37,7 @@ import torch
 
 from naus import NausError
 from naus.decoding.common import Batch, Hypothesis, check_targets, failures_raised, share_threads
-from naus.signals import stoppable, stopped
+from naus.plumbing.signals import stoppable, stopped
 
 
 def source_order_batch(position_lp: torch.Tensor, lengths: torch.Tensor, targets: list[int] | None = None,

@@ -16,7 +16,8 @@ from typing import Iterable
 import numpy as np
 import torch
 
-from naus import NausError, layout
+from naus import NausError
+from naus.student.folder import BEST
 from naus.architectures import ARCHITECTURES
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
@@ -95,7 +96,7 @@ class Summarizer:
     def pretrained_path(model: str | Path | None) -> Path:
         """The checkpoint `from_pretrained(model)` reads."""
         path = BUNDLED if model is None else Path(model)
-        return path / layout.BEST if path.is_dir() else path
+        return path / BEST if path.is_dir() else path
 
     @torch.no_grad()
     def summarize(

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from naus.decoding.common import NEG_INF
-from naus.signals import held
+from naus.plumbing.signals import held
 
 
 def best_words(lp: torch.Tensor, blank: int, scope: int) -> tuple[torch.Tensor, torch.Tensor]:

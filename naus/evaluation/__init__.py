@@ -1,2 +1,2 @@
-"""Scoring: ROUGE as the field reports it (`evaluate`), the paired significance tests (`significance`),
-and the peers' released outputs rescored beside ours (`peers`)."""
+"""Scoring: ROUGE as the field reports it (`evaluate`), outputs released in another order put back in ours
+(`released`), readability, and the paired significance tests (`significance`)."""

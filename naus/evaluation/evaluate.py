@@ -14,7 +14,7 @@ from pathlib import Path
 
 from naus import NausError
 from naus.evaluation.released import read_index
-from naus.files import read_lines
+from naus.plumbing.files import read_lines
 from naus.text import check_references, nltk_parts
 
 METRICS = ("rouge1", "rouge2", "rougeL")

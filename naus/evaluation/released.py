@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from naus import NausError
-from naus.files import parse_json, read_lines
+from naus.plumbing.files import parse_json, read_lines
 
 
 def read_index(index_path: str | os.PathLike, lines: int, within: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Where the student that ships with naus lies: its checkpoint and model card (`naus.bundle` makes them,
+"""Where the student that ships with naus lies: its checkpoint and model card (`naus.pipeline.bundle` makes them,
 `naus.Summarizer.from_pretrained()` reads them)."""
 
 from pathlib import Path

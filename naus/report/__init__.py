@@ -1,4 +1,4 @@
-"""A profile's results: every table and figure its configuration declares (`naus.tables`), drawn from
+"""A profile's results: every table and figure its configuration declares (`naus.pipeline.tables`), drawn from
 the pipeline's metric, timing and output files, results/{profile}/README.md linking them, the HTML
 report's landing page, the outputs browser and the fingerprints of what made them."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from naus import layout
-from naus.files import read_json
-from naus.outputs import atomic_open, write_text
-from naus.markup import markdown_text
-from naus.fingerprints import fingerprints, stale, warning
+from naus.pipeline import layout
+from naus.plumbing.files import read_json
+from naus.plumbing.outputs import atomic_open, write_text
+from naus.plumbing.markup import markdown_text
+from naus.pipeline.fingerprints import fingerprints, stale, warning
 from naus.methods import LENGTH_CONTROL, METHODS
 from naus.report.claims import claims, claims_caption
 from naus.report.figures import caption, draw
@@ -23,8 +23,8 @@ from naus.report.pages import (
 from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_frame
 from naus.report.sentences import browser, case_study, protocol_scorer
 from naus.settings import DataConfig
-from naus.quoted import paper_table
-from naus.tables import PROTOCOLS, Spec, students
+from naus.pipeline.quoted import paper_table
+from naus.pipeline.tables import PROTOCOLS, Spec, students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 

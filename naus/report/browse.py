@@ -9,7 +9,7 @@ import html
 import json
 from pathlib import Path
 
-from naus.outputs import atomic_open
+from naus.plumbing.outputs import atomic_open
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>

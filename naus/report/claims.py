@@ -1,6 +1,7 @@
-"""Which of the paper's claims hold here: one row per claim, the paper's figure (its quoted rows, `naus.tables`), ours
-(mean ± sd over the seeds and the paired p-value, read from the tables' frames as drawn), a verdict and one line of
-why the two differ. What a reader looks for first, generated from the same numbers as the tables."""
+"""Which of the paper's claims hold here: one row per claim, the paper's figure (its quoted rows,
+`naus.pipeline.quoted`), ours (mean ± sd over the seeds and the paired p-value, read from the tables' frames as
+drawn), a verdict and one line of why the two differ. What a reader looks for first, generated from the same numbers
+as the tables."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.methods import LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
 from naus.evaluation.significance import RESAMPLES, holm
 from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT, p_text
-from naus.quoted import PAPER_DUC, PAPER_GIGAWORD
-from naus.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label,
+from naus.pipeline.quoted import PAPER_DUC, PAPER_GIGAWORD
+from naus.pipeline.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label,
                          published_label)
 
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)

@@ -1,4 +1,4 @@
-"""The report's figures, each drawn from its declaration (`naus.tables.Figure`) with its caption: a
+"""The report's figures, each drawn from its declaration (`naus.pipeline.tables.Figure`) with its caption: a
 figure whose input is missing is an error naming the file, never a figure left out."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
-from naus import layout
-from naus.files import read_lines
+from naus.pipeline import layout
+from naus.plumbing.files import read_lines
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
-from naus.outputs import atomic_open
-from naus.provenance import read_history
+from naus.plumbing.outputs import atomic_open
+from naus.plumbing.provenance import read_history
 from naus.report.rows import first_timing, read_metrics, read_row
 from naus.report.sentences import SentenceTotals, by_source_length
-from naus.tables import Figure, Spec
+from naus.pipeline.tables import Figure, Spec
 
 
 def _seeds(n: int) -> str:

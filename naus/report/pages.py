@@ -7,21 +7,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from naus import layout
+from naus.pipeline import layout
 from naus.architectures import ARCHITECTURES, MINILM_PAIRS
-from naus.files import iter_lines, read_json
-from naus.outputs import write_text
-from naus.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
+from naus.plumbing.files import iter_lines, read_json
+from naus.plumbing.outputs import write_text
+from naus.plumbing.markup import latex, markdown_cell, markdown_text, rst, rst_paragraph
 from naus.methods import LENGTH_CONTROL, METHODS, TRUNCATE, source_order_settings
-from naus.evaluation.peers import PEERS
-from naus.provenance import DECODE_TIMING, TRAIN_TIMING, read_history
+from naus.data.peers import PEERS
+from naus.plumbing.provenance import DECODE_TIMING, TRAIN_TIMING, read_history
 from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.report.sentences import CASES
 from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
 from naus.settings import DataConfig
-from naus.quoted import paper_table
-from naus.tables import AUTHORS, LM_READS, PROTOCOLS, Spec, other_runs, table4_archs
+from naus.pipeline.quoted import paper_table
+from naus.pipeline.tables import AUTHORS, LM_READS, PROTOCOLS, Spec, other_runs, table4_archs
 
 
 def search_section(build: Path) -> str | None:

@@ -1,4 +1,4 @@
-"""The tables' numbers: each declared row (`naus.tables`) read from its metric and timing files, its
+"""The tables' numbers: each declared row (`naus.pipeline.tables`) read from its metric and timing files, its
 seeds averaged, ΔR over its group's teacher, and the paper's rows quoted beside ours.
 
 Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE-1.5.5, GPU timing); every other
@@ -15,15 +15,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from naus import NausError, layout
-from naus.files import read_json, read_lines
-from naus.fingerprints import recorded_settings
-from naus.provenance import code_state
+from naus import NausError
+from naus.pipeline import layout
+from naus.plumbing.files import read_json, read_lines
+from naus.pipeline.fingerprints import recorded_settings
+from naus.plumbing.provenance import code_state
 from naus.methods import LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
-from naus.tables import Group, Row, Table, ours_label
+from naus.pipeline.tables import Group, Row, Table, ours_label
 
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.

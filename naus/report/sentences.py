@@ -9,13 +9,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.methods import CHAR_CONTROL
 from naus.report.browse import write_browser
 from naus.evaluation.evaluate import sample_scores
-from naus.files import read_lines
+from naus.plumbing.files import read_lines
 from naus.evaluation.significance import paired_p_value, seed_mean, two_level_interval
-from naus.tables import PROTOCOLS, Protocol
+from naus.pipeline.tables import PROTOCOLS, Protocol
 
 
 class SentenceTotals:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES
-from naus.files import iter_parallel
-from naus.provenance import file_record
+from naus.plumbing.files import iter_parallel
+from naus.plumbing.provenance import file_record
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.train import load_pairs, train
 from naus.student.vocab import Vocab

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import torch
 
-from naus import NausError, layout
+from naus import NausError
+from naus.student.folder import BEST, HISTORY, LAST
 from naus.architectures import ARCHITECTURES
-from naus.files import check_file
-from naus.outputs import atomic_open
-from naus.provenance import file_record
+from naus.plumbing.files import check_file
+from naus.plumbing.outputs import atomic_open
+from naus.plumbing.provenance import file_record
 from naus.student.ensemble import Ensemble
 from naus.student.model import ARCH_MARK, build_model, marked_arch
 from naus.settings import ModelConfig
@@ -56,8 +57,8 @@ def load_checkpoint(path: str | Path, map_location: str | torch.device = "cpu", 
     crafted pickle could run), with the entries every use needs and the `needs` of this one."""
     path = check_file(path, "checkpoint")
     folder = path.parent
-    if path.name == layout.BEST and (folder / layout.LAST).is_file() and not (folder / layout.HISTORY).is_file():
-        raise NausError(f"{path}: its training run has not finished (a {layout.LAST} and no {layout.HISTORY} beside "
+    if path.name == BEST and (folder / LAST).is_file() and not (folder / HISTORY).is_file():
+        raise NausError(f"{path}: its training run has not finished (a {LAST} and no {HISTORY} beside "
                         "it: stopped, or still running); finish it (naus train --resume) or give another student")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from naus import NausError
-from naus.outputs import atomic_open
+from naus.plumbing.outputs import atomic_open
 
 log = logging.getLogger(__name__)
 LAYERS_FROM = (0, 2, 5)  # which of MiniLM's layers the distilled ones start from
@@ -34,7 +34,7 @@ def fit(model, trained: list, batches: list, targets: list, epochs: int, lr: flo
     mean squared error, the batches in a seeded order each epoch; each step's loss."""
     import torch
 
-    from naus.progress import Progress
+    from naus.plumbing.progress import Progress
 
     optimizer = torch.optim.AdamW(trained, lr=lr, weight_decay=0.0)
     order, rng, losses = list(range(len(batches))), random.Random(0), []

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import check_file, read_npz, sha256sum
-from naus.outputs import atomic_open
-from naus.progress import Progress
+from naus.plumbing.files import check_file, read_npz, sha256sum
+from naus.plumbing.outputs import atomic_open
+from naus.plumbing.progress import Progress
 
 log = logging.getLogger(__name__)
 WIDTH = 384  # all-MiniLM-L6-v2's hidden size
@@ -299,7 +299,7 @@ def encoder(onnx: Path | None = None, top: Path | None = None):
     """The process's one MiniLM (loaded once: a library user's every `summarize` call, the timing job's measures);
     `top` a distilled encoder's layers on it, or instead, learned without sentence pairs, a table of word vectors
     (`naus word-vectors`, an .npz: `WordStates`) or a masked-LM encoder (`naus pretrain-mlm`, an .npz:
-    `naus.teacher.masked_lm.MaskedLMStates`)."""
+    `MaskedLMStates`)."""
     return _loaded(onnx, top)
 
 
@@ -308,7 +308,7 @@ def _loaded(onnx: Path | None, top: Path | None):
     import zipfile
 
     if top is not None and zipfile.is_zipfile(check_file(top, "encoder", DISTIL_HINT)):  # safetensors is no zip
-        from naus.teacher.masked_lm import MaskedLMStates, is_masked_lm
+        from naus.teacher.masked_lm import is_masked_lm
 
         if onnx is not None:
             raise NausError(f"{onnx}: an ONNX MiniLM cannot compute the states of another encoder ({top})")
@@ -354,11 +354,30 @@ class WordStates:
         return States(flat, offsets, digests(sentences), str(self.table), self.identity)
 
 
+class MaskedLMStates:
+    """A student's frozen states from the encoder, as `naus.student.frozen.Encoder` gives MiniLM's: a word's state in
+    its sentence, fp16; the States name the encoder file by its SHA-256."""
+
+    def __init__(self, path: str | Path):
+        from naus.teacher.masked_lm import MaskedLM
+
+        self.encoder = MaskedLM(path)
+        if self.encoder.config.width != WIDTH:
+            raise NausError(f"{path}: states {self.encoder.config.width} wide; a student's are {WIDTH}")
+        self.identity = self.encoder.identity
+
+    def encode(self, sentences: list[str], progress: bool = False):
+        parts = [s.astype(np.float16) for s in self.encoder.word_states([line.split() for line in sentences])]
+        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
+        flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
+        return States(flat, offsets, digests(sentences), str(self.encoder.path), self.identity)
+
+
 def encode_file(source: str | Path, out: str | Path, raw: bool = False, top: Path | None = None) -> None:
     """`naus encode-states`: the states of every line of `source` (`raw`: of each line as `naus summarize` reads
     raw text, normalised, so that its states are the ones it checks against; `top`: computed by a distilled
     encoder's layers)."""
-    from naus.files import read_lines
+    from naus.plumbing.files import read_lines
     from naus.text import normalize
 
     lines = [normalize(line) for line in read_lines(source)] if raw else read_lines(source)

@@ -26,16 +26,17 @@ from typing import Iterable, Iterator, Sequence
 import numpy as np
 import torch
 
-from naus import NausError, layout
+from naus import NausError
+from naus.student.folder import BEST, HISTORY, LAST, STALE_LAST, STUDENT_NAMES, VOCAB
 from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
-from naus.files import iter_parallel
-from naus.outputs import OutputLock, remove_temporaries, write_json
+from naus.plumbing.files import iter_parallel
+from naus.plumbing.outputs import OutputLock, remove_temporaries, write_json
 from naus.student.model import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
 from naus.student.frozen import States, digest
-from naus.provenance import check_same_provenance, file_record, fingerprint
+from naus.plumbing.provenance import check_same_provenance, file_record, fingerprint
 from naus.student.vocab import Vocab
 
 log = logging.getLogger(__name__)
@@ -260,11 +261,10 @@ def train(
     """Train to `config.max_steps`, writing `last.pt`, `best.pt` and `history.json` under `out_dir` (and this run's
     time to `timing`: apart, so the same run writes the same bytes); a second run into it meanwhile is refused.
     The folder is one set (`_Run.begin`; `restart`: a last.pt of other data or settings set aside, not refused).
-    `made_from` (the input files' `naus.provenance.file_record`s, `inputs`; the settings asked for, `settings`) goes
-    into history.json with best.pt's sha256: what `naus import-run` checks a history brought back from another
-    machine against, and what the report compares with the configuration (`naus.fingerprints`)."""
+    `made_from` (the input files' records, `inputs`; the settings asked for, `settings`) goes into history.json with
+    best.pt's sha256: what a GPU run brought back is checked against, and what the report compares with the settings."""
     with OutputLock(out_dir):
-        if removed := remove_temporaries(out_dir, layout.STUDENT_NAMES):
+        if removed := remove_temporaries(out_dir, STUDENT_NAMES):
             log.info("%s: removed %d temporary files of a run that was killed", out_dir, removed)
         run = _Run(pairs, dev, vocab, model_config, config, Path(out_dir))
         run.begin(resume, restart)
@@ -278,7 +278,7 @@ class _Run:
     def __init__(self, pairs: Pairs, dev: Pairs | None, vocab: Vocab, model_config: ModelConfig, config: TrainConfig,
                  out_dir: Path):
         self.pairs, self.dev, self.vocab, self.model_config, self.config = pairs, dev, vocab, model_config, config
-        self.out_dir, self.last = out_dir, out_dir / layout.LAST
+        self.out_dir, self.last = out_dir, out_dir / LAST
         self.device = pick_device(config.device)
         torch.manual_seed(config.seed)
         random.seed(config.seed)
@@ -309,13 +309,13 @@ class _Run:
         over, the old set removed; either way the folder reads as unfinished (no history.json) until `finish`."""
         if resume and self.last.is_file() and (not restart or self._same_run()):
             self.resume()
-            (self.out_dir / layout.HISTORY).unlink(missing_ok=True)
+            (self.out_dir / HISTORY).unlink(missing_ok=True)
             return
         if resume and self.last.is_file():
-            os.replace(self.last, self.out_dir / layout.STALE_LAST)
+            os.replace(self.last, self.out_dir / STALE_LAST)
             log.warning("%s was made with other data or settings: set aside as %s, starting over", self.last,
-                        layout.STALE_LAST)
-        for name in (layout.HISTORY, layout.BEST, layout.LAST, layout.VOCAB):
+                        STALE_LAST)
+        for name in (HISTORY, BEST, LAST, VOCAB):
             (self.out_dir / name).unlink(missing_ok=True)
 
     def _same_run(self) -> bool:  # last.pt made with these data and settings
@@ -345,14 +345,14 @@ class _Run:
         _set_rng_state(payload["rng"])
         self.first_step = self.state["step"]
         log.info("resumed from %s at step %d", self.last, self.state["step"])
-        if not (self.out_dir / layout.BEST).is_file() and self.state["best_dev"] < math.inf:
+        if not (self.out_dir / BEST).is_file() and self.state["best_dev"] < math.inf:
             log.warning("best.pt is gone (dev loss %.4f): the next evaluation writes a new one", self.state["best_dev"])
             self.state["best_dev"] = math.inf
 
     def checkpoint(self, path: Path, weights_only: bool = False) -> None:
         """A checkpoint (with vocab.txt beside the first one, for readers without torch)."""
-        if not (self.out_dir / layout.VOCAB).is_file():
-            self.vocab.save(self.out_dir / layout.VOCAB)
+        if not (self.out_dir / VOCAB).is_file():
+            self.vocab.save(self.out_dir / VOCAB)
         out = {"format": FORMAT, "vocab": self.vocab.tokens, "model_config": self.model_config.to_dict(),
                "train_config": asdict(self.config), "provenance": self.provenance_record,
                "model": self.model.state_dict(), "state": self.state}
@@ -423,7 +423,7 @@ class _Run:
             state["stale"] += 1
             if entry["dev_loss"] < state["best_dev"]:
                 state["best_dev"], state["stale"] = entry["dev_loss"], 0
-                self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
+                self.checkpoint(self.out_dir / BEST, weights_only=True)
         state["history"].append(entry)
         elapsed = time.perf_counter() - self.started
         eta = elapsed / max(step - self.first_step, 1) * (config.max_steps - step)
@@ -434,14 +434,14 @@ class _Run:
     def finish(self, timing: str | Path | None, made_from: dict) -> dict:
         """best.pt (without a dev split: the last weights), history.json, and this run's time apart."""
         if self.dev is None:
-            self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
-        elif not (self.out_dir / layout.BEST).is_file():  # a finished run resumed after best.pt was deleted
+            self.checkpoint(self.out_dir / BEST, weights_only=True)
+        elif not (self.out_dir / BEST).is_file():  # a finished run resumed after best.pt was deleted
             log.warning("%s is gone and no evaluation is left in the budget: the last weights stand in for it",
-                        self.out_dir / layout.BEST)
-            self.checkpoint(self.out_dir / layout.BEST, weights_only=True)
-        write_json(self.out_dir / layout.HISTORY, {"history": self.state["history"],
+                        self.out_dir / BEST)
+            self.checkpoint(self.out_dir / BEST, weights_only=True)
+        write_json(self.out_dir / HISTORY, {"history": self.state["history"],
                                                    "skipped_pairs": self.state["skipped"], **made_from,
-                                                   "best": file_record(self.out_dir / layout.BEST)})
+                                                   "best": file_record(self.out_dir / BEST)})
         if timing:
             seconds = time.perf_counter() - self.started
             write_json(timing, {"steps": self.state["step"] - self.first_step, "seconds": round(seconds, 1),

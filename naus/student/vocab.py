@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import read_lines
-from naus.outputs import write_lines
+from naus.plumbing.files import read_lines
+from naus.plumbing.outputs import write_lines
 
 BLANK, PAD, UNK = "<blank>", "<pad>", "<unk>"
 SPECIALS = (BLANK, PAD, UNK)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import check_file, read_lines, sha256sum
+from naus.plumbing.files import check_file, read_lines, sha256sum
 from naus.settings import (DEFAULT_PRESET, FIT_SENTENCES, FIT_STATES, LEARNED, TEACHER_PRESETS, SearchConfig,
                            check_learned_estimate)
 from naus.teacher.lm import LanguageModel

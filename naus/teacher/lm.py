@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import check_file, read_lines, sha256sum
-from naus.outputs import atomic_open, check_regular_output
+from naus.plumbing.files import check_file, read_lines, sha256sum
+from naus.plumbing.outputs import atomic_open, check_regular_output
 from naus.settings import LMConfig
 
 log = logging.getLogger(__name__)

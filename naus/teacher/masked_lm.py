@@ -6,7 +6,8 @@ A BERT-style Transformer over whole words (the text's own vocabulary, words seen
 rest) with sinusoidal positions, trained to restore 15% of the words (BERT's 80/10/10 masking) of the profile's
 unlabelled sentences: the pool's articles and the LM's headlines, never a title of a searched article. Its last
 layer's states are 384 wide, as MiniLM's: the teacher's re-ranking reads their mean (`MaskedLMEmbedder`), a student's
-frozen states are them, a word a state (`MaskedLMStates`; `naus encode-states --encoder FILE`).
+frozen states are them, a word a state (`naus.student.frozen.MaskedLMStates`; `naus encode-states --encoder
+FILE`).
 
 Each step's batch and masking are functions of (seed, step), and a run saves its state every `SAVE_EVERY` steps: an
 interrupted run resumes to the weights an uninterrupted one reaches; one with other settings or text refuses.
@@ -25,8 +26,8 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.files import check_file, sha256sum
-from naus.outputs import atomic_open
+from naus.plumbing.files import check_file, sha256sum
+from naus.plumbing.outputs import atomic_open
 from naus.settings import MaskedLMConfig
 
 log = logging.getLogger(__name__)
@@ -125,7 +126,7 @@ def pretrain(lines: list[str], out: str | Path, config: MaskedLMConfig = MaskedL
     resuming an interrupted run's `out`.partial; returns what the run measured (steps, last losses, words)."""
     import torch
 
-    from naus.progress import Progress
+    from naus.plumbing.progress import Progress
 
     out = Path(out)
     words = [line.split()[: config.max_words] for line in lines]
@@ -276,24 +277,3 @@ class MaskedLMEmbedder:
 
         (states,) = self.encoder.word_states([words])
         return SourceContext(_unit(states.mean(axis=0)), states, np.zeros(states.shape[1]))
-
-
-class MaskedLMStates:
-    """A student's frozen states from the encoder, as `naus.student.frozen.Encoder` gives MiniLM's: a word's state in
-    its sentence, fp16; the States name the encoder file by its SHA-256."""
-
-    def __init__(self, path: str | Path):
-        from naus.student.frozen import WIDTH
-
-        self.encoder = MaskedLM(path)
-        if self.encoder.config.width != WIDTH:
-            raise NausError(f"{path}: states {self.encoder.config.width} wide; a student's are {WIDTH}")
-        self.identity = self.encoder.identity
-
-    def encode(self, sentences: list[str], progress: bool = False):
-        from naus.student.frozen import WIDTH, States, digests
-
-        parts = [s.astype(np.float16) for s in self.encoder.word_states([line.split() for line in sentences])]
-        offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
-        flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
-        return States(flat, offsets, digests(sentences), str(self.encoder.path), self.identity)

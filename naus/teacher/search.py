@@ -26,10 +26,10 @@ import numpy as np
 
 from naus import NausError
 from naus.teacher.lm import LanguageModel
-from naus.progress import Progress
+from naus.plumbing.progress import Progress
 from naus.settings import FIT_STATES, SearchConfig, check_learned_estimate
 from naus.teacher.shards import ResumableOutput
-from naus.signals import stoppable, stopped
+from naus.plumbing.signals import stoppable, stopped
 from naus.teacher.similarity import ContextualEmbedder, LearnedEstimate, SourceContext, StaticEmbedder, SubsetSimilarity
 from naus.text import clean
 

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Iterable
 
 from naus import NausError
-from naus.files import parse_json, read_json, read_lines
-from naus.outputs import OutputLock, atomic_open, check_regular_output, replacing, write_json
-from naus.provenance import SHARD, check_same_provenance
+from naus.plumbing.files import parse_json, read_json, read_lines
+from naus.plumbing.outputs import OutputLock, atomic_open, check_regular_output, replacing, write_json
+from naus.plumbing.provenance import SHARD, check_same_provenance
 
 
 def shard_range(total: int, shard: int, shards: int) -> range:

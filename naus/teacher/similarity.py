@@ -24,8 +24,8 @@ from typing import Iterable
 import numpy as np
 
 from naus import NausError
-from naus.files import read_npz
-from naus.outputs import atomic_open
+from naus.plumbing.files import read_npz
+from naus.plumbing.outputs import atomic_open
 
 log = logging.getLogger(__name__)
 EMBEDDING_SIZE = 384  # all-MiniLM-L6-v2

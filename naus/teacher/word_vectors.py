@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from naus import NausError
-from naus.outputs import atomic_open
+from naus.plumbing.outputs import atomic_open
 from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, WordStates
 from naus.teacher.similarity import idf_weights
 

@@ -144,7 +144,7 @@ def test_every_architecture_has_a_model_and_supports_its_table4_methods():
 
 def test_table4_takes_the_profiles_own_students_for_their_architecture_not_a_second_set():
     """With model.arch naus-minilm, Table 3's MiniLM row is Table 1's students (trained once), first, named so."""
-    from naus.tables import spec
+    from naus.pipeline.tables import spec
     from tests.helpers import ROOT, resolved_config
 
     config = resolved_config(ROOT / "config/demo.yaml")

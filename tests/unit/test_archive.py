@@ -1,4 +1,4 @@
-"""`naus import-run`: a GPU run's archive is checked whole before anything changes, and a crafted or
+"""`python -m scripts.lease import-run`: a GPU run's archive is checked whole before anything changes, and a crafted or
 mismatched one is refused in one line with build/ untouched and nothing outside the project touched."""
 
 import io
@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from naus import NausError, layout
-from naus.archive import import_run
-from naus.files import sha256sum
+from naus import NausError
+from naus.pipeline import layout
+from scripts.lease.archive import import_run
+from naus.plumbing.files import sha256sum
 from tests.helpers import write
 
 PROFILE = "p"
@@ -33,7 +34,7 @@ def inputs(root: Path, build: str = BUILD) -> None:
 
 
 def gpu_run(tmp_path: Path, profile: str = PROFILE, split: str = "test", student: str = "L4") -> Path:
-    """The files `scripts/gpu-node.sh run` brings back, made as `naus train` and `naus decode` record them."""
+    """The files `scripts/lease/gpu-node.sh run` brings back, made as `naus train` and `naus decode` record them."""
     there = tmp_path / f"gpu-{profile}-{split}-{student}"
     build = f"build/{profile}"
     inputs(there, build)
@@ -126,7 +127,7 @@ def test_importing_one_history_twice_keeps_every_checkpoint(project, tmp_path):
 
 def test_an_import_stopped_while_its_files_move_is_finished_by_the_next(project, tmp_path, monkeypatch):
     """A stop between two renames leaves the journal and the rest staged; the next import moves the rest in first."""
-    import naus.archive
+    import scripts.lease.archive
 
     root, outside = project
     moved, real = [], os.replace
@@ -137,13 +138,13 @@ def test_an_import_stopped_while_its_files_move_is_finished_by_the_next(project,
         moved.append(target)
         real(source, target)
 
-    monkeypatch.setattr(naus.archive.os, "replace", stop_after_one)
+    monkeypatch.setattr(scripts.lease.archive.os, "replace", stop_after_one)
     with pytest.raises(KeyboardInterrupt):
         import_run([gpu_run(tmp_path)], PROFILE, root)
     journal = root / "build" / f".import-{PROFILE}.journal"
     staged = root / "build" / journal.read_text().strip()
     assert len([p for p in staged.rglob("*") if p.is_file()]) == 6  # the journal written, no file moved yet
-    monkeypatch.setattr(naus.archive.os, "replace", real)
+    monkeypatch.setattr(scripts.lease.archive.os, "replace", real)
     import_run([gpu_run(tmp_path, student="L4")], PROFILE, root)  # the stopped one's six files first, then its own
     assert not staged.exists() and not journal.exists()
     assert (root / f"{DECODING}.txt").read_text() == "police arrest protesters\nstocks close\n"
@@ -230,7 +231,7 @@ def test_the_command_line_refuses_in_one_line(tmp_path):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "naus", "import-run", "--profile", "..", "gpu-run.tar.gz"],
+    result = subprocess.run([sys.executable, "-m", "scripts.lease", "import-run", "--profile", "..", "gpu-run.tar.gz"],
                             capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(Path(__file__).parents[2])})
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "profile '..'" in result.stderr and not (tmp_path / "build").exists()
@@ -246,7 +247,7 @@ def test_an_archive_of_logs_only_changes_nothing_and_another_profiles_build_stay
 
 
 def test_two_imports_at_once_one_refused_and_the_checkpoint_kept(project, tmp_path):
-    from naus.outputs import OutputLock
+    from naus.plumbing.outputs import OutputLock
 
     root, outside = project
     archive = gpu_run(tmp_path)
@@ -257,14 +258,14 @@ def test_two_imports_at_once_one_refused_and_the_checkpoint_kept(project, tmp_pa
 
 
 def test_member_count_and_total_size_are_capped_before_anything_is_written(project, tmp_path, monkeypatch):
-    import naus.archive
+    import scripts.lease.archive
 
     root, outside = project
     archive = gpu_run(tmp_path)
-    monkeypatch.setattr(naus.archive, "MAX_MEMBERS", 5)  # the archive holds 6
+    monkeypatch.setattr(scripts.lease.archive, "MAX_MEMBERS", 5)  # the archive holds 6
     refused(root, outside, [archive], "more than 5 members")
-    monkeypatch.setattr(naus.archive, "MAX_MEMBERS", 100)
-    monkeypatch.setattr(naus.archive, "MAX_TOTAL_BYTES", 100)
+    monkeypatch.setattr(scripts.lease.archive, "MAX_MEMBERS", 100)
+    monkeypatch.setattr(scripts.lease.archive, "MAX_TOTAL_BYTES", 100)
     refused(root, outside, [archive], "or 100 bytes in all")
 
 

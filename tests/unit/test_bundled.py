@@ -10,7 +10,7 @@ import time
 import pytest
 
 from naus import NausError
-from naus.bundle import BUNDLED, CARD, MAX_BYTES, PROFILE, check_bundle, shipped
+from naus.pipeline.bundle import BUNDLED, CARD, MAX_BYTES, PROFILE, check_bundle, shipped
 from naus.decoding.summarizer import Summarizer
 from naus.text import CLITICS, source_tokens
 from tests.helpers import ROOT, naus_main

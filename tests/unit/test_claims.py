@@ -7,7 +7,7 @@ import pytest
 
 from naus.architectures import ARCHITECTURES
 from naus.report.claims import Family, _architectures_claim, _authors_claim, _transfer_claim
-from naus.tables import AUTHORS
+from naus.pipeline.tables import AUTHORS
 
 
 def table3(rows: dict[str, tuple[float, float]], seeds: int = 10) -> pd.DataFrame:
@@ -102,7 +102,7 @@ def test_the_papers_lead_and_search_lengths_are_what_the_same_test_set_gives():
     """The paper's quoted rows against what the same 1,951 test sentences give here: Lead-L and the search keep every
     word of a source shorter than L, so their mean length is below L (9.8 and 7.9 in the paper's Table 1), as ours
     is; a quoted L where the paper printed less would fail here."""
-    from naus.quoted import PAPER_GIGAWORD
+    from naus.pipeline.quoted import PAPER_GIGAWORD
     from tests.helpers import ROOT
 
     ours = pd.read_csv(ROOT / "results/gigaword-sample/tables/table2-full.csv")

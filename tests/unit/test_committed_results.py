@@ -3,7 +3,7 @@ longer has, none missing."""
 
 import pytest
 
-from naus import layout, tables
+from naus.pipeline import layout, tables
 from tests.helpers import ROOT, resolved_config
 
 

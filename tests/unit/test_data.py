@@ -6,11 +6,11 @@ import zipfile
 import pytest
 
 from naus import NausError
-from naus.data import DEMO_MEMBER, build_gigaword, read_demo_news, read_duc2004, read_rush, split_pairs
-from naus.files import read_lines, sha256sum
-from naus.outputs import write_lines
+from naus.data.corpus import DEMO_MEMBER, build_gigaword, read_demo_news, read_duc2004, read_rush, split_pairs
+from naus.plumbing.files import read_lines, sha256sum
+from naus.plumbing.outputs import write_lines
 from naus.settings import ALL_TITLES
-from naus.sources import download
+from naus.data.sources import download
 from tests.helpers import write
 
 
@@ -221,7 +221,7 @@ def test_a_hostile_tar_member_is_refused_before_anything_is_unpacked(tmp_path, k
     (not even the plain files before it) is unpacked."""
     import tarfile
 
-    from naus.data import unpack
+    from naus.data.corpus import unpack
 
     plain = tarfile.TarInfo("org_data/a.txt")
     bad = tarfile.TarInfo({"parent path": "org_data/../../x.txt", "absolute path": "/tmp/x.txt"}.get(kind, "org_data/b"))
@@ -241,7 +241,7 @@ def test_a_hostile_tar_member_is_refused_before_anything_is_unpacked(tmp_path, k
 def test_an_archive_that_unpacks_to_more_than_its_bound_is_refused_before_unpacking(tmp_path):
     """Kind 2: what an archive unpacks is bounded as the download is (--max-mb) and by its size (a 2 MB zip that
     becomes 2 GiB is refused from the sizes it declares, which the extraction keeps to)."""
-    from naus.data import UNPACK_RATIO, unpack
+    from naus.data.corpus import UNPACK_RATIO, unpack
 
     bomb = tmp_path / "bomb.zip"
     with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -282,7 +282,7 @@ def _gigaword_files(tmp_path, duc_ref: str = "a summary", test_title: str = "pol
 
 def test_an_empty_duc2004_reference_is_refused_when_the_corpus_is_built(tmp_path):
     """It was accepted by `naus data gigaword --duc-dir` and refused only when DUC was scored, hours later."""
-    from naus.data import build_gigaword
+    from naus.data.corpus import build_gigaword
 
     pool, test, duc = _gigaword_files(tmp_path, duc_ref="")
     with pytest.raises(NausError, match=r"task1_ref2.txt: line 1: an empty reference"):
@@ -297,7 +297,7 @@ def test_an_empty_duc2004_reference_is_refused_when_the_corpus_is_built(tmp_path
 @pytest.mark.parametrize("title, message", [("", "an empty reference"), ("'' ``", "a reference with no word to score")])
 def test_an_empty_test_title_is_refused_when_the_corpus_is_built(tmp_path, title, message):
     """An empty title of the test set was taken into the corpus and scored as zeros."""
-    from naus.data import build_gigaword
+    from naus.data.corpus import build_gigaword
 
     pool, test, duc = _gigaword_files(tmp_path, test_title=title)
     with pytest.raises(NausError, match=f"test_t.txt: line 1: {message}"):

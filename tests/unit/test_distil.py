@@ -128,7 +128,7 @@ def test_the_bundled_student_reads_the_encoder_shipped_beside_it(top, student, m
 
 
 def test_a_student_on_minilms_states_refuses_a_distilled_encoder(top):
-    from naus.bundle import BUNDLED
+    from naus.pipeline.bundle import BUNDLED
 
     with pytest.raises(NausError, match="not the encoder whose states the student learned on .* the student's MiniLM"):
         Summarizer.from_pretrained(encoder=top)

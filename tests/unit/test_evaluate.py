@@ -5,7 +5,7 @@ import pytest
 
 from naus import NausError
 from naus.evaluation.evaluate import evaluate_files, lead, rouge, truncate_bytes
-from naus.files import read_lines
+from naus.plumbing.files import read_lines
 from tests.helpers import run_cli, write
 
 

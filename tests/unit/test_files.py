@@ -1,4 +1,4 @@
-"""Reading files (`naus.files`): pipes, devices, byte order marks, line ends, control characters, JSON nested or
+"""Reading files (`naus.plumbing.files`): pipes, devices, byte order marks, line ends, control characters, JSON nested or
 sized past ours, standard streams closed: each read as text or refused in one line naming the file."""
 
 import io
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from naus import NausError
-from naus.files import iter_lines, iter_parallel, parse_json, read_json, read_lines
+from naus.plumbing.files import iter_lines, iter_parallel, parse_json, read_json, read_lines
 from tests.helpers import ROOT, SENTENCE, naus_main, write
 
 
 def test_json_nested_deeper_than_python_can_read_is_one_line(tmp_path):
-    from naus.files import read_json
+    from naus.plumbing.files import read_json
 
     path = write(tmp_path / "deep.json", "[" * 100_000 + "]" * 100_000)
     with pytest.raises(NausError, match="deep.json: JSON nested too deeply"):
@@ -24,7 +24,7 @@ def test_json_nested_deeper_than_python_can_read_is_one_line(tmp_path):
 
 # The smaller cases.
 def test_a_byte_order_mark_is_not_part_of_the_first_word(tmp_path):
-    from naus.files import iter_parallel
+    from naus.plumbing.files import iter_parallel
 
     path = write(tmp_path / "bom.txt", "\ufeffpolice arrest five\nstocks\n".encode())
     assert read_lines(path) == ["police arrest five", "stocks"]
@@ -34,7 +34,7 @@ def test_a_byte_order_mark_is_not_part_of_the_first_word(tmp_path):
 def test_a_pipe_is_read_a_device_refused_and_neither_hashed(tmp_path, capsys):
     """`naus evaluate --hyp <(...)` reads the pipe; `/dev/zero` is refused at once, and nothing hashes a pipe
     (it would block: `naus peer` hashes the release it checks)."""
-    from naus.files import read_lines, sha256sum
+    from naus.plumbing.files import read_lines, sha256sum
 
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
@@ -54,7 +54,7 @@ def test_closed_standard_streams_and_a_lone_surrogate_end_in_one_line(good, tmp_
     import subprocess
     import sys
 
-    from naus.files import read_json
+    from naus.plumbing.files import read_json
 
     closed_in = subprocess.run(f"{sys.executable} -m naus summarize --checkpoint {good['checkpoint']} <&-", shell=True,
                                capture_output=True, text=True, cwd=ROOT)
@@ -69,7 +69,7 @@ def test_closed_standard_streams_and_a_lone_surrogate_end_in_one_line(good, tmp_
 
 
 def test_a_file_of_raw_text_is_read_without_its_control_and_format_characters(tmp_path):
-    """Every reader of text files goes through `naus.files.iter_lines`: a control is a space, a format character
+    """Every reader of text files goes through `naus.plumbing.files.iter_lines`: a control is a space, a format character
     is gone."""
     path = write(tmp_path / "in.txt", "police\x00arrest\u202e five\u200b\n\ufeffstocks\x1b close\n".encode())
     assert read_lines(path) == ["police arrest five", "stocks  close"]
@@ -85,7 +85,7 @@ def test_json_nested_past_ours_is_one_line_before_any_parser_or_checker_recurses
 
 
 def test_json_larger_than_ours_is_refused_before_it_is_read(tmp_path, monkeypatch):
-    from naus import files
+    from naus.plumbing import files
 
     monkeypatch.setattr(files, "MAX_JSON_BYTES", 100)
     path = write(tmp_path / "provenance.json", json.dumps({"note": "x" * 200}))

@@ -1,4 +1,4 @@
-"""Fingerprints (`naus.fingerprints`): stale marks name the students they are about."""
+"""Fingerprints (`naus.pipeline.fingerprints`): stale marks name the students they are about."""
 
 import json
 
@@ -9,7 +9,7 @@ from tests.helpers import write
 
 
 def test_mark_stale_on_fingerprints_naming_no_student_is_one_line(tmp_path):
-    from naus.fingerprints import refresh
+    from naus.pipeline.fingerprints import refresh
 
     write(tmp_path / "fingerprints.json", json.dumps({"settings": {}, "search": {}, "decodings": {}, "stale": ["x"],
                                                       "students": {"not-a-student": {"settings": {"model": {}}}}}))
@@ -20,7 +20,7 @@ def test_mark_stale_on_fingerprints_naming_no_student_is_one_line(tmp_path):
 def test_a_one_stage_search_is_not_stale_for_an_estimator_it_never_used_nor_for_the_table_it_records_by_sha256():
     """The pair-free chain's searches (rerank_k 0) record no learned estimate, and search.static_vectors is the table
     their provenance names by its sha256: neither marks them stale; a changed rerank_k still does."""
-    from naus.fingerprints import recorded_settings, stale
+    from naus.pipeline.fingerprints import recorded_settings, stale
 
     config = {"search": {"rerank_k": 0, "estimator": "learned", "static_vectors": "word-vectors", "gamma": 12.0}}
     made = {"rerank_k": 0, "estimator": "in-context", "gamma": 12.0}

@@ -1,5 +1,5 @@
 """The house's own rules for naus/: files a reader takes in at once, and every build/ or results/ path made by
-naus.layout (a literal elsewhere is a second definition of where a file lies)."""
+naus.pipeline.layout (a literal elsewhere is a second definition of where a file lies)."""
 
 import ast
 import json
@@ -97,3 +97,34 @@ def test_no_test_file_is_named_for_when_it_was_written():
                         r"|round\d*)$")
     named = [path.name for path in (ROOT / "tests").rglob("test_*.py") if rounds.search(path.stem)]
     assert not named, named
+
+
+PIPELINE = ("naus.pipeline", "naus.data", "naus.report", "naus.commands", "naus.cli", "naus.__main__")
+
+
+def _in(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == package or name.startswith(f"{package}.") for package in packages)
+
+
+def test_the_library_imports_nothing_of_the_pipeline():
+    """The method (teacher, students, decoding, evaluation, settings, text, the Summarizer) is a library the pipeline
+    (the plan and paths, data acquisition, the report, the command line) imports, never the reverse; the plumbing
+    imports neither (only naus.text, which cleans each line it reads); nothing of naus imports the scripts beside it
+    (the lease shuttle) or the benchmarks."""
+    graph = _imports()
+    wrong = {name: sorted(t for t in targets if _in(t, PIPELINE)) for name, targets in graph.items()
+             if not _in(name, PIPELINE)}
+    assert not {name: targets for name, targets in wrong.items() if targets}
+    plumbing = {name: sorted(t for t in targets if not _in(t, ("naus.plumbing", "naus.text")))
+                for name, targets in graph.items() if _in(name, ("naus.plumbing",))}
+    assert plumbing and not {name: targets for name, targets in plumbing.items() if targets}
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            assert not any(_in(m, ("scripts", "benchmarks")) for m in modules), path
+
+
+def test_the_top_of_naus_holds_at_most_twelve_modules_beside_its_packages():
+    top = sorted(path.name for path in (ROOT / "naus").glob("*.py"))
+    assert len(top) <= 12, top

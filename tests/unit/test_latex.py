@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from naus.markup import latex
+from naus.plumbing.markup import latex
 from naus.report import build_report
 from tests.unit.test_report import complete, metrics, profile, write
 

@@ -3,7 +3,7 @@ import subprocess
 
 import pytest
 
-from naus import layout
+from naus.pipeline import layout
 from tests.helpers import ROOT, write
 
 
@@ -46,7 +46,7 @@ def test_targets_as_options_and_labels():
 def test_later_generations_and_the_ensemble_are_rows_of_tables_2_and_3(tmp_path):
     """train.generations and decode.ensemble add rows by every method: generation 2's seeds, then its seeds as
     one model; the first generation's rows and Table 3 stay as they were."""
-    from naus import tables
+    from naus.pipeline import tables
     from tests.helpers import ROOT, resolved_config
 
     (tmp_path / "seeds.yaml").write_text("train: {seeds: [0, 1]}\n")

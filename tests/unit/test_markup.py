@@ -1,4 +1,4 @@
-"""Text the report writes into Markdown, LaTeX and reStructuredText (`naus.markup`): escaped, never a template,
+"""Text the report writes into Markdown, LaTeX and reStructuredText (`naus.plumbing.markup`): escaped, never a template,
 a directive or HTML."""
 
 import pytest
@@ -42,7 +42,7 @@ def _as_snakemake_renders(text: str) -> str:
 def test_report_text_is_never_a_template_a_directive_or_html(tmp_path, payload):
     """A profile's note, a history's settings quoted as STALE, a timing's device: every text the report writes into
     reStructuredText or Markdown comes out as that text (nothing runs, no file is read, no markup)."""
-    from naus.markup import markdown_text, rst, rst_paragraph
+    from naus.plumbing.markup import markdown_text, rst, rst_paragraph
 
     for escaped in (rst_paragraph(payload), f"**{rst(payload)}**", "Title\n=====\n\n" + rst_paragraph(payload)):
         html = _as_snakemake_renders(escaped)

@@ -7,11 +7,12 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.files import sha256sum
+from naus.plumbing.files import sha256sum
 from naus.settings import MaskedLMConfig
 from naus.student.frozen import States, encoder as states_encoder
 from naus.teacher import masked_lm
-from naus.teacher.masked_lm import MaskedLM, MaskedLMEmbedder, MaskedLMStates, is_masked_lm, pretrain, vocabulary
+from naus.student.frozen import MaskedLMStates
+from naus.teacher.masked_lm import MaskedLM, MaskedLMEmbedder, is_masked_lm, pretrain, vocabulary
 from naus.teacher.word_vectors import build_word_vectors
 from tests.helpers import run_cli
 

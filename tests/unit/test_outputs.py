@@ -1,4 +1,4 @@
-"""Outputs (`naus.outputs`): written to a temporary file and renamed into place, or through a FIFO, a device or
+"""Outputs (`naus.plumbing.outputs`): written to a temporary file and renamed into place, or through a FIFO, a device or
 a link as they are; locks; sets of files replaced as a whole; no output naming an input or another output."""
 
 import errno
@@ -10,7 +10,7 @@ import pytest
 
 from naus import NausError
 from naus.cli import main
-from naus.outputs import OutputLock
+from naus.plumbing.outputs import OutputLock
 from tests.helpers import SENTENCE, decode_argv, naus_main, run_cli, write
 
 
@@ -121,8 +121,8 @@ def test_a_full_disk_names_the_lock_it_could_not_write_and_leaves_none(tmp_path,
 
 # -- a set of outputs replaced as a whole ------------------------------------------------------------------------
 def test_a_set_stopped_at_any_point_of_its_replacement_is_the_old_set_or_has_members_missing(tmp_path, monkeypatch):
-    import naus.outputs
-    from naus.outputs import replacing
+    import naus.plumbing.outputs
+    from naus.plumbing.outputs import replacing
 
     def old_set(folder: Path) -> None:
         write(folder / "a.txt", "old a\n"), write(folder / "sub/b.txt", "old b\n"), write(folder / "c.json", "old\n")
@@ -139,13 +139,13 @@ def test_a_set_stopped_at_any_point_of_its_replacement_is_the_old_set_or_has_mem
                 raise KeyboardInterrupt("SIGTERM")
             real_replace(src, dst)
 
-        monkeypatch.setattr(naus.outputs.os, "replace", stop_at)
+        monkeypatch.setattr(naus.plumbing.outputs.os, "replace", stop_at)
         try:
             with replacing(folder, ("a.txt", "sub", "c.json")) as stage:
                 write(stage / "a.txt", "new a\n"), write(stage / "sub/b.txt", "new b\n"), write(stage / "c.json", "new\n")
         except KeyboardInterrupt:
             pass
-        monkeypatch.setattr(naus.outputs.os, "replace", real_replace)
+        monkeypatch.setattr(naus.plumbing.outputs.os, "replace", real_replace)
         texts = {p.relative_to(folder).as_posix(): p.read_text() for p in folder.rglob("*") if p.is_file()}
         assert texts.pop("mine.txt") == "a user's file\n" and not list(folder.glob(".staging-*"))
         ages = {text.split()[0] for text in texts.values()}
@@ -167,19 +167,19 @@ def _corpus_inputs(folder: Path) -> list:
 
 
 def test_a_corpus_written_again_and_stopped_by_a_full_disk_leaves_the_old_corpus(tmp_path, capsys, monkeypatch):
-    import naus.data
+    import naus.data.corpus
 
     command = [*_corpus_inputs(tmp_path / "in"), "--out", tmp_path / "data"]
     assert naus_main(command, capsys).returncode == 0
     before = {p: p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file()}
-    real = naus.data.write_lines
+    real = naus.data.corpus.write_lines
 
     def full_disk(path, lines):
         if Path(path).name == "lm.txt":
             raise OSError(errno.ENOSPC, "No space left on device", str(path))
         return real(path, lines)
 
-    monkeypatch.setattr(naus.data, "write_lines", full_disk)
+    monkeypatch.setattr(naus.data.corpus, "write_lines", full_disk)
     result = naus_main([*command, "--seed", "1"], capsys)
     assert result.returncode == 2 and "No space left on device" in result.stderr
     assert {p: p.read_bytes() for p in (tmp_path / "data").rglob("*") if p.is_file()} == before

@@ -9,15 +9,15 @@ import pytest
 
 from naus import NausError
 from naus.evaluation.evaluate import evaluate_files
-from naus.evaluation.peers import PEERS, Peer, check_output
-from naus.files import same_digest, sha256sum
+from naus.data.peers import PEERS, Peer, check_output
+from naus.plumbing.files import same_digest, sha256sum
 from naus.report import build_report
 from tests.helpers import config_schema, released, write
 from tests.unit.test_report import complete, metrics, profile
 
 
 def test_the_schema_takes_the_registrys_peers_and_no_other(monkeypatch):
-    from naus import schema
+    from naus.pipeline import schema
 
     def check(peer):
         schema.validate({"profile": "x", "data": {"source": "demo", "peers": {peer: "peer"}}}, config_schema(), False)
@@ -172,7 +172,7 @@ def test_a_release_on_part_of_a_collection_is_scored_on_its_lines_with_no_paired
                          ("0\n", "1 entries for the output's 2 lines"), ("x\n", "expected one integer per line")):
         with pytest.raises(NausError, match=message):
             evaluate_files(output, [refs], lines=write(tmp_path / "bad.txt", bad))
-    from naus.tables import _peers, spec
+    from naus.pipeline.tables import _peers, spec
 
     rows = _peers(spec(profile(data={"peers": {"part": "p"}})), "test", 4)
     assert [(r.label, r.peer) for r in rows] == [("Part (rescored on its 2 inputs)", None)]
@@ -181,7 +181,7 @@ def test_a_release_on_part_of_a_collection_is_scored_on_its_lines_with_no_paired
 
 def test_a_checksum_in_upper_case_hex_is_the_same_checksum(tmp_path, monkeypatch):
     """Hex is case-insensitive: an upper-case sha256 was reported as a mismatch."""
-    from naus.evaluation.peers import PEERS, Peer, check_output
+    from naus.data.peers import PEERS, Peer, check_output
     from tests.helpers import config_schema, released
 
     digest = hashlib.sha256(b"a b\n").hexdigest()

@@ -6,12 +6,12 @@ import pandas as pd
 import pytest
 
 from naus import NausError
-from naus.files import sha256sum
+from naus.plumbing.files import sha256sum
 from naus.methods import METHODS
-from naus.provenance import code_state
+from naus.plumbing.provenance import code_state
 from naus.report import build_report
 from naus.report.rows import NOT_COMPARABLE
-from naus.tables import spec
+from naus.pipeline.tables import spec
 from tests.helpers import ROOT, write
 
 
@@ -294,7 +294,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
     assert report({"model": {"arch": "naus-minilm"}})[2]["stale"] == [
         "model.arch: 'naus' made the results, the configuration says 'naus-minilm'"]
     # results that cannot be made again here, measured against a changed configuration: every caption rewritten
-    from naus.fingerprints import refresh
+    from naus.pipeline.fingerprints import refresh
 
     changed = {**config, "model": {**config["model"], "arch": "naus-minilm"}, "search": {**config["search"], "rerank_k": 200}}
     assert refresh(tmp_path / "out", changed) == [
@@ -317,7 +317,7 @@ def test_results_made_with_other_settings_than_the_configurations_are_marked_sta
 def test_the_first_generation_is_measured_against_its_own_settings():
     """Students of the first generation train with `train.first_generation` over the section: what they record is
     compared with that, the later ones' with the section (the workflow's flags and this check share one definition)."""
-    from naus.fingerprints import stale
+    from naus.pipeline.fingerprints import stale
 
     train = {"max_steps": 600, "warmup": 100, "generations": 3, "first_generation": {"max_steps": 300, "warmup": 50}}
     made = lambda **recorded: {"settings": {"train": {"max_steps": 600, "warmup": 100, **recorded}}}  # noqa: E731
@@ -382,7 +382,7 @@ def test_captions_name_the_configured_batch_and_the_tests_own_resample_counts():
     from naus.evaluation.significance import RESAMPLES
     from naus.report.pages import table_captions
     from naus.report.rows import BOOTSTRAP
-    from naus.tables import spec as declare
+    from naus.pipeline.tables import spec as declare
     from tests.helpers import ROOT, resolved_config
 
     config = resolved_config(ROOT / "config/demo.yaml")
@@ -484,7 +484,7 @@ def test_the_pair_free_chains_run_is_shown_with_its_p_against_its_teacher_and_ag
     without MiniLM, by this commit, with these training settings), its teacher and default students read from its
     metrics, ΔR over its own teacher, its p against that teacher from its own report, its seeds against this run's;
     a run made with MiniLM's similarity is refused."""
-    from naus.fingerprints import recorded_settings
+    from naus.pipeline.fingerprints import recorded_settings
 
     monkeypatch.chdir(tmp_path)
     config = profile(train={"seeds": [0, 1, 2]}, report={"pair_free": "free"})
@@ -541,9 +541,9 @@ def test_a_copy_students_source_order_row_is_paired_with_its_length_control(tmp_
 def test_results_whose_inputs_or_code_changed_since_are_marked_stale():
     import yaml
 
-    from naus.fingerprints import _input_name, stale
-    from naus.manifest import manifest
-    from naus.provenance import code_state
+    from naus.pipeline.fingerprints import _input_name, stale
+    from naus.data.manifest import manifest
+    from naus.plumbing.provenance import code_state
     from tests.helpers import ROOT
 
     config = yaml.safe_load((ROOT / "config/gigaword-sample.yaml").read_text())
@@ -695,7 +695,7 @@ def test_an_output_one_line_short_names_its_file_and_seeds_of_different_lengths_
 
 
 def test_a_search_record_without_summary_is_named(tmp_path):
-    from naus import layout
+    from naus.pipeline import layout
     from naus.report.pages import search_section
 
     records = write(tmp_path / f"{layout.search('test', 10)}.jsonl", '{"index": 0, "score": 1.0}\n')
@@ -704,9 +704,9 @@ def test_a_search_record_without_summary_is_named(tmp_path):
 
 
 def test_numbers_the_report_cannot_publish_and_a_profile_name_holding_markup_are_refused(tmp_path):
-    from naus import schema
+    from naus.pipeline import schema
     from naus.report.rows import first_timing, search_timing
-    from naus.tables import spec
+    from naus.pipeline.tables import spec
     from tests.helpers import config_schema
     from tests.unit.test_report import profile
 
@@ -737,7 +737,7 @@ def test_a_history_whose_numbers_the_report_would_print_out_of_range_is_refused(
 
 @pytest.mark.parametrize("value", [float("nan"), 2231.0, -3.0, "27.1", None, True])
 def test_the_report_refuses_an_implausible_metric_naming_the_file_and_key(tmp_path, value):
-    from naus.files import read_json
+    from naus.plumbing.files import read_json
     from naus.report import METRIC_BOUNDS, METRIC_KEYS
 
     path = write(tmp_path / "L10.json", json.dumps({"rouge1": value, "rouge2": 9.1, "rougeL": 24.4, "avg_words": 9.8}))

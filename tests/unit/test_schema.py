@@ -1,4 +1,4 @@
-"""A profile's configuration (`naus.schema`, workflow/schemas/config.schema.yaml): every value checked before the
+"""A profile's configuration (`naus.pipeline.schema`, workflow/schemas/config.schema.yaml): every value checked before the
 DAG, each error one line naming the key or the line."""
 
 import os
@@ -12,7 +12,7 @@ from tests.helpers import ROOT, config_schema, run_cli, snakemake, write
 
 
 def test_seeds_and_fractions_a_students_name_cannot_hold_are_refused_by_the_schema():
-    from naus import schema
+    from naus.pipeline import schema
     from tests.helpers import config_schema
 
     for train, message in (({"seeds": [-1]}, "minimum"), ({"seeds": [2**32]}, "maximum"),
@@ -22,7 +22,7 @@ def test_seeds_and_fractions_a_students_name_cannot_hold_are_refused_by_the_sche
 
 
 def test_a_key_given_twice_in_a_profile_is_an_error_naming_its_line():
-    from naus.schema import check_unique_keys
+    from naus.pipeline.schema import check_unique_keys
 
     with pytest.raises(NausError, match=r"p.yaml: line 3: key 'train' given twice"):
         check_unique_keys("profile: x\ntrain: {lr: 0.1}\ntrain: {max_steps: 3}\n", "p.yaml")
@@ -36,7 +36,8 @@ def test_a_profile_with_every_list_at_its_maximum_is_refused_before_the_dag(tmp_
     """Its 34,396 outputs (32,796 before source-order) kept Snakemake's dry run busy over 300 s and 925 MB; now one line at once."""
     import yaml
 
-    from naus import settings, tables
+    from naus import settings
+    from naus.pipeline import tables
     from tests.helpers import ROOT, resolved_config
 
     config = yaml.safe_load((ROOT / "config/demo.yaml").read_text())
@@ -90,7 +91,7 @@ def test_a_configuration_argument_nested_past_ours_is_one_line(capsys):
 
 @pytest.mark.parametrize("key, value", [(("train", "max_steps"), "500"), (("decode", "beam_sweep"), "[1, 2]")])
 def test_a_configuration_value_that_arrives_as_text_says_so_and_how_to_pass_it(key, value):
-    from naus.schema import validate
+    from naus.pipeline.schema import validate
 
     config = yaml.safe_load((ROOT / "config/demo.yaml").read_text())
     config.setdefault(key[0], {})[key[1]] = value

@@ -258,7 +258,7 @@ def test_search_command_refuses_to_resume_with_another_length(lm3_file, tmp_path
 
 def test_the_same_search_twice_writes_byte_identical_records_and_times_them_apart(lm3_file, tmp_path):
     from naus.cli import main
-    from naus.files import read_json
+    from naus.plumbing.files import read_json
 
     source = write(tmp_path / "source.txt", "\n".join(SOURCES) + "\n")
     runs = []
@@ -311,7 +311,7 @@ def test_one_writer_per_output(lm3_file, tmp_path, env):
 
 
 def test_a_lock_left_by_a_killed_writer_blocks_nobody(tmp_path):
-    from naus.outputs import OutputLock
+    from naus.plumbing.outputs import OutputLock
 
     write(tmp_path / "part.jsonl.lock", "process 1 on elsewhere\n")  # no process holds it
     with ResumableOutput(tmp_path / "part.jsonl", 2, (0, 1), {"p": 1}) as out:
@@ -360,7 +360,7 @@ def test_best_distinct_states_are_those_a_full_sort_keeps(keep):
 def test_a_merge_stopped_between_its_two_renames_leaves_no_mixed_pair(tmp_path, monkeypatch):
     """The old outputs go before the new ones come in: a stop after the first rename leaves the other missing
     (a job to run again), never one file of this merge beside one of the last."""
-    import naus.outputs
+    import naus.plumbing.outputs
 
     merged = (tmp_path / "m.jsonl", tmp_path / "m.txt")
     merge_shards(finished_shards(tmp_path / "first", 3, 7), *merged, "summary")
@@ -373,7 +373,7 @@ def test_a_merge_stopped_between_its_two_renames_leaves_no_mixed_pair(tmp_path, 
             raise KeyboardInterrupt
         real(source, target)
 
-    monkeypatch.setattr(naus.outputs.os, "replace", stop_at_the_second)
+    monkeypatch.setattr(naus.plumbing.outputs.os, "replace", stop_at_the_second)
     with pytest.raises(KeyboardInterrupt):
         merge_shards(second, *merged, "summary")
     assert [path.exists() for path in merged].count(True) <= 1 and (not merged[0].exists() or merged[0].read_text() != old)
@@ -442,7 +442,7 @@ def test_naus_compile_climbs_on_a_language_model_it_writes_itself(tmp_path):
     import sys
 
     from naus.commands.decode import COMPILE_LM, COMPILE_NEWS
-    from naus.files import sha256sum
+    from naus.plumbing.files import sha256sum
     from naus.teacher.lm import checksum_path
 
     arpa = write(tmp_path / "lm.arpa", COMPILE_LM)

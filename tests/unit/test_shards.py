@@ -6,7 +6,7 @@ import json
 import pytest
 
 from naus import NausError
-from naus.files import read_lines
+from naus.plumbing.files import read_lines
 from tests.helpers import as_interrupted, headline_corpus, naus_main, run_cli, write
 
 
@@ -75,7 +75,7 @@ def test_merge_names_a_missing_field_and_a_record_without_index(tmp_path, capsys
 
 def test_a_shard_resumed_after_its_models_were_rebuilt_in_place_refuses(tmp_path, capsys):
     """Provenance records the LM by content: rebuilt at the same path and size, it is another teacher."""
-    from naus.files import sha256sum
+    from naus.plumbing.files import sha256sum
     from naus.teacher.lm import checksum_path, train_lm
     from tests.helpers import headline_corpus
 

@@ -1,4 +1,4 @@
-"""Stops (`naus.signals` and the command line's handling): a SIGINT or SIGTERM ends any command in one line, in
+"""Stops (`naus.plumbing.signals` and the command line's handling): a SIGINT or SIGTERM ends any command in one line, in
 its words, at any point, and leaves what it kept."""
 
 import os

@@ -19,10 +19,10 @@ import pytest
 import yaml
 
 from naus import NausError
-from naus.derive import RECIPES, ag_news_titles, line_index, pool, reuters_titles
-from naus.files import sha256sum
-from naus.manifest import manifest, raw_file
-from naus.sources import fetch, fetch_raw, profile_paths, recipes_for, verify
+from naus.data.derive import RECIPES, ag_news_titles, line_index, pool, reuters_titles
+from naus.plumbing.files import sha256sum
+from naus.data.manifest import manifest, raw_file
+from naus.data.sources import fetch, fetch_raw, profile_paths, recipes_for, verify
 from tests.helpers import ROOT, write
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -249,7 +249,7 @@ def test_an_http_mirror_is_fetched_with_progress_and_stopped_at_the_manifests_si
         config = {"profile": "x", "data": BOTTLESUM}
         result = fetch(config, tmp_path / "data", mirror=server.address)
         assert result.derived == {"published/bottlesum/duc2004/bottlesum_ex.txt": raw.sha256}
-        with pytest.raises(NausError, match=rf"more than its {raw.size} bytes \(naus/manifest.yaml\)"):
+        with pytest.raises(NausError, match=rf"more than its {raw.size} bytes \(naus/data/manifest.yaml\)"):
             fetch(config, tmp_path / "endless", mirror=f"{server.address}/endless")
         assert not [p for p in (tmp_path / "endless").rglob("*") if p.is_file()]
         with pytest.raises(NausError, match=r"DUC2004_bottleSumEx.txt: download failed \(404 Client Error: Not Found"):
@@ -316,13 +316,13 @@ def test_a_derived_path_that_is_a_link_is_refused_and_what_it_points_to_untouche
 def test_a_derivation_whose_check_fails_leaves_no_file_derived_before_it(shared_data, tmp_path, monkeypatch):
     """Kind 3: every derived file is checked before any is written: one that is not the manifest's leaves the output
     folder without the others too."""
-    import naus.sources
+    import naus.data.sources
 
     data = {"peers": {"bottlesum-ex": "published/bottlesum/duc2004/bottlesum_ex.txt",
                       "bottlesum-self": "published/bottlesum/duc2004/bottlesum_self.txt"}}
     mirror = _mirror_of(shared_data, tmp_path, [BOTTLESUM_RAW, ("bottlesum", "outputs/DUC/DUC2004_bottleSumSelf.txt")])
-    real = naus.sources.expected
-    monkeypatch.setattr(naus.sources, "expected", lambda output: "0" * 64 if output.endswith("_self.txt")
+    real = naus.data.sources.expected
+    monkeypatch.setattr(naus.data.sources, "expected", lambda output: "0" * 64 if output.endswith("_self.txt")
                         else real(output))
     with pytest.raises(NausError, match="bottlesum_self.txt: derived with sha256 .* nothing written"):
         fetch({"data": data}, tmp_path / "data", mirror=mirror.as_uri())
@@ -359,7 +359,7 @@ def test_a_download_is_capped_and_written_with_the_umasks_permissions(tmp_path):
     """`naus download` of file:///dev/zero ran until the disk was full, and wrote 0600 where every output is 0644."""
     import hashlib
 
-    from naus.sources import download
+    from naus.data.sources import download
 
     source = write(tmp_path / "release.zip", b"x" * (3 << 20))
     with pytest.raises(NausError, match=r"more than 2 MB \(--max-mb\)"):
@@ -374,7 +374,7 @@ def test_a_download_is_capped_and_written_with_the_umasks_permissions(tmp_path):
 
 
 def test_a_download_already_there_with_an_upper_case_checksum_is_kept(tmp_path):
-    from naus.sources import download
+    from naus.data.sources import download
 
     there = write(tmp_path / "giga.tgz", b"archive")
     assert download("https://example.invalid/giga.tgz", there, hashlib.sha256(b"archive").hexdigest().upper()) == there

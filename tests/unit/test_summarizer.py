@@ -4,9 +4,10 @@ import logging
 import pytest
 import torch
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.decoding.summarizer import Summarizer
-from naus.files import read_lines
+from naus.plumbing.files import read_lines
 from naus.settings import ModelConfig
 from naus.student.checkpoint import FORMAT, save_checkpoint
 from naus.student.model import NAUS
@@ -275,7 +276,7 @@ def test_headlines_need_raw_text_and_the_command_line_writes_the_evaluators_form
 def test_a_second_writer_of_the_same_summaries_is_refused(checkpoint, tmp_path, capsys):
     """One writer per output: while one holds it, a second `naus decode` (or `unbundle`) onto it is refused, so
     no file of summaries sits beside another writer's provenance."""
-    from naus.outputs import OutputLock
+    from naus.plumbing.outputs import OutputLock
 
     source, out = write(tmp_path / "in.txt", "police arrested five protesters\n"), tmp_path / "out.txt"
     with OutputLock(out):

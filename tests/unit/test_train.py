@@ -10,7 +10,7 @@ import torch
 from naus import NausError
 from naus.cli import PORTABLE_KERNELS
 from naus.decoding import greedy_batch, reduce_path
-from naus.files import sha256sum
+from naus.plumbing.files import sha256sum
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save_checkpoint
 from naus.student.model import NAUS, ctc_loss
@@ -182,7 +182,7 @@ def test_early_stopping_on_the_dev_loss_stops_resumes_and_can_be_extended(tmp_pa
 
 
 def test_a_second_training_into_one_directory_is_refused(tmp_path):
-    from naus.outputs import OutputLock
+    from naus.plumbing.outputs import OutputLock
 
     vocab, pairs, model_config = tiny(tmp_path)
     with OutputLock(tmp_path / "run"):

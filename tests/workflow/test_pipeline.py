@@ -64,11 +64,11 @@ def test_micro_pipeline_end_to_end_then_nothing_to_do(micro, micro_run, env):
 
 
 def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
-    """`scripts/gpu-node.sh finish` on the archive its `run` packs (here of the micro build): every member
+    """`scripts/lease/gpu-node.sh finish` on the archive its `run` packs (here of the micro build): every member
     checked, the histories and decodings brought in, ROUGE and the tables made again by the pipeline, the same."""
     import tarfile
 
-    from naus.archive import run_paths
+    from scripts.lease.archive import run_paths
 
     workdir, config = micro
     tables = workdir / "results/micro/tables"
@@ -91,7 +91,7 @@ def test_a_gpu_runs_archive_finishes_to_the_same_tables(micro, micro_run, env):
     metrics.unlink()  # scored again from the imported decoding, and the tables made again from it
 
     def finish(archive: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(ROOT / "scripts/gpu-node.sh"), "finish", archive], cwd=workdir, capture_output=True,
+        return subprocess.run([str(ROOT / "scripts/lease/gpu-node.sh"), "finish", archive], cwd=workdir, capture_output=True,
                               text=True, env={**env, "PATH": f"{BIN}:/usr/bin:/bin", "PROFILE": "micro",
                                               "CONFIG": str(config)})
 
@@ -115,7 +115,7 @@ def test_download_rule_fetches_verifies_and_unpacks_the_release(micro, env):
     """The paper profile's download path, on a file:// archive of the fixture (nothing leaves the machine)."""
     import zipfile
 
-    from naus.files import sha256sum
+    from naus.plumbing.files import sha256sum
 
     workdir, config = micro
     data = workdir / "data dir"

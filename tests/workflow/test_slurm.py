@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from naus import layout
+from naus.pipeline import layout
 from tests.helpers import ROOT, write
 
 PACKAGES = ("munge", "slurmctld", "slurmd", "slurm-client")

@@ -6,7 +6,8 @@ import subprocess
 import pytest
 import yaml
 
-from naus import NausError, layout, schema
+from naus import NausError
+from naus.pipeline import layout, schema
 from naus.settings import SearchConfig
 from tests.helpers import ROOT, config_schema, resolved_config, snakemake, write
 
@@ -48,7 +49,7 @@ def test_every_decoding_job_is_given_the_library_defaults_no_profile_sets(env):
         assert all(option in command for command in commands), option
 
 def refusal(*files) -> str:
-    """What the resolution the workflow runs first (naus.schema.resolve) says of a configuration: the
+    """What the resolution the workflow runs first (naus.pipeline.schema.resolve) says of a configuration: the
     workflow prints it in one line (the tests that run Snakemake on a bad configuration check that)."""
     with pytest.raises(NausError) as refused:
         resolved_config(*files)

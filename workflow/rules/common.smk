@@ -13,10 +13,11 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
-sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.tables: plain Python, each list once
-from naus import NausError, layout, schema, tables
+sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.pipeline.tables: plain Python, each list once
+from naus import NausError
+from naus.pipeline import layout, schema, tables
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
-from naus.evaluation.peers import PEERS
+from naus.data.peers import PEERS
 from naus.settings import LEARNED, ONNX_INT8, SearchConfig, options
 
 
@@ -42,7 +43,7 @@ localrules:
     stage_evaluate,
 
 
-# The schema: the workflow's own keys from its file, each setting's from naus.settings (naus.schema); a
+# The schema: the workflow's own keys from its file, each setting's from naus.settings (naus.pipeline.schema); a
 # profile lists only what differs, the defaults and its named teacher's keys are filled in here.
 try:
     for path in workflow.config_settings.configfiles:  # loaded already, their repeated keys merged: checked here
@@ -214,7 +215,7 @@ def library_decoding() -> str:
     return " ".join(f"--{name.replace('_', '-')} {shlex.quote(str(getattr(DecodeConfig, name)))}" for name in names)
 
 
-# What each table and figure shows, declared once (naus.tables): the outputs to build, and what the report reads.
+# What each table and figure shows, declared once (naus.pipeline.tables): the outputs to build, and what the report reads.
 try:
     SPEC = tables.spec(config)
 except NausError as err:
@@ -338,12 +339,12 @@ def check_fetched() -> None:
     data is never a rule's output (Snakemake deletes a job's outputs before it runs, and all of them under `-F` or
     `--delete-all-output`): a missing file stops the workflow in one line naming it and the command that derives it;
     DUC2004, which the user brings, is named with the tables that wait for it."""
-    from naus.sources import missing_files, profile_paths
+    from naus.data.sources import missing_files, profile_paths
 
     if config["data"]["source"] == "demo" or not profile_paths(config):  # a download alone reads no data directory
         return
     try:
-        missing = missing_files(config, data_dir())  # a download's Gigaword files are its own (naus.sources)
+        missing = missing_files(config, data_dir())  # a download's Gigaword files are its own (naus.data.sources)
     except NausError:  # a profile whose files no recipe makes: its own inputs say what is missing
         return
     if not missing:
@@ -373,7 +374,7 @@ if workflow.check_envvars:  # not for `--lint`, which reads no data
 def released_files() -> list[str]:
     """The released outputs (the authors' and the peers') the evaluation rescores, under the data directory: the
     report stamps their sha256 among its inputs."""
-    from naus.sources import recipes_for
+    from naus.data.sources import recipes_for
 
     named = [p for p in [config["data"].get("published_dir"), *(config["data"].get("peers") or {}).values()] if p]
     try:
@@ -395,7 +396,7 @@ def external(key: str) -> str:
 
 
 def peer_subset_index(system: str) -> list[str]:
-    """For a peer's output released on part of its collection (naus.evaluation.peers), the index file giving each
+    """For a peer's output released on part of its collection (naus.data.peers), the index file giving each
     line's line of the collection (it is scored on those lines); none for every other output."""
     for name, directory in (config["data"].get("peers") or {}).items():
         for collection, length in PEERS[name].subset:

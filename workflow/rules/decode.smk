@@ -69,7 +69,7 @@ use rule decode_student as decode_student_on_states with:
 
 rule decoding:
     """A decoding a table or figure reads, written out of its student's `decode_student` file with what made it
-    (the input's and the student's sha256: `naus import-run` checks a GPU run's decodings against this machine's
+    (the input's and the student's sha256: `python -m scripts.lease import-run` checks a GPU run's decodings against this machine's
     files with it)."""
     wildcard_constraints:
         stem="|".join(re.escape(stem) for stems in PLANNED.values() for stem in stems),

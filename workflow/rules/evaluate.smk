@@ -71,7 +71,7 @@ if config["data"].get("published_dir"):
 if config["data"].get("peers"):
 
     rule peer_output:
-        """A peer's released output (naus.evaluation.peers), checked against its sha256 and the collection's inputs."""
+        """A peer's released output (naus.data.peers), checked against its sha256 and the collection's inputs."""
         wildcard_constraints:
             collection="test|duc",
             length=r"\d+",
@@ -99,7 +99,7 @@ if config["data"].get("peers"):
             "--input {input.hyp:q} --source {input.source} {params.index} --out {output} > {log} 2>&1"
 
     rule peer_cut:
-        """A peer's output cut at L words, where it does not keep the budget (naus.evaluation.peers: its `cut`)."""
+        """A peer's output cut at L words, where it does not keep the budget (naus.data.peers: its `cut`)."""
         wildcard_constraints:
             collection="test|duc",
             length=r"\d+",
@@ -134,7 +134,7 @@ if DUC_LENGTH:
             "python -m naus digits --input {input.hyp} --restore-from {input.source} --out {output} > {log} 2>&1"
 
     rule evaluate_duc:
-        """DUC2004's ROUGE (naus.tables.PROTOCOLS: recall of the output cut to 75 bytes, averaged over the four
+        """DUC2004's ROUGE (naus.pipeline.tables.PROTOCOLS: recall of the output cut to 75 bytes, averaged over the four
         references)."""
         input:
             hyp=f"{BUILD}/{DUC2004.folder}/{{system}}.txt",

@@ -2,19 +2,19 @@
 outputs (one per seed) and its decoding method, each figure's series. The workflow builds exactly these outputs
 (`workflow/rules/common.smk`) and the report draws exactly these rows and figures (`naus.report`), refusing one whose
 input is missing. An output is a path under build/{profile}/ without `.txt`; its scores are the same stem under
-results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`. Plain Python.
-"""
+results/{profile}/metrics/ (DUC2004's under its protocol's folder) with `.json`. Plain Python."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
-from naus.evaluation.peers import DUC, GIGAWORD, PEERS
-from naus.quoted import PAPER_CHARS, PAPER_DUC, PAPER_GIGAWORD, PAPER_SHOWN, Quoted
+from naus.data.peers import DUC, GIGAWORD, PEERS
+from naus.pipeline.quoted import PAPER_CHARS, PAPER_DUC, PAPER_GIGAWORD, PAPER_SHOWN, Quoted
 from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataConfig
 
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
@@ -59,7 +59,7 @@ class Row:
     stems: tuple[str, ...]  # one output per seed
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
-    peer: str | None = None  # a peer's label (`naus.evaluation.peers`, AUTHORS): ours of L words get a p against it
+    peer: str | None = None  # a peer's label (`naus.data.peers`, AUTHORS): ours of L words get a p against it
     over: int | None = None  # a budget of words its outputs do not keep: its label gives the share longer
     main: bool = False  # shown in the paper-shaped table (every row: its supplementary `-full` table)
 

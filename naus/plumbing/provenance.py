@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 from naus import NausError
-from naus.files import FILE_RECORD, read_json, sha256sum
+from naus.plumbing.files import FILE_RECORD, read_json, sha256sum
 
-# What each JSON record the pipeline writes holds, checked wherever one is read back (naus.files.check_shape).
+# What each JSON record the pipeline writes holds, checked wherever one is read back (naus.plumbing.files.check_shape).
 HISTORY = {"history": [{"step": int, "train_loss": float, "dev_loss?": float, "lr?": float}],
            "skipped_pairs?": int, "inputs?": {}, "settings?": {"*": {}}, "best?": FILE_RECORD}  # naus.student.train
 # The range of each number a history's entries may hold where the report prints or draws them.
@@ -22,8 +22,8 @@ DECODE_TIMING = {"seconds_per_sample": float, "device?": str, "threads?": int, "
                  "checkpoint?": FILE_RECORD}  # decode --timing
 BUNDLE = {"decodings": {"*": {"input": FILE_RECORD, "checkpoint": FILE_RECORD, "summaries": [str]}}}  # decode-all
 SHARD = {"parameters": {}, "total": int, "shard": [int]}  # naus.teacher.shards.ResumableOutput
-DATA_INPUTS = {"inputs": [FILE_RECORD]}  # naus.data.Corpus: the files a corpus was made from
-CHECKOUT = Path(__file__).resolve().parents[1]  # the checkout naus runs from, where it is one
+DATA_INPUTS = {"inputs": [FILE_RECORD]}  # naus.data.corpus.Corpus: the files a corpus was made from
+CHECKOUT = Path(__file__).resolve().parents[2]  # the checkout naus runs from, where it is one
 CODE = ("naus", "workflow", "Snakefile", "config")  # what makes a profile's results, beside its data
 
 

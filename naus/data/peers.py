@@ -12,8 +12,8 @@ from pathlib import Path
 
 from naus import NausError
 from naus.evaluation.released import read_index, reordered
-from naus.files import read_lines, same_digest, sha256sum
-from naus.manifest import raw_file
+from naus.plumbing.files import read_lines, same_digest, sha256sum
+from naus.data.manifest import raw_file
 
 GIGAWORD, DUC = "test", "duc"  # the collections a peer's output covers (the splits our tables score)
 
@@ -96,7 +96,7 @@ def check_output(name: str, collection: str, length: int, path: str | Path, sour
     declared = peer(name).files.get((collection, length))
     if declared is None:
         raise NausError(f"{peer(name).label} released no output on {collection} at L = {length} "
-                        "(naus.evaluation.peers)")
+                        "(naus.data.peers)")
     found, released = sha256sum(path), raw_file(*declared[1]).sha256
     if not same_digest(found, released):
         raise NausError(f"{path}: sha256 {found[:16]}… is not {peer(name).label}'s released {declared[0]} "

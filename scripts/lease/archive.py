@@ -1,7 +1,7 @@
 """A GPU run's results brought back: every archive checked whole before anything here changes.
 
-`scripts/gpu-node.sh run` trains and decodes on a borrowed machine and packs the training
-histories, timings, decodings and logs; `naus import-run` takes them in here. An archive is a
+`scripts/lease/gpu-node.sh run` trains and decodes on a borrowed machine and packs the training
+histories, timings, decodings and logs; `python -m scripts.lease import-run` takes them in here. An archive is a
 stranger's file: each member must be a regular file at a path the named profile's GPU run makes
 (no links, devices, absolute or `..` names, nothing another profile's), each decoding must have
 been made from this machine's input by a student whose history came back with it, and each
@@ -26,10 +26,11 @@ import time
 import zlib
 from pathlib import Path
 
-from naus import NausError, layout
-from naus.files import check_file, check_shape, parse_json, same_digest, sha256sum
-from naus.outputs import OutputLock, write_text
-from naus.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
+from naus import NausError
+from naus.pipeline import layout
+from naus.plumbing.files import check_file, check_shape, parse_json, same_digest, sha256sum
+from naus.plumbing.outputs import OutputLock, write_text
+from naus.plumbing.provenance import DECODE_TIMING, DECODING, HISTORY, TRAIN_TIMING
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ BROUGHT = (layout.STUDENTS, layout.DECODINGS, layout.TRAIN_TIMINGS)
 def run_paths(profile: str) -> dict[str, list[str]]:
     """Where a GPU run of `profile` works, what it reads (made here first: the students' search output and
     sources, the splits they decode, the words of the pool) and what it brings back (histories, training
-    times, decodings, logs), as shell globs from the project root: what `scripts/gpu-node.sh` packs."""
+    times, decodings, logs), as shell globs from the project root: what `scripts/lease/gpu-node.sh` packs."""
     build = layout.profile_dir("build", profile)
     searched = [layout.search_source(split) for split in ("pool", "dev", "duc")]
     searched += [f"{layout.search(split, '*')}.txt" for split in ("pool", "dev", "duc")]
@@ -81,7 +82,7 @@ def stage(archives: list[str | Path], profile: str, staging: Path) -> list[str]:
     names: dict[str, None] = {}
     members, total, now = 0, 0, time.time()
     for archive in archives:
-        archive = check_file(archive, "archive of a GPU run", "scripts/gpu-node.sh run writes OUT/gpu-run.tar.gz")
+        archive = check_file(archive, "archive of a GPU run", "scripts/lease/gpu-node.sh run writes OUT/gpu-run.tar.gz")
         try:
             with tarfile.open(archive, "r:gz") as tar:
                 for member in tar:  # every header checked, and the totals, before a byte is written
@@ -183,7 +184,7 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
 def _read(staging: Path, name: str, required: tuple[str, ...], shape: object) -> dict:
     path = staging / name
     if not path.is_file():
-        raise NausError(f"{name}: missing from the archives (a run of an older scripts/gpu-node.sh?); "
+        raise NausError(f"{name}: missing from the archives (a run of an older scripts/lease/gpu-node.sh?); "
                         "nothing was changed")
     try:
         record = parse_json(path.read_bytes(), name)
@@ -245,7 +246,7 @@ def _move_in(journal: Path) -> None:
     more, so a second call after a stop moves the rest."""
     root, name = journal.parent.parent, journal.read_text().strip()
     if not re.fullmatch(r"\.import-[A-Za-z0-9_.-]+", name) or (journal.parent / name).is_symlink():
-        raise NausError(f"{journal}: not a journal of naus import-run; remove it after checking {journal.parent}")
+        raise NausError(f"{journal}: not a journal of python -m scripts.lease import-run; remove it after checking {journal.parent}")
     staging = journal.parent / name
     for source in sorted(staging.rglob("*")) if staging.is_dir() else []:
         if source.is_file() and not source.is_symlink():

@@ -225,7 +225,7 @@ def parse_json(raw: bytes, name: str) -> object:
         raise NausError(f"{name}: a string holds a lone surrogate (\\ud800-\\udfff), no character") from None
 
 
-FILE_RECORD = {"path": str, "sha256": str}  # naus.provenance.file_record
+FILE_RECORD = {"path": str, "sha256": str}  # naus.plumbing.provenance.file_record
 
 
 def check_shape(value: object, shape: object, name: str, key: str = "") -> None:

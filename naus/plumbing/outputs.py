@@ -221,7 +221,7 @@ def check_regular_output(path: str | os.PathLike, why: str) -> Path:
 def refuse_overwriting(named: list[tuple[str, str]], outputs: set[str]) -> None:
     """Before anything is written: no path given as an output (its label, e.g. an option, in `outputs`) may name the
     file of another path given (an input or another output); one line names both labels."""
-    from naus.files import same_file
+    from naus.plumbing.files import same_file
 
     for k, (label, path) in enumerate(named):
         for other, other_path in named[k + 1 :]:

@@ -13,11 +13,12 @@ import dataclasses
 import json
 from pathlib import Path
 
-from naus import NausError, layout
-from naus.files import read_json, same_digest, sha256sum
-from naus.outputs import atomic_open, write_text
-from naus.markup import ESCAPES
-from naus.provenance import DATA_INPUTS, HISTORY, code_changes, code_state, file_record
+from naus import NausError
+from naus.pipeline import layout
+from naus.plumbing.files import read_json, same_digest, sha256sum
+from naus.plumbing.outputs import atomic_open, write_text
+from naus.plumbing.markup import ESCAPES
+from naus.plumbing.provenance import DATA_INPUTS, HISTORY, code_changes, code_state, file_record
 from naus.settings import IN_CONTEXT, LEARNED, SearchConfig
 
 # Settings that name no output's content: the machine's data directory, and what only schedules or times work;
@@ -72,7 +73,7 @@ def _searched(build: Path) -> dict:
 def _input_name(path: str, config: dict) -> str:
     """An input file by what names it on any machine: its path under the data directory, as the profile names it
     (`gigaword/pool/article.txt`, `duc2004/input.txt`), else its file name (the demo's wheel)."""
-    from naus.sources import profile_paths
+    from naus.data.sources import profile_paths
 
     for named in sorted(profile_paths(config), key=len, reverse=True):
         at = path.rfind(f"/{named.rstrip('/')}")
@@ -164,7 +165,7 @@ def _searched_marks(prints: dict) -> list[str]:
 
 def _input_marks(inputs: dict[str, str]) -> list[str]:
     """Each input file (by the path it was read from) whose sha256 is not the one the data manifest commits for it."""
-    from naus.manifest import manifest
+    from naus.data.manifest import manifest
 
     committed = {key: entry["sha256"] for key, entry in manifest()["derived"].items()}
     committed |= {path: entry["sha256"] for source in manifest()["sources"].values()

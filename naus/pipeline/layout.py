@@ -20,6 +20,7 @@ from pathlib import Path
 from naus import NausError
 from naus.architectures import TABLE4_ARCHS
 from naus.methods import LENGTH_CONTROL, METHODS
+from naus.student.folder import BEST, HISTORY, LAST, STALE_LAST, STUDENT_NAMES, VOCAB  # noqa: F401 (the pipeline's names)
 
 Part = int | float | str
 
@@ -243,7 +244,7 @@ def search_timings(split: str, length: Part) -> str:
     return search_timing(split, length, "*")
 
 
-# The folders of build/{profile}/ a GPU run makes (naus.archive replaces them): students, their training
+# The folders of build/{profile}/ a GPU run makes (scripts.lease.archive replaces them): students, their training
 # times, decodings.
 STUDENTS, TRAIN_TIMINGS, DECODINGS = "train", "timing/train", "decode"
 
@@ -254,9 +255,6 @@ def student_dir(name: str) -> str:
 
 # What a training run writes into its folder (`naus train --out`): the weights of the best dev loss, the last
 # checkpoint it resumes from, the history (written last: the run finished), the vocabulary as text.
-BEST, LAST, HISTORY, VOCAB = "best.pt", "last.pt", "history.json", "vocab.txt"
-STUDENT_NAMES = (BEST, LAST, HISTORY, VOCAB)
-STALE_LAST = "last.stale.pt"  # a last.pt of other data or settings, set aside by `naus train --restart`
 
 
 def student_checkpoint(name: str) -> str:
@@ -337,7 +335,7 @@ def published(label: str) -> str:
 
 
 def peer(name: str, collection: str, length: Part, cut: bool = False) -> str:
-    """A peer's released output (`naus.evaluation.peers`) on the test set or DUC2004, checked and copied into build/
+    """A peer's released output (`naus.data.peers`) on the test set or DUC2004, checked and copied into build/
     (`cut`: each line cut at `length` words)."""
     return f"peers/{name}/{collection}-L{length}{'-cut' if cut else ''}"
 

@@ -1,4 +1,5 @@
-"""The data manifest (`naus/manifest.yaml`) read: each raw input's origin and sha256, each derived file's sha256."""
+"""The data manifest (`naus/data/manifest.yaml`) read: each raw input's origin and sha256, each derived file's
+sha256."""
 
 from __future__ import annotations
 
@@ -36,5 +37,5 @@ def raw_file(source: str, path: str) -> RawFile:
 def expected(output: str) -> str:
     derived = manifest()["derived"]
     if output not in derived:
-        raise NausError(f"{output}: the data manifest commits no sha256 for it (naus/manifest.yaml, derived)")
+        raise NausError(f"{output}: the data manifest commits no sha256 for it (naus/data/manifest.yaml, derived)")
     return derived[output]["sha256"]

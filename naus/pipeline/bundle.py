@@ -14,10 +14,11 @@ import shutil
 import textwrap
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.architectures import ARCHITECTURES, MINILM_PAIRS
-from naus.files import read_json, read_lines, sha256sum
-from naus.outputs import write_text
+from naus.plumbing.files import read_json, read_lines, sha256sum
+from naus.plumbing.outputs import write_text
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.models import BUNDLED, BUNDLED_DIR, BUNDLED_ENCODER, CARD
 
@@ -259,7 +260,7 @@ def ship(students: list[Path], out: Path, stats: Path, metrics: Path | None = No
     `Summarizer.from_pretrained(path)`, and `out/README.md` saying what each learned from, how it was chosen (its dev
     loss on the search's labels of held-out sentences: no title read) and, where the profile has a labelled test
     set, its ROUGE beside the teacher's (`metrics`). Returns the files written."""
-    from naus.provenance import read_history
+    from naus.plumbing.provenance import read_history
     from naus.student.checkpoint import load_checkpoint, save_checkpoint
 
     counts = read_json(stats, ("pool_pairs", "dev_pairs"))

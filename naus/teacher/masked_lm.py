@@ -44,15 +44,13 @@ def vocabulary(lines: list[list[str]], min_count: int) -> list[str]:
     return [*SPECIALS, *(w for w, c in sorted(counts.items(), key=lambda item: (-item[1], item[0])) if c >= min_count)]
 
 
-def positions(length: int, width: int):
-    """Sinusoidal codes of positions 0..length-1 (Vaswani et al. 2017), [length, width] float32."""
-    import torch
-
-    angles = torch.arange(length, dtype=torch.float64)[:, None] / 10000.0 ** (
-        torch.arange(0, width, 2, dtype=torch.float64)[None] / width)
-    code = torch.zeros(length, width, dtype=torch.float64)
-    code[:, 0::2], code[:, 1::2] = torch.sin(angles), torch.cos(angles)
-    return code.float()
+def position_code(length: int, width: int) -> np.ndarray:
+    """Sinusoidal codes of positions 0..length-1 (Vaswani et al. 2017), [length, width]: the encoder's positions, and
+    the order beside a word vector in a student's states (`naus.student.frozen.WordStates`)."""
+    angles = np.arange(length)[:, None] / 10000.0 ** (np.arange(0, width, 2)[None] / width)
+    code = np.zeros((length, width))
+    code[:, 0::2], code[:, 1::2] = np.sin(angles), np.cos(angles)
+    return code
 
 
 def build_model(config: MaskedLMConfig, vocab_size: int):
@@ -74,7 +72,8 @@ def build_model(config: MaskedLMConfig, vocab_size: int):
 
         def states(self, ids, padding=None):
             """Last-layer states [B, T, width] of word ids [B, T] (`padding`: True where a slot is padding)."""
-            x = self.embed(ids) * math.sqrt(config.width) + positions(ids.shape[1], config.width)
+            x = self.embed(ids) * math.sqrt(config.width) + torch.from_numpy(
+                position_code(ids.shape[1], config.width)).float()
             return self.encoder(self.norm(x), src_key_padding_mask=padding)
 
         def logits(self, states):
@@ -191,8 +190,8 @@ def pretrain(lines: list[str], out: str | Path, config: MaskedLMConfig = MaskedL
     save(out, model, vocab, config)
     partial.unlink(missing_ok=True)
     record = {"steps": step, "words": len(vocab) - len(SPECIALS), "sentences": len(rows),
-              "tokens": int(lengths.sum()), "first_loss": float(np.mean(losses[:50])),
-              "last_loss": float(np.mean(losses[-50:])), "seconds": round(progress.elapsed, 1)}
+              "tokens": int(lengths.sum()), "first_loss": round(float(np.mean(losses[:50])), 4),
+              "last_loss": round(float(np.mean(losses[-50:])), 4), "seconds": round(progress.elapsed, 1)}
     log.info("masked-LM encoder: %s -> %s", record, out)
     return record
 

@@ -11,7 +11,8 @@ import pytest
 
 from naus import NausError
 from naus.plumbing.files import sha256sum
-from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, States, position_code
+from naus.student.frozen import POSITIONS, WIDTH as STATE_WIDTH, States
+from naus.teacher.masked_lm import position_code
 from naus.teacher.similarity import StaticEmbedder
 from naus.teacher.word_vectors import (build_word_vectors, cooccurrences, ppmi, train_word_vectors, truncated_svd,
                                        vocabulary, word_states)
@@ -101,8 +102,8 @@ def test_a_students_states_are_each_words_vector_beside_its_position_and_name_th
     first = loaded[0].astype(np.float64)
     assert first[0, :-POSITIONS] == pytest.approx(words["w00"] * math.sqrt(STATE_WIDTH - POSITIONS), abs=1e-2)
     assert not first[1, :-POSITIONS].any()  # a word the table lacks: no vector, its position still coded
-    assert first[:, -POSITIONS:] == pytest.approx(position_code(3), abs=1e-3)
-    assert len({row.tobytes() for row in position_code(50)}) == 50
+    assert first[:, -POSITIONS:] == pytest.approx(position_code(3, POSITIONS), abs=1e-3)
+    assert len({row.tobytes() for row in position_code(50, POSITIONS)}) == 50
 
 
 def test_states_need_a_table_of_the_width_beside_the_position_code(tmp_path):

@@ -19,7 +19,7 @@ import time
 import torch
 
 from naus.plumbing.outputs import write_json
-from naus.student.model import build_model
+from naus.student.registry import build_model
 from naus.settings import ModelConfig
 
 VOCABULARY = 20_845  # gigaword-sample's pool, every word (benchmarks/train_speed.py)

@@ -34,7 +34,8 @@ import torch
 
 import naus.student.model
 from naus.plumbing.outputs import write_json
-from naus.student.model import _alignable, build_model
+from naus.student.model import _alignable
+from naus.student.registry import build_model
 from naus.settings import ModelConfig
 
 CTC_LOSS = naus.student.model.ctc_loss  # the loss as it is now

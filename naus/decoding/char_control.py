@@ -236,3 +236,15 @@ def decode(batch: Batch) -> list[Hypothesis]:
     return char_control_batch(batch.logits, batch.lengths, [batch.chars] * len(batch.targets), batch.word_chars,
                               batch.beam_size, batch.blank, batch.unk, batch.unk_chars, batch.log_norm,
                               batch.max_memory_mb)
+
+
+def written_chars(word_chars: np.ndarray, ids: torch.Tensor, shown: list[list[str]] | None) -> np.ndarray:
+    """The characters (UTF-8 bytes) char-control counts for each token: as the headline writes it (`shown`: the
+    most of the token's positions in the batch, its clitics included), else as the vocabulary holds it."""
+    if shown is None:
+        return word_chars
+    written = word_chars.copy()
+    for row, words in enumerate(shown):
+        for token, word in zip(ids[row].tolist(), words):
+            written[token] = max(written[token], len(word.encode()))
+    return written

@@ -21,10 +21,12 @@ from naus.student.folder import BEST
 from naus.architectures import ARCHITECTURES
 from naus.student.checkpoint import load_checkpoint, model_from_checkpoint
 from naus.decoding import Batch, Hypothesis, slot_log_norm, word_slots
+from naus.decoding.char_control import written_chars
 from naus.device import pick_device
 from naus.models import BUNDLED, BUNDLED_ENCODER
 from naus.methods import CHAR_CONTROL, CHARS, LENGTH_CONTROL, METHODS, WORDS, default_method
 from naus.settings import DecodeConfig, target_length
+from naus.student.copy_head import OnStates
 from naus.student.frozen import WIDTH, States
 from naus.student.vocab import BLANK, PAD, SPECIALS, Vocab
 from naus.text import clean, copy_key, dangles, headline, hosts, is_word, normal_token, phrase_ties, source_tokens
@@ -301,8 +303,11 @@ class Summarizer:
         for row, (words, rows) in enumerate(zip(sources, states)):
             ids[row, : len(words)] = torch.tensor([vocab.index[w] for w in words])
             x[row, : len(words)] = torch.from_numpy(rows[: len(words)].astype(np.float32))
-        batch = self._new_batch(lengths, vocab, ids, shown, options)
         banned = punctuation(vocab) if shown is not None else ()
+        if not ARCHITECTURES[self.model.config.arch].ctc:  # an encoder-decoder generates from the states it is bound to
+            return self._new_batch(lengths, vocab, ids, shown, options, model=OnStates(self.model, x.to(self.device),
+                                   len(vocab)), tokens=ids.to(self.device), banned=(vocab.pad, *banned)), 0.0, vocab
+        batch = self._new_batch(lengths, vocab, ids, shown, options)
         tick = time.perf_counter()
         x, lengths = x.to(self.device), batch.lengths
         if METHODS[method].reads_positions:  # never the words' sums
@@ -323,7 +328,7 @@ class Summarizer:
         word_chars = self.word_bytes if vocab is self.vocab else np.array([len(t.encode()) for t in vocab.tokens])
         fields.setdefault("banned", (vocab.pad,))
         return Batch(lengths.to(self.device), targets, options["beam_size"], vocab.blank, chars=options["chars"],
-                     word_chars=_written_chars(word_chars, ids, shown), unk=vocab.unk,
+                     word_chars=written_chars(word_chars, ids, shown), unk=vocab.unk,
                      max_memory_mb=options["max_memory_mb"], **fields)
 
     def _batch(self, encoded: list[list[int]], options: dict, texts: list[str] | None,
@@ -367,18 +372,6 @@ def _fullest(batch: Batch, found: list[Result], render, chars: int, caps: list[i
             if result.length > found[k].length and len(result.summary.encode()) <= chars:
                 found[k] = result
     return found
-
-
-def _written_chars(word_chars: np.ndarray, ids: torch.Tensor, shown: list[list[str]] | None) -> np.ndarray:
-    """The characters (UTF-8 bytes) char-control counts for each token: as the headline writes it (`shown`: the
-    most of the token's positions in the batch, its clitics included), else as the vocabulary holds it."""
-    if shown is None:
-        return word_chars
-    written = word_chars.copy()
-    for row, words in enumerate(shown):
-        for token, word in zip(ids[row].tolist(), words):
-            written[token] = max(written[token], len(word.encode()))
-    return written
 
 
 def punctuation(vocab: Vocab) -> tuple[int, ...]:

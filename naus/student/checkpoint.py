@@ -20,7 +20,8 @@ from naus.plumbing.files import check_file
 from naus.plumbing.outputs import atomic_open
 from naus.plumbing.provenance import file_record
 from naus.student.ensemble import Ensemble
-from naus.student.model import ARCH_MARK, build_model, marked_arch
+from naus.student.model import ARCH_MARK, marked_arch
+from naus.student.registry import build_model
 from naus.settings import ModelConfig
 from naus.student.vocab import Vocab
 

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor, nn
 
 from naus import NausError
-from naus.student.model import CopyNAUS, words_from_positions
+from naus.student.copy_head import CopyNAUS, words_from_positions
 
 
 class Ensemble(nn.Module):

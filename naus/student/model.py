@@ -1,4 +1,4 @@
-"""The students: NAUS, the three encoder–decoder alternatives of the paper's Table 3, and those on frozen states.
+"""The students from scratch: NAUS and the three encoder–decoder alternatives of the paper's Table 3.
 
 NAUS is an encoder-only Transformer with one output slot per source token, trained with CTC (Liu, Huang & Mou
 2022, §2.2): the blank ε lets it emit fewer words than the source has slots. Table 3 asks whether that design
@@ -6,7 +6,7 @@ beats the usual ones, so the same search output also trains `ar` (an encoder–d
 its begin and end of sequence), `nar` (a decoder filling exactly L slots at once, no blank) and `nar-ctc` (one
 decoder slot per source token, blank and CTC like NAUS). All share post-LayerNorm GELU layers, learned positions
 and an output layer tied to the input embeddings, NAUS's vocabulary, and `loss(tokens, lengths, targets, blank,
-smoothing)` for the training loop. `CopyNAUS` and `CopyNARCTC` read frozen MiniLM states and copy source words.
+smoothing)` for the training loop. The students on frozen MiniLM states are `naus.student.copy_head`'s.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class Student(nn.Module):
         time = tokens.shape[1]
         self._check(time)
         x = self.embed(tokens) * self.scale + self.positions(torch.arange(time, device=tokens.device))[None]
-        return x, _padding(lengths, time)
+        return x, padding_mask(lengths, time)
 
     def output(self, x: Tensor, normalize: bool = True) -> Tensor:
         """Log-probabilities over the vocabulary, through the tied embeddings (the logits with
@@ -127,7 +127,26 @@ def ctc_loss(log_probs: Tensor, lengths: Tensor, targets: list[list[int]], blank
     return loss, len(keep), skipped
 
 
-def _padding(lengths: torch.Tensor, time: int) -> torch.Tensor:
+def decoder_layers(config: ModelConfig) -> nn.TransformerDecoder:
+    layer = nn.TransformerDecoderLayer(config.d_model, config.n_heads, dim_feedforward=config.d_ff,
+                                       dropout=config.dropout, activation="gelu", batch_first=True)
+    return nn.TransformerDecoder(layer, config.n_layers)
+
+
+def cached_step(decoder: nn.TransformerDecoder, x: Tensor, caches: list[Tensor], memory: Tensor,
+                padding: Tensor) -> Tensor:
+    """The causal decoder's output [N, 1, d] at the newest position, input `x` [N, 1, d], given each layer's inputs
+    at the positions before it (`caches`, extended in place): equal to the full decoder's last row, at the cost of
+    one position (post-LN, as nn.TransformerDecoderLayer in eval mode)."""
+    for i, layer in enumerate(decoder.layers):
+        caches[i] = torch.cat([caches[i], x], dim=1)
+        x = layer.norm1(x + layer.self_attn(x, caches[i], caches[i], need_weights=False)[0])
+        x = layer.norm2(x + layer.multihead_attn(x, memory, memory, key_padding_mask=padding, need_weights=False)[0])
+        x = layer.norm3(x + layer.linear2(layer.activation(layer.linear1(x))))
+    return x
+
+
+def padding_mask(lengths: torch.Tensor, time: int) -> torch.Tensor:
     return torch.arange(time, device=lengths.device)[None, :] >= lengths[:, None]
 
 
@@ -138,11 +157,7 @@ class EncoderDecoder(Student):
         super().__init__(config)
         self.target_positions = nn.Embedding(config.max_len, config.d_model)
         self.encoder = _encoder_layers(config)
-        self.decoder = nn.TransformerDecoder(
-            nn.TransformerDecoderLayer(config.d_model, config.n_heads, dim_feedforward=config.d_ff,
-                                       dropout=config.dropout, activation="gelu", batch_first=True),
-            config.n_layers,
-        )
+        self.decoder = decoder_layers(config)
         self._init_embeddings()
         nn.init.normal_(self.target_positions.weight, std=0.02)
 
@@ -237,26 +252,23 @@ class ARStudent(EncoderDecoder):
             out.append((words[: max_words[b]], float(scores[b, best[b]])))
         return out
 
-
     def step(self, words: Tensor, position: int, caches: list[Tensor], memory: Tensor, padding: Tensor) -> Tensor:
-        """Log-probabilities [N, V] of the word after `words` [N] at `position`, given each decoder
-        layer's inputs at the preceding positions (`caches`, extended in place): equal to the last row
-        of the full causal decoder, at the cost of one position."""
+        """Log-probabilities [N, V] of the word after `words` [N] at `position` (`cached_step`)."""
         x = self.embed(words)[:, None] * self.scale + self.target_positions.weight[position]
-        for i, layer in enumerate(self.decoder.layers):  # post-LN, as nn.TransformerDecoderLayer in eval mode
-            caches[i] = torch.cat([caches[i], x], dim=1)
-            x = layer.norm1(x + layer.self_attn(x, caches[i], caches[i], need_weights=False)[0])
-            attended = layer.multihead_attn(x, memory, memory, key_padding_mask=padding, need_weights=False)[0]
-            x = layer.norm2(x + attended)
-            x = layer.norm3(x + layer.linear2(layer.activation(layer.linear1(x))))
+        x = cached_step(self.decoder, x, caches, memory, padding)
         return F.log_softmax(F.linear(x[:, 0], self.embed.weight).float(), dim=-1)
 
 
+def slot_anchors(lengths: Tensor, slots: Tensor) -> Tensor:
+    """[B, max slots]: slot j of M reads source position ⌊j·S/M⌋ (Gu et al. 2018's uniform copy)."""
+    j = torch.arange(int(slots.max()), device=lengths.device)[None, :]
+    anchor = (j * lengths[:, None]).div(slots.clamp(min=1)[:, None], rounding_mode="floor")
+    return anchor.clamp(max=int(lengths.max()) - 1).clamp(min=0)
+
+
 def uniform_copy(embedded: torch.Tensor, lengths: torch.Tensor, slots: torch.Tensor) -> torch.Tensor:
-    """Decoder inputs [B, max slots, d]: slot j copies source position ⌊j·S/M⌋ (Gu et al. 2018)."""
-    j = torch.arange(int(slots.max()), device=embedded.device)[None, :]
-    index = (j * lengths[:, None]).div(slots.clamp(min=1)[:, None], rounding_mode="floor")
-    index = index.clamp(max=embedded.shape[1] - 1).clamp(min=0)
+    """Decoder inputs [B, max slots, d]: each slot's anchor's embedding (`slot_anchors`)."""
+    index = slot_anchors(lengths, slots).clamp(max=embedded.shape[1] - 1)
     return embedded.gather(1, index[..., None].expand(-1, -1, embedded.shape[-1]))
 
 
@@ -266,7 +278,7 @@ class NARStudent(EncoderDecoder):
     def forward(self, tokens: Tensor, lengths: Tensor, slots: Tensor) -> Tensor:
         memory, padding = self.encode(tokens, lengths)
         queries = uniform_copy(self.embed(tokens) * self.scale, lengths, slots)
-        return self.decode(queries, _padding(slots, queries.shape[1]), memory, padding)
+        return self.decode(queries, padding_mask(slots, queries.shape[1]), memory, padding)
 
     def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
         return sum(1 for t in targets if t)
@@ -316,7 +328,7 @@ class MiniLMNAUS(NAUS):
         time = tokens.shape[1]
         self._check(time)
         x = self.embed(tokens) + self.positions(torch.arange(time, device=tokens.device))[None] + self.token_type
-        return self.embed_norm(x), _padding(lengths, time)
+        return self.embed_norm(x), padding_mask(lengths, time)
 
     @torch.no_grad()
     def start_from_minilm(self, words: list[str], weights: dict[str, Tensor], pieces) -> None:
@@ -336,115 +348,3 @@ class MiniLMNAUS(NAUS):
                                      (layer.norm1, "attention.output.LayerNorm"), (layer.linear1, "intermediate.dense"),
                                      (layer.linear2, "output.dense"), (layer.norm2, "output.LayerNorm")):
                     getattr(ours, part).copy_(bert(f"{theirs}.{part}"))
-
-
-def words_from_positions(logits: Tensor, words: Tensor, vocab_size: int, normalize: bool = True) -> Tensor:
-    """Scores [B, T, 1 + T] of ε and source positions (`CopyNAUS.scores`) as log-probabilities (logits: `normalize`
-    False) [B, T, vocab_size] of the words `words` [B, T] (id 0 is ε): a word's probability sums its positions'."""
-    owner = F.one_hot(words.clamp(min=0), vocab_size).to(logits.dtype)  # [B, T positions, V]
-    owner[:, :, 0] = 0.0
-    top = logits.max(dim=-1, keepdim=True).values
-    summed = (logits[..., 1:] - top).exp() @ owner  # each word's probability mass, relative to the top
-    present = owner.sum(dim=1, keepdim=True) > 0
-    merged = torch.where(present, summed.clamp(min=1e-30).log() + top, -math.inf)
-    merged[..., 0] = logits[..., 0]
-    return F.log_softmax(merged, dim=-1) if normalize else merged
-
-
-class CopyNAUS(nn.Module):
-    """NAUS on frozen MiniLM states (`naus.student.frozen`) with a copy head: slot i chooses ε or a source position
-    j (a bilinear score of their states plus a learned bias for the offset j − i within ±`REACH`: a slot of an
-    extractive summary mostly copies its own word); a word's probability sums its positions'. The teacher is
-    extractive, so no output layer over a vocabulary is needed: training costs the thin top (`n_layers` layers of
-    `d_model` over a projection of the states), and any word of a new source can be kept. Written into a
-    vocabulary (−∞ for words not in the source), it is what every CTC decoder reads."""
-
-    REACH = 8
-
-    def __init__(self, config: ModelConfig):
-        super().__init__()
-        from naus.student.frozen import WIDTH
-
-        self.config = config
-        self.register_buffer(ARCH_MARK, arch_mark(config.arch))
-        self.project = nn.Linear(WIDTH, config.d_model)
-        self.norm = nn.LayerNorm(config.d_model)
-        self.layers = _encoder_layers(config)
-        self.query, self.key = nn.Linear(config.d_model, config.d_model), nn.Linear(config.d_model, config.d_model)
-        self.blank = nn.Linear(config.d_model, 1)
-        self.offset = nn.Parameter(torch.zeros(2 * self.REACH + 1))
-        self.dropout = nn.Dropout(config.dropout)
-
-    def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
-        """What trains on the projected states [B, T, d]: each slot's state and each source position's (here alike)."""
-        x = self.layers(x, src_key_padding_mask=padding)
-        return x, x
-
-    def scores(self, states: Tensor, lengths: Tensor) -> Tensor:
-        """Logits [B, T, 1 + T]: ε, then each source position (−∞ past a source's end)."""
-        time = states.shape[1]
-        if time > self.config.max_len:
-            raise ValueError(f"sequence of {time} tokens exceeds the model's max_len {self.config.max_len}")
-        padding = _padding(lengths, time)
-        x, sources = self.top(self.dropout(self.norm(self.project(states))), padding)
-        copy = self.query(x) @ self.key(sources).transpose(1, 2) / math.sqrt(self.config.d_model)
-        position = torch.arange(time, device=states.device)
-        copy = copy + self.offset[(position[None, :] - position[:, None]).clamp(-self.REACH, self.REACH) + self.REACH]
-        dtype = torch.promote_types(copy.dtype, torch.float32)  # fp32 at least, under bf16 autocast too
-        return torch.cat([self.blank(x).to(dtype), copy.to(dtype).masked_fill(padding[:, None, :], -math.inf)], dim=-1)
-
-    def forward(self, states: Tensor, lengths: Tensor, words: Tensor, vocab_size: int, normalize: bool = True):
-        """Scores [B, T, vocab_size] of the source's words (`words_from_positions`)."""
-        return words_from_positions(self.scores(states, lengths), words, vocab_size, normalize)
-
-    def loss(self, tokens: Tensor, lengths: Tensor, targets: list[list[int]], blank: int = 0, smoothing: float = 0.1,
-             states: Tensor | None = None) -> tuple[Tensor, int, int]:
-        """CTC over ε and each source's own words (ids local to the source: a target word not in it is
-        unlearnable, its pair left out); smoothing spreads over those words only."""
-        local = torch.zeros_like(tokens)
-        rows = []
-        for b, target in enumerate(targets):
-            source = tokens[b, : int(lengths[b])].tolist()
-            first = {word: k + 1 for k, word in reversed(list(enumerate(source)))}
-            local[b, : len(source)] = torch.tensor([first[w] for w in source], dtype=tokens.dtype)
-            rows.append([first[w] for w in target] if all(w in first for w in target) else [])
-        log_probs = self(states, lengths, local, tokens.shape[1] + 1)
-        finite = torch.isfinite(log_probs)
-        # PyTorch's CTC gives NaN gradients where a log-probability is −∞ (a word not in the source): a floor
-        # whose gradient is zero leaves every path's score as it was
-        loss, used, skipped = ctc_loss(log_probs.clamp(min=-1e4), lengths, rows, 0, 0.0)
-        if smoothing > 0 and used:
-            valid = (torch.arange(log_probs.shape[1], device=lengths.device)[None] < lengths[:, None]).float()
-            mean = log_probs.masked_fill(~finite, 0.0).sum(-1) / finite.sum(-1).clamp(min=1)
-            loss = (1 - smoothing) * loss + smoothing * (-(mean * valid).sum() / valid.sum())
-        return loss, used, skipped
-
-    def usable(self, lengths: list[int], targets: list[list[int]]) -> int:
-        return len(_alignable(torch.tensor(lengths), targets))
-
-
-class CopyNARCTC(CopyNAUS):
-    """Table 3's NAR-CTC encoder-decoder on `CopyNAUS`'s frozen states and copy head: one decoder slot per source
-    word (its projected state, as NAR-CTC's are its source's embeddings) attends to the encoder and copies from it."""
-
-    def __init__(self, config: ModelConfig):
-        super().__init__(config)
-        self.decoder = nn.TransformerDecoder(
-            nn.TransformerDecoderLayer(config.d_model, config.n_heads, dim_feedforward=config.d_ff,
-                                       dropout=config.dropout, activation="gelu", batch_first=True),
-            config.n_layers,
-        )
-
-    def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
-        memory = self.layers(x, src_key_padding_mask=padding)
-        return self.decoder(x, memory, tgt_key_padding_mask=padding, memory_key_padding_mask=padding), memory
-
-
-MODELS = {"naus": NAUS, "ar": ARStudent, "nar": NARStudent, "nar-ctc": NARCTCStudent,
-          "naus-minilm": MiniLMNAUS, "naus-copy": CopyNAUS, "nar-ctc-copy": CopyNARCTC}  # one per ARCHITECTURES entry
-
-
-def build_model(config: ModelConfig) -> nn.Module:
-    if config.arch not in MODELS:
-        raise ValueError(f"unknown architecture {config.arch!r}; expected one of {sorted(MODELS)}")
-    return MODELS[config.arch](config)

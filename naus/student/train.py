@@ -32,7 +32,7 @@ from naus.architectures import ARCHITECTURES
 from naus.device import device_label, pick_device
 from naus.plumbing.files import iter_parallel
 from naus.plumbing.outputs import OutputLock, remove_temporaries, write_json
-from naus.student.model import build_model
+from naus.student.registry import build_model
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import FORMAT, RESUME, load_checkpoint, save_checkpoint
 from naus.student.frozen import States, digest

@@ -7,7 +7,8 @@ import torch
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
-from naus.student.model import build_model, uniform_copy
+from naus.student.model import uniform_copy
+from naus.student.registry import build_model
 from naus.decoding.summarizer import Summarizer
 from naus.settings import ModelConfig, TrainConfig
 from naus.student.checkpoint import load_checkpoint, save_checkpoint
@@ -135,7 +136,7 @@ def test_wrong_method_or_architecture_is_a_clear_error(trained, tmp_path):
 
 
 def test_every_architecture_has_a_model_and_supports_its_table4_methods():
-    from naus.student.model import MODELS
+    from naus.student.registry import MODELS
 
     assert set(MODELS) == set(ARCHITECTURES)
     for arch in ARCHITECTURES.values():

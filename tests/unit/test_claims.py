@@ -10,10 +10,10 @@ from naus.report.claims import Family, _architectures_claim, _authors_claim, _tr
 from naus.pipeline.tables import AUTHORS
 
 
-def table3(rows: dict[str, tuple[float, float]], seeds: int = 10) -> pd.DataFrame:
-    """Table 3's frame: per architecture, its length-control row's ΔR and the spread over its seeds."""
-    return pd.DataFrame([{"System": f"{ARCHITECTURES[name].label}, length control", "ΔR": delta, "ΔR sd": sd,
-                          "Seeds": seeds} for name, (delta, sd) in rows.items()])
+def table3(rows: dict[str, tuple[float, float]], seeds: int = 10, length: int = 10) -> pd.DataFrame:
+    """Table 3's frame at one length: per architecture, its length-control row's ΔR and the spread over its seeds."""
+    return pd.DataFrame([{"L": length, "System": f"{ARCHITECTURES[name].label}, length control", "ΔR": delta,
+                          "ΔR sd": sd, "Seeds": seeds} for name, (delta, sd) in rows.items()])
 
 
 @pytest.mark.parametrize("rows, verdict, said", [
@@ -29,6 +29,19 @@ def table3(rows: dict[str, tuple[float, float]], seeds: int = 10) -> pd.DataFram
 def test_the_architectures_verdict_says_a_tie_and_what_was_not_trained(rows, verdict, said):
     claim = _architectures_claim(table3(rows))
     assert claim[3] == verdict and said in claim[4]
+
+
+def test_each_length_is_judged_on_its_own_students():
+    """NAUS above every encoder-decoder at L = 10 but tied at L = 8: the claim holds at one length, not another, and
+    the tie is said at its length; a NAUS row of one length is never set against another length's."""
+    frame = pd.concat([table3({"naus-copy": (5.86, 0.46), "nar-ctc-copy": (3.0, 0.3), "ar-copy": (2.0, 0.3),
+                               "nar-copy": (1.0, 0.3)}),
+                       table3({"naus-copy": (5.0, 0.46), "nar-ctc-copy": (5.1, 0.3), "ar-copy": (2.0, 0.3),
+                               "nar-copy": (1.0, 0.3)}, length=8)])
+    claim = _architectures_claim(frame)
+    assert claim[3] == "holds at one length, not another"
+    assert "L = 8: NAR encoder-decoder + CTC ties NAUS (-0.10)" in claim[4]
+    assert "L = 10: NAR encoder-decoder + CTC below NAUS (+2.86)" in claim[4] and "not trained" not in claim[4]
 
 
 def test_one_seed_has_no_spread_and_its_means_decide():

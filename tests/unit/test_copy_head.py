@@ -1,5 +1,7 @@
-"""The students on frozen MiniLM states (naus-copy, and Table 3's nar-ctc-copy): a copy head over the states,
-trained and decoded as every CTC student."""
+"""The students on frozen MiniLM states (naus-copy, and Table 3's encoder-decoders beside it: nar-ctc-copy, ar-copy,
+nar-copy): a copy head over the states, trained and decoded as the students of their kind."""
+
+import math
 
 import numpy as np
 import pytest
@@ -7,10 +9,13 @@ import torch
 
 from naus import NausError
 from naus.architectures import ARCHITECTURES
+from naus.methods import AR
 from naus.decoding.summarizer import Summarizer
 from naus.settings import ModelConfig, TrainConfig
+from naus.student.checkpoint import load_checkpoint
+from naus.student.copy_head import source_positions
 from naus.student.frozen import WIDTH, Encoder, States, digests
-from naus.student.model import build_model
+from naus.student.registry import build_model
 from naus.student.train import Pairs, load_pairs, train
 from naus.student.vocab import Vocab
 from tests.helpers import write
@@ -19,6 +24,7 @@ from tests.unit.test_train import brute_force_ctc
 SOURCES = [f"w{i} w{i + 1} filler{i % 3} w{i + 2} extra{i % 4} w{i + 3}" for i in range(20)]
 TARGETS = [" ".join(s.split()[k] for k in (0, 1, 3, 5)) for s in SOURCES]
 FROZEN = [name for name, arch in ARCHITECTURES.items() if arch.frozen]
+FROZEN_CTC = [name for name in FROZEN if ARCHITECTURES[name].ctc]
 
 
 def tiny_config(vocab_size: int = 8, arch: str = "naus-copy") -> ModelConfig:
@@ -33,7 +39,7 @@ def word_states(lines: list[str]) -> States:
     return States(np.concatenate(rows).astype(np.float16), offsets, digests(lines))
 
 
-@pytest.mark.parametrize("arch", FROZEN)
+@pytest.mark.parametrize("arch", FROZEN_CTC)
 def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have_none(arch):
     torch.manual_seed(0)
     model = build_model(tiny_config(arch=arch)).eval()
@@ -51,7 +57,7 @@ def test_a_words_probability_is_the_sum_over_its_positions_and_absent_words_have
         assert torch.allclose(merged[b].sum(-1), torch.ones(5), atol=1e-5)
 
 
-@pytest.mark.parametrize("arch", FROZEN)
+@pytest.mark.parametrize("arch", FROZEN_CTC)
 @pytest.mark.parametrize("target", [[3], [4, 3], [3, 5], [5, 4, 3]])
 def test_the_loss_is_the_ctc_marginal_over_the_sources_own_words(target, arch):
     """CTC over ε and the source's words (vocabulary ids 3 4 3 5: word 3 at two positions) equals the brute-force
@@ -88,6 +94,8 @@ def trained(tmp_path_factory, request):
 @pytest.mark.parametrize("method", ["length-control", "truncate", "greedy", "beam"])
 def test_it_overfits_a_handful_of_pairs_and_decodes_by_every_method(trained, method):
     summarizer = Summarizer.from_checkpoint(trained, "cpu")
+    if method not in ARCHITECTURES[summarizer.model.config.arch].methods:
+        pytest.skip(f"{summarizer.model.config.arch} does not decode by {method}")
     outputs = summarizer.summarize(SOURCES, length=4, method=method, raw=False, states=word_states(SOURCES))
     assert [o.summary for o in outputs] == TARGETS
 
@@ -96,12 +104,16 @@ def test_words_it_never_saw_are_kept_not_unk(trained):
     """Its vocabulary is each batch's own words: a new word comes back as written."""
     new = ["zebra w1 filler1 quokka extra1 w4"]
     summary = Summarizer.from_checkpoint(trained, "cpu").summarize(new, length=4, raw=False, states=word_states(new))
-    assert "<unk>" not in summary[0].summary and len(summary[0].summary.split()) == 4
+    ends = ARCHITECTURES[load_checkpoint(trained)["model_config"]["arch"]].generates == AR  # it may end before L
+    assert "<unk>" not in summary[0].summary and (len(summary[0].summary.split()) <= 4 if ends else
+                                                  len(summary[0].summary.split()) == 4)
     assert set(summary[0].summary.split()) <= set(new[0].split())
 
 
 def test_a_character_budget_is_kept(trained):
     summarizer = Summarizer.from_checkpoint(trained, "cpu")
+    if not ARCHITECTURES[summarizer.model.config.arch].ctc:
+        pytest.skip("an encoder-decoder has no budget in characters")
     for result in summarizer.summarize(SOURCES, chars=12, raw=False, states=word_states(SOURCES)):
         assert 0 < len(result.summary.encode()) <= 12
 
@@ -185,11 +197,13 @@ def test_the_encoder_is_transformers_bert_model_bit_for_bit():
 
 
 def test_without_states_it_computes_them_from_the_raw_text(trained):
-    """`naus summarize` on new text: MiniLM runs on the normalised sentence, and the summary is its words."""
+    """`naus summarize` on new text: MiniLM runs on the normalised sentence, and the summary is its words (an AR
+    student's may end before L)."""
     summary = Summarizer.from_checkpoint(trained, "cpu").summarize(["Zebras crossed 3 rivers in Kenya on Monday."],
                                                                    length=4)
     words = summary[0].summary.split()
-    assert len(words) == 4 and set(words) <= set("Zebras crossed 3 rivers in Kenya on Monday Crossed Rivers In "
+    ends = ARCHITECTURES[load_checkpoint(trained)["model_config"]["arch"]].generates == AR
+    assert (len(words) <= 4 if ends else len(words) == 4) and set(words) <= set("Zebras crossed 3 rivers in Kenya on Monday Crossed Rivers In "
                                                   "On".split())  # a headline: as written, the first capitalised
 
 
@@ -225,3 +239,56 @@ def test_states_computed_here_read_only_the_words_the_student_reads_and_count_in
     long = " ".join(SOURCES[0].split() * 5000)
     summarizer.summarize([long, SOURCES[1]], raw=False, length=3)
     assert max(seen) == summarizer.model.config.max_len and summarizer.last_timing["seconds"] >= 0.3
+
+
+def test_a_target_word_stands_at_its_first_place_after_the_previous_words():
+    assert source_positions([5, 6, 5, 7], [5, 7]) == [0, 3]
+    assert source_positions([5, 6, 5, 7], [6, 5]) == [1, 2]  # the 5 after the 6
+    assert source_positions([5, 6, 5, 7], [7, 5]) == [3, 0]  # out of the source's order: its first place
+    assert source_positions([5, 6], [5, 8]) is None
+
+
+@pytest.mark.parametrize("arch", ["ar-copy", "nar-copy"])
+def test_the_encoder_decoders_loss_is_the_cross_entropy_of_each_words_source_position(arch):
+    """Without smoothing: the mean over slots of −log p(position) (and, for AR, of the end after the last word)."""
+    torch.manual_seed(3)
+    model = build_model(tiny_config(arch=arch)).double().eval()
+    tokens, lengths = torch.tensor([[3, 4, 3, 5], [6, 7, 0, 0]]), torch.tensor([4, 2])
+    states = torch.randn(2, 4, WIDTH, dtype=torch.float64)
+    targets = [[4, 3, 5], [7]]  # positions 1 2 3, and 1; a third pair whose word 9 is not in its source
+    with torch.no_grad():
+        loss, used, skipped = model.loss(torch.cat([tokens, tokens[:1]]), torch.cat([lengths, lengths[:1]]),
+                                         targets + [[9]], smoothing=0.0, states=torch.cat([states, states[:1]]))
+        if arch == "ar-copy":
+            choices = model.scores(states, lengths, torch.tensor([[-1, 1, 2, 3], [-1, 1, -1, -1]]))
+            picked = [(0, t, g) for t, g in enumerate([2, 3, 4, 0])] + [(1, 0, 2), (1, 1, 0)]
+        else:
+            choices = model.scores(states, lengths, torch.tensor([3, 1]))[..., 1:]
+            picked = [(0, 0, 1), (0, 1, 2), (0, 2, 3), (1, 0, 1)]
+        log_probs = choices.log_softmax(-1)
+    assert (used, skipped) == (2, 1)
+    assert float(loss) == pytest.approx(-sum(float(log_probs[b, t, g]) for b, t, g in picked) / len(picked))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_ar_copy_beam_search_with_a_full_beam_is_exact(seed):
+    """Every summary of at most L = 3 copied positions (the end after each, but at L), scored by the teacher-forced
+    decoder: the widest beam of the incremental one finds the best and its log-probability."""
+    import itertools
+
+    torch.manual_seed(seed)
+    model = build_model(tiny_config(arch="ar-copy")).double().eval()
+    with torch.no_grad():
+        model.query.weight.mul_(6.0)  # sharper choices than the tiny init gives
+        states, lengths, words = torch.randn(1, 3, WIDTH, dtype=torch.float64), torch.tensor([3]), torch.tensor([[3, 4, 5]])
+        best = ([], -math.inf)
+        for n in range(4):
+            for picked in itertools.product(range(3), repeat=n):
+                log_probs = model.scores(states, lengths, torch.tensor([[-1, *picked]]))[0].log_softmax(-1)
+                score = sum(float(log_probs[t, j + 1]) for t, j in enumerate(picked))
+                score += float(log_probs[n, 0]) if n < 3 else 0.0
+                if score > best[1]:
+                    best = ([int(words[0, j]) for j in picked], score)
+        (found, found_score), = model.generate(states, lengths, words, [3], beam_size=40)
+    assert found == best[0]
+    assert found_score == pytest.approx(best[1], abs=1e-6)  # the beam's scores in float32

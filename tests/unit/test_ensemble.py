@@ -10,7 +10,7 @@ from naus.student.checkpoint import load_checkpoint, model_from_checkpoint, save
 from naus.student.checkpoint import save_ensemble
 from naus.student.ensemble import Ensemble
 from naus.student.frozen import WIDTH
-from naus.student.model import build_model
+from naus.student.registry import build_model
 from naus.student.train import Pairs, train
 from naus.student.vocab import Vocab
 from tests.unit.test_copy_head import SOURCES, TARGETS, tiny_config, word_states

@@ -58,7 +58,7 @@ def first_words(batch):
 def test_a_method_is_its_registry_entry_and_its_function(monkeypatch):
     """A dummy method added to the registry: the command line and the configuration schema offer it, a CTC
     student decodes with it."""
-    from naus.student.model import build_model
+    from naus.student.registry import build_model
     from naus.settings import ModelConfig
     from naus.decoding.summarizer import Summarizer
     from naus.student.vocab import Vocab

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from naus import NausError
-from naus.student.model import build_model
+from naus.student.registry import build_model
 from naus.student.pretrained import minilm_shape, start_from_minilm
 from naus.settings import ModelConfig, TrainConfig
 from naus.decoding.summarizer import Summarizer

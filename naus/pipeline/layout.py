@@ -239,6 +239,12 @@ def search_timing(split: str, length: Part, shard: Part) -> str:
     return f"timing/{search_part(split, length, shard)}.json"
 
 
+def teacher_time(split: str, length: Part) -> str:
+    """The teacher timed beside the students in the time job (one thread, the machine to itself): its seconds
+    (`.json`) and its records (`.jsonl`: the search's own first ones, else another teacher was timed), no suffix."""
+    return f"timing/teacher/{split}-L{length}"
+
+
 def search_timings(split: str, length: Part) -> str:
     """A glob of every shard's timing file of one search."""
     return search_timing(split, length, "*")

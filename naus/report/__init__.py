@@ -119,9 +119,10 @@ def opening_section(spec: Spec, device: str) -> str:
                "(about 0.1 below the perl ROUGE-1.5.5 the paper used). Student timing: "
                f"{markdown_text(device)}, batch {spec.batch_size} and "
                "batch 1 on one thread (the first test sentences one at a time), model forward included, each "
-               "table's first-seed student timed alone (nothing else running); search timing: one CPU core per shard, "
-               "a sentence at a time. Speedup: the teacher's time over the student's at batch 1 on one thread, like "
-               "for like.\n")
+               "table's first-seed student timed alone (nothing else running); the tables' search timing: each "
+               "search run again in the same job on the first test sentences, a sentence at a time on one thread. "
+               "Speedup: the teacher's time over the student's at batch 1 on one thread, like for like, from that one "
+               "job.\n")
     if spec.config.get("note"):  # what the profile's results can show, in its own words
         opening += "\n" + markdown_text(spec.config["note"]) + "\n"
     return opening + choices_paragraph(spec)

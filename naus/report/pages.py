@@ -267,9 +267,11 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
     batch = spec.batch_size
+    samples = spec.config["decode"].get("batch1_samples")
     timing = (f"Students timed on {device} (batch {batch}, and batch 1 on one thread), each row's first-seed student "
-              "decoding alone (nothing else running); the teacher on one CPU core per sentence. Speedup: the "
-              "teacher's time over the student's at batch 1 on one thread.")
+              f"decoding alone (nothing else running); the teacher searched again in the same job on the first "
+              f"{samples} sentences, a sentence at a time on one thread (its summaries checked to be the search's). "
+              "Speedup: the teacher's time over the student's at batch 1 on one thread, both from that one job.")
     quoted = ("Rows marked † are quoted from Liu, Huang & Mou (2022) (perl ROUGE, their GPU); \"published ... "
               f"(rescored)\" rows are the authors' released outputs scored by our evaluator; p vs {AUTHORS}: our "
               "rows of exactly L words against their length control's, the same test.")
@@ -321,7 +323,9 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         f"{timing} {quoted} {rescored} {duc_cuts}".rstrip(),
         "table4": f"{paper_table('table4')} ({profile}): students of several architectures trained on the same search "
         f"output and training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the "
-        f"teacher, time per sample. {runs} {other_students} {timing}",
+        f"teacher, time per sample. Each trains as {paper_table('table2')}'s first generation (its steps, "
+        "model and training settings, which were chosen on dev for NAUS; no architecture was tuned on its own). "
+        f"{runs} {other_students} {timing}",
         "table6": f"{paper_table('table6')} ({profile}): length transfer, a model trained for i words decoded for j "
         "words or 50% of each source, by truncation and by length control; ΔR over the teacher searched for j words "
         "where there is one. "

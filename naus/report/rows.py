@@ -24,6 +24,7 @@ from naus.methods import LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
+from naus.teacher.shards import read_records
 from naus.pipeline.tables import Group, Row, Table, ours_label
 
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
@@ -91,9 +92,19 @@ def search_timing(build: Path, split: str, length: int) -> tuple[int, float] | N
 
 
 def teacher_seconds(build: Path, split: str, length: int) -> float | None:
-    """Mean search seconds per sentence (one CPU core per shard)."""
-    timing = search_timing(build, split, length)
-    return timing[1] / timing[0] if timing and timing[0] else None
+    """Mean seconds per sentence of the search as the time job ran it again (one thread, the machine to itself,
+    beside the students' batch-1 times), refused unless its summaries are the search's own; None where the profile
+    times nothing at batch 1 (decode.batch1_samples 0)."""
+    stem = build / layout.teacher_time(split, length)
+    if not Path(f"{stem}.json").exists():
+        return None
+    timed = read_records(f"{stem}.jsonl", "summary")
+    searched = read_records(build / f"{layout.search(split, length)}.jsonl", "summary")[: len(timed)]
+    if not timed or [r["summary"] for r in timed] != [r["summary"] for r in searched]:
+        raise NausError(f"{stem}.jsonl: the timed search's summaries are not the search's own (another teacher, or "
+                        "one run with other settings, was timed): run the time job again")
+    timing = read_json(f"{stem}.json", ("sentences", "seconds"), {"sentences": (1, 10**9), "seconds": (0, 10**9)})
+    return timing["seconds"] / timing["sentences"]
 
 
 def read_row(row: Row, metrics: Path, build: Path) -> dict:

@@ -266,12 +266,24 @@ def earlier_run_files() -> list[str]:
     return list(dict.fromkeys(files))
 
 
+def timed_teachers() -> list[tuple[str, int]]:
+    """(split, length) of each search whose time a table shows: searched again in the time job, beside the students
+    (on the sentences they are timed on at batch 1: none where decode.batch1_samples is 0)."""
+    if not config["decode"].get("batch1_samples"):
+        return []
+    return list(dict.fromkeys(
+        layout.parse_search(row.stems[0]) for table in SPEC.tables for group in table.groups if not group.other
+        for row in group.rows if row.timed and not row.method
+    ))
+
+
 def timing_files() -> list[str]:
-    """The times the report shows: the timed decodings', each student's training, each search shard's."""
+    """The times the report shows: the timed decodings' and searches', each student's training, each search shard's."""
     searched = [(split, n) for split in ("pool", "dev", "test") for n in config["search"]["lengths"]]
     searched += [(split, DUC_LENGTH) for split in ("pool", "dev", "duc")] if DUC_LENGTH else []
     return (
         [f"{BUILD}/{s}.timing.json" for s in SPEC.timed()]
+        + [f"{BUILD}/{layout.teacher_time(*t)}.{suffix}" for t in timed_teachers() for suffix in ("json", "jsonl")]
         + [f"{BUILD}/{layout.train_timing(model)}" for model in trained_students()]
         + [
             f"{BUILD}/{layout.search_timing(split, n, i)}"

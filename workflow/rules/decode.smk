@@ -23,8 +23,30 @@ STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
 
 # The decodings the tables and figures read, by split and student: each student's are made in one process;
-# those whose time they show, timed in one job.
+# those whose time they show, timed in one job, and in that job the searches whose time they show.
 PLANNED, TIMED = planned_decodings(), timed_decodings(SPEC.timed())
+TIME_LOG = f"{LOGS}/time/decodings.log"
+TIMED_TEACHERS = timed_teachers()
+
+
+def teacher_timings(wildcards, input) -> str:
+    """Each shown search again on the first decode.batch1_samples sentences, one thread, as `search_shard` runs it
+    (its records kept: the report checks they are the search's own)."""
+    runs = []
+    for split, length in TIMED_TEACHERS:
+        stem = f"{BUILD}/{layout.teacher_time(split, length)}"
+        models = [f"--onnx {input.onnx}"] if input.onnx else []
+        if ESTIMATE:
+            models.append(f"--estimate {ESTIMATE.format(length=length)}")
+        elif SEARCH_CFG["rerank_k"]:
+            models.append(f"--estimator {SEARCH_CFG['estimator']}")
+        static = f"--static {input.static}" if input.static else ""
+        runs.append(
+            f"python -m naus --threads 1 search --input {BUILD}/{layout.search_source(split)} --lm {input.lm} "
+            f"--length {length} --limit {DECODE_CFG['batch1_samples']} {flags(SEARCH_PARAMS)} {static} "
+            f"{' '.join(models)} --restart --out {stem}.jsonl --timing {stem}.json >> {TIME_LOG} 2>&1"
+        )
+    return "".join(f" && {run}" for run in runs)
 
 
 rule decode_student:
@@ -132,14 +154,23 @@ use rule decode as decode_on_states with:
 
 rule time_decode:
     """The times the tables and figures show: their decodings again, one after another in one process (a process
-    started per decoding took longer than the decoding), summaries discarded, at the batch size and at batch 1.
+    started per decoding took longer than the decoding), summaries discarded, at the batch size and at batch 1;
+    then the searches they show on the first test sentences, one thread (`teacher_timings`): the speedups divide
+    times of one job.
     It holds every core, so nothing runs beside it: the times are what a user with the machine to themselves
     would measure."""
     input:
         **timed_inputs(TIMED),
         encoder=STATES_ENCODER,
+        teacher_sources=sorted({f"{BUILD}/{layout.search_source(split)}" for split, _ in TIMED_TEACHERS}),
+        lm=f"{BUILD}/{layout.LM_MODEL}",
+        static=STATIC_TABLE,
+        onnx=[ONNX_MODEL] if USE_ONNX and TIMED_TEACHERS else [],
+        estimates=[ESTIMATE.format(length=length) for _, length in TIMED_TEACHERS] if ESTIMATE else [],
     output:
         [decoding[3] for decoding in TIMED],
+        [f"{BUILD}/{layout.teacher_time(split, length)}.{suffix}" for split, length in TIMED_TEACHERS
+         for suffix in ("json", "jsonl")],
     params:
         encoder=lambda w, input: encoder_flag(input),
         decodings=" ".join(f"--decoding {' '.join(decoding)}" for decoding in TIMED),
@@ -148,8 +179,9 @@ rule time_decode:
         batch1=DECODE_CFG["batch1_samples"],
         passes=DECODE_CFG["timing_passes"],
         library=LIBRARY_DECODING,
+        teachers=teacher_timings,
     log:
-        f"{LOGS}/time/decodings.log",
+        TIME_LOG,
     benchmark:
         f"{LOGS}/benchmark/time/decodings.tsv"
     conda:
@@ -161,7 +193,7 @@ rule time_decode:
         "python -m naus --threads {threads} time --beam-size {params.beam} --batch-size {params.batch} "
         "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.library} {params.encoder} "
         "{params.decodings} "
-        "> {log} 2>&1"
+        "> {log} 2>&1{params.teachers}"
 
 
 rule stage_decode:

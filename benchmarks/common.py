@@ -104,7 +104,7 @@ def train(job: dict) -> dict:
     from naus.student.build import train_student
 
     tick = time.process_time()
-    history = train_student(job["source"], job["target"], job["out"], "naus-copy", model=job["model"],
+    history = train_student(job["source"], job["target"], job["out"], job.get("arch", "naus-copy"), model=job["model"],
                             config=TrainConfig(**job["train"]), dev_source=job["dev_source"],
                             dev_target=job["dev_target"], train_states=job["states"], dev_states=job["dev_states"],
                             fraction=job.get("fraction", 1.0), resume=True)

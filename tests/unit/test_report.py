@@ -20,12 +20,15 @@ def metrics(r1, r2, rl, words=10.0, n=3):
 
 
 def search_output(build, split, length, sentences, seconds_per_sentence):
-    """A merged search output and the timing files of its two shards, as `naus search` leaves them."""
-    write(build / f"search/{split}/L{length}.jsonl", "".join(json.dumps({"index": i, "summary": "x"}) + "\n"
-                                                             for i in range(sentences)))
+    """A merged search output and the timing files of its two shards, as `naus search` leaves them, and the search
+    run again on its first sentence by the time job (`layout.teacher_time`)."""
+    records = [json.dumps({"index": i, "summary": f"x{i}"}) + "\n" for i in range(sentences)]
+    write(build / f"search/{split}/L{length}.jsonl", "".join(records))
     for shard, count in enumerate((sentences // 2, sentences - sentences // 2)):
         write(build / f"timing/search/{split}/L{length}/part{shard}.json",
               json.dumps({"sentences": count, "seconds": count * seconds_per_sentence}))
+    write(build / f"timing/teacher/{split}-L{length}.jsonl", records[0])
+    write(build / f"timing/teacher/{split}-L{length}.json", json.dumps({"sentences": 1, "seconds": seconds_per_sentence}))
 
 
 def profile(lengths=(10,), **sections) -> dict:
@@ -701,6 +704,23 @@ def test_a_search_record_without_summary_is_named(tmp_path):
     records = write(tmp_path / f"{layout.search('test', 10)}.jsonl", '{"index": 0, "score": 1.0}\n')
     with pytest.raises(NausError, match=f"^{records}: line 1: a record needs an integer 'index' and 'summary'"):
         search_section(tmp_path)
+
+
+def test_the_teachers_time_is_the_time_jobs_and_another_teachers_summaries_are_refused(tmp_path):
+    """The speedup's teacher time comes from the search run again in the time job (beside the students' batch-1
+    times), never from the shards; where that run's summaries are not the search's own (another teacher, other
+    settings), the report refuses; a profile that times nothing at batch 1 shows no teacher time."""
+    from naus.report.rows import teacher_seconds
+
+    search_output(tmp_path, "test", 8, 4, 0.25)
+    write(tmp_path / "timing/teacher/test-L8.json", json.dumps({"sentences": 2, "seconds": 0.1}))
+    write(tmp_path / "timing/teacher/test-L8.jsonl", '{"index": 0, "summary": "x0"}\n{"index": 1, "summary": "x1"}\n')
+    assert teacher_seconds(tmp_path, "test", 8) == pytest.approx(0.05)  # not the shards' 0.25
+    write(tmp_path / "timing/teacher/test-L8.jsonl", '{"index": 0, "summary": "x0"}\n{"index": 1, "summary": "y"}\n')
+    with pytest.raises(NausError, match="test-L8.jsonl: the timed search's summaries are not the search's own"):
+        teacher_seconds(tmp_path, "test", 8)
+    (tmp_path / "timing/teacher/test-L8.json").unlink()
+    assert teacher_seconds(tmp_path, "test", 8) is None
 
 
 def test_numbers_the_report_cannot_publish_and_a_profile_name_holding_markup_are_refused(tmp_path):

@@ -4,9 +4,9 @@ vanilla NAR, each with a copy head) gets the same small search on dev before the
 from {3e-4, 1e-3 (the profile's), 3e-3}, three seeds each, at L = 10, every other setting the profile's first
 generation's (its steps, warm-up, model). Each student is decoded on the dev split by the decoding its Table 3 row
 is best known by (CTC: length control; AR: beam search; NAR: its L slots) and scored against the dev titles
-(R-1 + R-2 + R-L F1). The choice per architecture, declared before any result was read: the highest mean dev total, but the
-profile's rate where the best is not above it by more than the standard error of their difference. Finished work is
-kept under `--work`, reused.
+(R-1 + R-2 + R-L F1). The choice per architecture, declared before any result was read: the highest mean dev
+total, but the profile's rate where the best is not above it by more than the standard error of their difference.
+Finished work is kept under `--work`, reused.
 
     python -m benchmarks.table3_tuning --build build/gigaword-sample
 

@@ -192,7 +192,9 @@ def _made(value) -> str:
 def _section(configured: dict, section: str, student: str) -> dict:
     """The configuration's section as this student is made with it (the first generation's training its own)."""
     values = configured.get(section, {})
-    return layout.train_settings(values, student) if section == "train" else values
+    if section != "train":
+        return values
+    return layout.train_settings(values, student, configured.get("analysis", {}).get("lr"))
 
 
 def _configured_part(student: str, section: str, values: dict) -> dict:

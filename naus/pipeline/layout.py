@@ -156,12 +156,13 @@ def teacher_model(name: str) -> str | None:
     return model(student.length, student.arch, student.fraction, ENSEMBLE, student.generation - 1)
 
 
-def train_settings(train: dict, name: str) -> dict:
+def train_settings(train: dict, name: str, rates: dict | None = None) -> dict:
     """The training section as student `name` trains with it: a first-generation student's own settings
     (`train.first_generation`: the analyses' students, and those whose labels the next generation learns from)
-    over the section's."""
-    first = parse_model(name).generation == 1
-    return {**train, **(train.get("first_generation") or {})} if first else train
+    over the section's, and a Table 3 architecture's learning rate chosen on dev (`rates`: config key analysis.lr)."""
+    student = parse_model(name)
+    settings = {**train, **(train.get("first_generation") or {})} if student.generation == 1 else train
+    return {**settings, "lr": rates[student.arch]} if rates and student.arch in rates else settings
 
 
 def chars_target(budget: Part) -> str:

@@ -19,7 +19,7 @@ from naus.report.rows import BOOTSTRAP, P_VALUE, SCORE_SD, SCORES, search_timing
 from naus.report.sentences import CASES
 from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
-from naus.settings import DataConfig
+from naus.settings import DataConfig, TrainConfig
 from naus.pipeline.quoted import paper_table
 from naus.pipeline.tables import AUTHORS, LM_READS, PROTOCOLS, Spec, other_runs, table4_archs
 
@@ -263,6 +263,16 @@ TRUNCATION = ("Truncation keeps the first L words a student emits: a student tha
               "mostly those missing words; a later generation keeps nearer L words, the like-for-like row.")
 
 
+def _rates(spec: Spec) -> str:
+    """How Table 3's learning rates were chosen: the same budget on dev for each architecture (config analysis.lr)."""
+    rates = spec.config.get("analysis", {}).get("lr") or {}
+    chosen = "; ".join(f"{ARCHITECTURES[arch].label.split(',')[0]} {rate:g}" for arch, rate in rates.items())
+    if not rates:
+        return "no architecture tuned on its own."
+    return (f"each architecture's learning rate chosen on dev with the same budget (benchmarks/table3_tuning.py): "
+            f"{chosen}, the others {spec.config['train'].get('lr', TrainConfig.lr):g}.")
+
+
 def table_captions(spec: Spec, device: str) -> dict[str, str]:
     """Each table's caption (a table the profile does not configure has none drawn)."""
     profile, duc_length, duc_chars = spec.profile, spec.duc_length, spec.duc_chars
@@ -324,8 +334,7 @@ def table_captions(spec: Spec, device: str) -> dict[str, str]:
         "table4": f"{paper_table('table4')} ({profile}): students of several architectures trained on the same search "
         f"output and training loop: {_listed([arch.about for arch in table4_archs(spec.config)])}; ΔR over the "
         f"teacher, time per sample. Each trains as {paper_table('table2')}'s first generation (its steps, "
-        "model and training settings, which were chosen on dev for NAUS; no architecture was tuned on its own). "
-        f"{runs} {other_students} {timing}",
+        f"model and training settings, chosen on dev for NAUS), {_rates(spec)} {runs} {other_students} {timing}",
         "table6": f"{paper_table('table6')} ({profile}): length transfer, a model trained for i words decoded for j "
         "words or 50% of each source, by truncation and by length control; ΔR over the teacher searched for j words "
         "where there is one. "

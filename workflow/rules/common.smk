@@ -456,7 +456,7 @@ WORKFLOW_MODEL_KEYS = ("arch", "distilled_states", "word_vector_states")
 
 def train_flags(name: str) -> str:
     """A student's `naus train` options: the first generation's own settings over the rest's (`layout.train_settings`)."""
-    section = layout.train_settings(config["train"], name)
+    section = layout.train_settings(config["train"], name, config.get("analysis", {}).get("lr"))
     return flags(
         {
             **{k: v for k, v in config["model"].items() if k not in WORKFLOW_MODEL_KEYS},

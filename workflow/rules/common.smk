@@ -271,10 +271,36 @@ def timed_teachers() -> list[tuple[str, int]]:
     (on the sentences they are timed on at batch 1: none where decode.batch1_samples is 0)."""
     if not config["decode"].get("batch1_samples"):
         return []
-    return list(dict.fromkeys(
-        layout.parse_search(row.stems[0]) for table in SPEC.tables for group in table.groups if not group.other
-        for row in group.rows if row.timed and not row.method
-    ))
+    return list(
+        dict.fromkeys(
+            layout.parse_search(row.stems[0])
+            for table in SPEC.tables
+            for group in table.groups
+            if not group.other
+            for row in group.rows
+            if row.timed and not row.method
+        )
+    )
+
+
+def teacher_timings(wildcards, input) -> str:
+    """Each shown search again on the first decode.batch1_samples sentences, one thread, as `search_shard` runs it
+    (its records kept: the report checks they are the search's own)."""
+    runs = []
+    for split, length in timed_teachers():
+        stem = f"{BUILD}/{layout.teacher_time(split, length)}"
+        models = [f"--onnx {input.onnx}"] if input.onnx else []
+        if ESTIMATE:
+            models.append(f"--estimate {ESTIMATE.format(length=length)}")
+        elif SEARCH_CFG["rerank_k"]:
+            models.append(f"--estimator {SEARCH_CFG['estimator']}")
+        static = f"--static {input.static}" if input.static else ""
+        runs.append(
+            f"python -m naus --threads 1 search --input {BUILD}/{layout.search_source(split)} --lm {input.lm} "
+            f"--length {length} --limit {config['decode']['batch1_samples']} {flags(SEARCH_PARAMS)} {static} "
+            f"{' '.join(models)} --restart --out {stem}.jsonl --timing {stem}.json >> {TIME_LOG} 2>&1"
+        )
+    return "".join(f" && {run}" for run in runs)
 
 
 def timing_files() -> list[str]:

@@ -29,26 +29,6 @@ TIME_LOG = f"{LOGS}/time/decodings.log"
 TIMED_TEACHERS = timed_teachers()
 
 
-def teacher_timings(wildcards, input) -> str:
-    """Each shown search again on the first decode.batch1_samples sentences, one thread, as `search_shard` runs it
-    (its records kept: the report checks they are the search's own)."""
-    runs = []
-    for split, length in TIMED_TEACHERS:
-        stem = f"{BUILD}/{layout.teacher_time(split, length)}"
-        models = [f"--onnx {input.onnx}"] if input.onnx else []
-        if ESTIMATE:
-            models.append(f"--estimate {ESTIMATE.format(length=length)}")
-        elif SEARCH_CFG["rerank_k"]:
-            models.append(f"--estimator {SEARCH_CFG['estimator']}")
-        static = f"--static {input.static}" if input.static else ""
-        runs.append(
-            f"python -m naus --threads 1 search --input {BUILD}/{layout.search_source(split)} --lm {input.lm} "
-            f"--length {length} --limit {DECODE_CFG['batch1_samples']} {flags(SEARCH_PARAMS)} {static} "
-            f"{' '.join(models)} --restart --out {stem}.jsonl --timing {stem}.json >> {TIME_LOG} 2>&1"
-        )
-    return "".join(f" && {run}" for run in runs)
-
-
 rule decode_student:
     """Every decoding of split {split} by student {model} that a table or figure reads, one after another in one
     process (a process started per decoding spent longer starting Python, PyTorch and numba than decoding); a
@@ -169,8 +149,11 @@ rule time_decode:
         estimates=[ESTIMATE.format(length=length) for _, length in TIMED_TEACHERS] if ESTIMATE else [],
     output:
         [decoding[3] for decoding in TIMED],
-        [f"{BUILD}/{layout.teacher_time(split, length)}.{suffix}" for split, length in TIMED_TEACHERS
-         for suffix in ("json", "jsonl")],
+        [
+            f"{BUILD}/{layout.teacher_time(split, length)}.{suffix}"
+            for split, length in TIMED_TEACHERS
+            for suffix in ("json", "jsonl")
+        ],
     params:
         encoder=lambda w, input: encoder_flag(input),
         decodings=" ".join(f"--decoding {' '.join(decoding)}" for decoding in TIMED),

@@ -17,8 +17,8 @@ from torch import Tensor, nn
 
 from naus.settings import ModelConfig
 from naus.student.frozen import WIDTH
-from naus.student.model import (ARCH_MARK, _alignable, _encoder_layers, _padded, arch_mark, cached_step, ctc_loss,
-                                decoder_layers, padding_mask, slot_anchors)
+from naus.student.model import (ARCH_MARK, _alignable, _encoder_layers, _padded, arch_mark, beam_step, cached_step,
+                                ctc_loss, decoder_layers, padding_mask, slot_anchors)
 
 IGNORE = -100  # a padded target's index (cross entropy skips it)
 
@@ -298,14 +298,8 @@ class CopyAR(CopyHead):
         for step in range(max(max_words, default=0)):
             y = cached_step(self.decoder, self.inputs(x, previous, step), caches, memory, padding)
             log_probs = self.choices(y, memory, previous, barred)[:, 0].float().log_softmax(dim=-1)
-            done = finished | (step >= limit)
-            log_probs[done] = -math.inf
-            log_probs[done, 0] = 0.0
-            width = log_probs.shape[-1]
-            scores, index = (scores.view(-1, 1) + log_probs).view(batch, k * width).topk(k, dim=-1)
-            rows = (index // width + torch.arange(batch, device=device)[:, None] * k).view(-1)
-            choice = (index % width).view(-1)  # 0: the end; j + 1: source position j
-            finished = done[rows] | (choice == 0)
+            # choice 0: the end; j + 1: source position j
+            scores, rows, choice, finished = beam_step(scores, log_probs, finished | (step >= limit), 0)
             previous = torch.where(choice > 0, choice - 1, previous[rows, 0])[:, None]
             chosen = torch.cat([chosen[rows], choice[:, None]], dim=1)
             caches = [cache[rows] for cache in caches]

@@ -146,6 +146,20 @@ def cached_step(decoder: nn.TransformerDecoder, x: Tensor, caches: list[Tensor],
     return x
 
 
+def beam_step(scores: Tensor, log_probs: Tensor, done: Tensor, end: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """One step of beam search: `scores` [B, k] of each sample's beams, `log_probs` [B·k, C] of their next choice,
+    a `done` beam extending by `end` at no cost. The k best extensions' scores, the beams (rows) they extend, their
+    choices, and which are finished."""
+    batch, k = scores.shape
+    log_probs[done] = -math.inf
+    log_probs[done, end] = 0.0
+    width = log_probs.shape[-1]
+    scores, index = (scores.view(-1, 1) + log_probs).view(batch, k * width).topk(k, dim=-1)
+    rows = (index // width + torch.arange(batch, device=scores.device)[:, None] * k).view(-1)
+    choice = (index % width).view(-1)
+    return scores, rows, choice, done[rows] | (choice == end)
+
+
 def padding_mask(lengths: torch.Tensor, time: int) -> torch.Tensor:
     return torch.arange(time, device=lengths.device)[None, :] >= lengths[:, None]
 
@@ -231,15 +245,7 @@ class ARStudent(EncoderDecoder):
             log_probs = self.step(sequences[:, -1], step, caches, memory, padding)
             if banned:
                 log_probs[:, list(banned)] = -math.inf
-            done = finished | (step >= limit)
-            log_probs[done] = -math.inf
-            log_probs[done, eos] = 0.0
-            vocab = log_probs.shape[-1]
-            candidates = (scores.view(-1, 1) + log_probs).view(batch, k * vocab)
-            scores, index = candidates.topk(k, dim=-1)
-            rows = (index // vocab + torch.arange(batch, device=device)[:, None] * k).view(-1)
-            words = (index % vocab).view(-1)
-            finished = done[rows] | (words == eos)
+            scores, rows, words, finished = beam_step(scores, log_probs, finished | (step >= limit), eos)
             sequences = torch.cat([sequences[rows], words[:, None]], dim=1)
             caches = [cache[rows] for cache in caches]
             if bool(finished.all()):

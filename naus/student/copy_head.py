@@ -17,8 +17,8 @@ from torch import Tensor, nn
 
 from naus.settings import ModelConfig
 from naus.student.frozen import WIDTH
-from naus.student.model import (ARCH_MARK, _alignable, _encoder_layers, _padded, arch_mark, beam_step, cached_step,
-                                ctc_loss, decoder_layers, padding_mask, slot_anchors)
+from naus.student.model import (ARCH_MARK, _alignable, _encoder_layers, _padded, arch_mark, beam_best, beam_start,
+                                beam_step, cached_step, ctc_loss, decoder_layers, padding_mask, slot_anchors)
 
 IGNORE = -100  # a padded target's index (cross entropy skips it)
 
@@ -288,13 +288,9 @@ class CopyAR(CopyHead):
         memory = self.layers(x, src_key_padding_mask=padding)
         barred = padding | torch.isin(words, torch.tensor(banned, dtype=words.dtype, device=device))
         x, memory, padding, barred = (t.repeat_interleave(k, 0) for t in (x, memory, padding, barred))
-        limit = torch.tensor(max_words, device=device).repeat_interleave(k)
+        limit, scores, finished, caches = beam_start(max_words, k, memory, len(self.decoder.layers))
         previous = torch.full((batch * k, 1), -1, dtype=torch.long, device=device)
         chosen = torch.zeros((batch * k, 0), dtype=torch.long, device=device)
-        scores = torch.zeros(batch, k, device=device)
-        scores[:, 1:] = -math.inf  # all beams start equal: keep one until the first expansion
-        finished = torch.zeros(batch * k, dtype=torch.bool, device=device)
-        caches = [memory.new_zeros(batch * k, 0, memory.shape[-1]) for _ in self.decoder.layers]
         for step in range(max(max_words, default=0)):
             y = cached_step(self.decoder, self.inputs(x, previous, step), caches, memory, padding)
             log_probs = self.choices(y, memory, previous, barred)[:, 0].float().log_softmax(dim=-1)
@@ -305,13 +301,8 @@ class CopyAR(CopyHead):
             caches = [cache[rows] for cache in caches]
             if bool(finished.all()):
                 break
-        best = scores.argmax(dim=-1)
-        out = []
-        for b in range(batch):
-            row = chosen[b * k + int(best[b])].tolist()
-            picked = row[: row.index(0)] if 0 in row else row
-            out.append(([int(words[b, j - 1]) for j in picked][: max_words[b]], float(scores[b, best[b]])))
-        return out
+        return [([int(words[b, j - 1]) for j in picked][: max_words[b]], score)
+                for b, (picked, score) in enumerate(beam_best(scores, chosen, 0))]
 
 
 class OnStates:

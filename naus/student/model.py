@@ -146,6 +146,16 @@ def cached_step(decoder: nn.TransformerDecoder, x: Tensor, caches: list[Tensor],
     return x
 
 
+def beam_start(max_words: list[int], k: int, memory: Tensor, layers: int) -> tuple[Tensor, Tensor, Tensor, list]:
+    """What a beam search of `k` beams a sample starts from (`memory` [B·k, T, d]): each beam's most words, the
+    beams' scores [B, k] (one live a sample: all start equal), none finished, each decoder layer's empty cache."""
+    rows, device = memory.shape[0], memory.device
+    scores = torch.zeros(rows // k, k, device=device)
+    scores[:, 1:] = -math.inf
+    return (torch.tensor(max_words, device=device).repeat_interleave(k), scores,
+            torch.zeros(rows, dtype=torch.bool, device=device), [memory.new_zeros(rows, 0, memory.shape[-1])] * layers)
+
+
 def beam_step(scores: Tensor, log_probs: Tensor, done: Tensor, end: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """One step of beam search: `scores` [B, k] of each sample's beams, `log_probs` [B·k, C] of their next choice,
     a `done` beam extending by `end` at no cost. The k best extensions' scores, the beams (rows) they extend, their
@@ -158,6 +168,13 @@ def beam_step(scores: Tensor, log_probs: Tensor, done: Tensor, end: int) -> tupl
     rows = (index // width + torch.arange(batch, device=scores.device)[:, None] * k).view(-1)
     choice = (index % width).view(-1)
     return scores, rows, choice, done[rows] | (choice == end)
+
+
+def beam_best(scores: Tensor, chosen: Tensor, end: int) -> list[tuple[list[int], float]]:
+    """Each sample's best beam (`scores` [B, k]; `chosen` [B·k, steps], its choices) up to its end, and its score."""
+    best = scores.argmax(dim=-1)
+    rows = [chosen[b * scores.shape[1] + int(best[b])].tolist() for b in range(scores.shape[0])]
+    return [(row[: row.index(end)] if end in row else row, float(scores[b, best[b]])) for b, row in enumerate(rows)]
 
 
 def padding_mask(lengths: torch.Tensor, time: int) -> torch.Tensor:
@@ -234,12 +251,8 @@ class ARStudent(EncoderDecoder):
         memory, padding = self.encode(tokens, lengths)
         k = beam_size
         memory, padding = memory.repeat_interleave(k, 0), padding.repeat_interleave(k, 0)
-        limit = torch.tensor(max_words, device=device).repeat_interleave(k)
+        limit, scores, finished, caches = beam_start(max_words, k, memory, len(self.decoder.layers))
         sequences = torch.full((batch * k, 1), eos, dtype=torch.long, device=device)
-        scores = torch.zeros(batch, k, device=device)
-        scores[:, 1:] = -math.inf  # all beams start equal: keep one until the first expansion
-        finished = torch.zeros(batch * k, dtype=torch.bool, device=device)
-        caches = [memory.new_zeros(batch * k, 0, memory.shape[-1]) for _ in self.decoder.layers]
         for step in range(max(max_words)):
             self._check(step + 1)
             log_probs = self.step(sequences[:, -1], step, caches, memory, padding)
@@ -250,13 +263,8 @@ class ARStudent(EncoderDecoder):
             caches = [cache[rows] for cache in caches]
             if bool(finished.all()):
                 break
-        best = scores.argmax(dim=-1)
-        out = []
-        for b in range(batch):
-            row = sequences[b * k + int(best[b]), 1:].tolist()
-            words = row[: row.index(eos)] if eos in row else row
-            out.append((words[: max_words[b]], float(scores[b, best[b]])))
-        return out
+        return [(words[:limit], score) for (words, score), limit in zip(beam_best(scores, sequences[:, 1:], eos),
+                                                                         max_words)]
 
     def step(self, words: Tensor, position: int, caches: list[Tensor], memory: Tensor, padding: Tensor) -> Tensor:
         """Log-probabilities [N, V] of the word after `words` [N] at `position` (`cached_step`)."""

@@ -266,9 +266,9 @@ TRUNCATION = ("Truncation keeps the first L words a student emits: a student tha
 def _rates(spec: Spec) -> str:
     """How Table 3's learning rates were chosen: the same budget on dev for each architecture (config analysis.lr)."""
     rates = spec.config.get("analysis", {}).get("lr") or {}
-    chosen = "; ".join(f"{ARCHITECTURES[arch].label.split(',')[0]} {rate:g}" for arch, rate in rates.items())
     if not rates:
         return "no architecture tuned on its own."
+    chosen = "; ".join(f"{ARCHITECTURES[arch].label.split(',')[0]} {rate:g}" for arch, rate in rates.items())
     return (f"each architecture's learning rate chosen on dev with the same budget (benchmarks/table3_tuning.py): "
             f"{chosen}, the others {spec.config['train'].get('lr', TrainConfig.lr):g}.")
 

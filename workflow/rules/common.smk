@@ -289,16 +289,12 @@ def teacher_timings(wildcards, input) -> str:
     runs = []
     for split, length in timed_teachers():
         stem = f"{BUILD}/{layout.teacher_time(split, length)}"
-        models = [f"--onnx {input.onnx}"] if input.onnx else []
-        if ESTIMATE:
-            models.append(f"--estimate {ESTIMATE.format(length=length)}")
-        elif SEARCH_CFG["rerank_k"]:
-            models.append(f"--estimator {SEARCH_CFG['estimator']}")
+        models = reranking_flags(input.onnx, ESTIMATE and ESTIMATE.format(length=length))
         static = f"--static {input.static}" if input.static else ""
         runs.append(
             f"python -m naus --threads 1 search --input {BUILD}/{layout.search_source(split)} --lm {input.lm} "
             f"--length {length} --limit {config['decode']['batch1_samples']} {flags(SEARCH_PARAMS)} {static} "
-            f"{' '.join(models)} --restart --out {stem}.jsonl --timing {stem}.json >> {TIME_LOG} 2>&1"
+            f"{models} --restart --out {stem}.jsonl --timing {stem}.json >> {TIME_LOG} 2>&1"
         )
     return "".join(f" && {run}" for run in runs)
 
@@ -463,11 +459,16 @@ def config_json() -> str:
 
 
 def reranking_models(wildcards, input) -> str:
+    """`reranking_flags` of a search job's inputs."""
+    return reranking_flags(input.onnx, input.estimate)
+
+
+def reranking_flags(onnx, estimate) -> str:
     """What the re-ranking reads: the ONNX MiniLM (--onnx) and the learned estimate (--estimate), else the
     estimator's name; one shell parameter, since an estimate replaces the estimator flag."""
-    models = [f"--onnx {input.onnx}"] if input.onnx else []
-    if input.estimate:
-        return " ".join([*models, f"--estimate {input.estimate}"])
+    models = [f"--onnx {onnx}"] if onnx else []
+    if estimate:
+        return " ".join([*models, f"--estimate {estimate}"])
     return " ".join(
         [*models, f"--estimator {config['search']['estimator']}"] if config["search"]["rerank_k"] else models
     )

@@ -66,6 +66,7 @@ class CopyHead(nn.Module):
         self.layers = _encoder_layers(config)
         self.query, self.key = nn.Linear(config.d_model, config.d_model), nn.Linear(config.d_model, config.d_model)
         self.offset = nn.Parameter(torch.zeros(2 * self.REACH + 1))  # no draw from the generator: the order holds
+        self.dropout = nn.Dropout(config.dropout)
 
     def projected(self, states: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
         """The states projected [B, T, d] (dropout in training) and their padding mask [B, T]."""
@@ -94,7 +95,6 @@ class CopyNAUS(CopyHead):
     def __init__(self, config: ModelConfig):
         super().__init__(config)
         self.blank = nn.Linear(config.d_model, 1)
-        self.dropout = nn.Dropout(config.dropout)
 
     def top(self, x: Tensor, padding: Tensor) -> tuple[Tensor, Tensor]:
         """What trains on the projected states [B, T, d]: each slot's state and each source position's (here alike)."""
@@ -182,7 +182,6 @@ class CopyNAR(CopyHead):
         super().__init__(config)
         self.slot_positions = nn.Embedding(config.max_len, config.d_model)
         self.decoder = decoder_layers(config)
-        self.dropout = nn.Dropout(config.dropout)
         nn.init.normal_(self.slot_positions.weight, std=0.02)
 
     def scores(self, states: Tensor, lengths: Tensor, slots: Tensor) -> Tensor:
@@ -231,7 +230,6 @@ class CopyAR(CopyHead):
         self.decoder = decoder_layers(config)
         self.start = nn.Parameter(torch.zeros(config.d_model))
         self.end = nn.Linear(config.d_model, 1)
-        self.dropout = nn.Dropout(config.dropout)
         nn.init.normal_(self.slot_positions.weight, std=0.02)
 
     def inputs(self, x: Tensor, previous: Tensor, first: int = 0) -> Tensor:

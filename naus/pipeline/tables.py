@@ -20,6 +20,8 @@ from naus.settings import ALL_TITLES, LM_TITLES, UNSEARCHED, DecodeConfig, DataC
 # The authors' released outputs (Gigaword at these lengths, DUC2004 at L = 13), rescored beside ours.
 PUBLISHED_LENGTHS, PUBLISHED_DUC_LENGTH, PUBLISHED_KINDS = (8, 10), 13, ("length_control", "truncating")
 AUTHORS = "the authors' NAUS"  # their length control's outputs, as a peer (`p vs the authors' NAUS`)
+# The paper-shaped tables' students: the paper's method (one generation), and the last generation (beyond the paper)
+PAPER_METHODS, BEYOND_METHODS = (TRUNCATE.name, LENGTH_CONTROL.name), (LENGTH_CONTROL.name, SOURCE_ORDER.name)
 
 @dataclass(frozen=True)
 class Protocol:
@@ -256,17 +258,15 @@ def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) 
     budget."""
     rows, last = [], s.config["train"].get("generations", 1)
     for generation, seeds, which in generations(s):
+        beyond = BEYOND_METHODS if generation == last else ()
         rows += [Row(ours_label(METHODS[m].label, which),
                      students(seeds, length, m, length, split=split, generation=generation), m, True,
-                     main=generation == last and layout.ENSEMBLE not in seeds and m in MAIN_METHODS)
+                     main=layout.ENSEMBLE not in seeds and m in (PAPER_METHODS if generation == 1 else ()) + beyond)
                  for m in s.methods]
         rows += [Row(f"{CHAR_CONTROL.label}, {budget} {budget_unit}{which} (ours)",
                      students(seeds, length, CHAR_CONTROL.name, layout.chars_target(budget), split=split,
                               generation=generation), CHAR_CONTROL.name, True) for budget in chars]
     return rows
-
-
-MAIN_METHODS = (TRUNCATE.name, LENGTH_CONTROL.name, SOURCE_ORDER.name)  # the paper's two decoders, and our default
 
 
 def published_label(length: int, kind: str = PUBLISHED_KINDS[0]) -> str:  # length control: AUTHORS, a peer

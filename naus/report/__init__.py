@@ -14,7 +14,7 @@ from naus.plumbing.markup import markdown_text
 from naus.pipeline.fingerprints import fingerprints, stale, warning
 from naus.methods import LENGTH_CONTROL, METHODS
 from naus.report.claims import claims, claims_caption
-from naus.report.figures import caption, draw
+from naus.report.figures import beam_points, caption, draw
 from naus.report.paper import paper_shaped, shaped_caption
 from naus.report.pages import (
     TEXT_TABLES, decode_device, fingerprint_section, landing_page, search_section, table_captions,
@@ -51,7 +51,9 @@ def build_report(metrics: Path, build: Path, out: Path, spec: Spec, released: li
     systems = tuple((METHODS[m].label, m) for m in spec.methods)
     frames, captions = table_frames(spec, metrics, build, scorers, device)
     say_empty(spec, captions, empty)
-    table, tests = claims(dict(frames), spec)
+    beams = next((figure for figure in spec.figures if figure.kind == "beam-size"), None)
+    points = {"figure4": beam_points(beams, metrics, build, scorers["test"])} if beams else {}
+    table, tests = claims({**dict(frames), **points}, spec)
     frames.insert(0, ("claims", table))
     captions["claims"] = claims_caption(spec.profile, tests)
     frames.append(("case-study", case_study(build, spec.lengths[0], spec.chars, systems)))
@@ -150,7 +152,7 @@ def table_frames(spec: Spec, metrics: Path, build: Path, scorers: dict, device: 
             captions[f"{table.name}-full"] = captions[table.name].replace(
                 paper_table(table.name), f"Supplementary {paper_table(table.name)}", 1)
             captions[table.name] = shaped_caption(table, spec, device, frame)
-            frames.append((table.name, paper_shaped(table, frame, spec)))
+            frames.append((table.name, paper_shaped(table, frame)))
         frames += [(name, frame) for name in table.names[1:]] if table.shaped else [(table.name, frame)]
     return frames, captions
 

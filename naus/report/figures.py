@@ -6,11 +6,14 @@ from __future__ import annotations
 import statistics
 from pathlib import Path
 
+import pandas as pd
+
 from naus.pipeline import layout
 from naus.plumbing.files import read_lines
 from naus.methods import BEAM, CHAR_CONTROL, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE
 from naus.plumbing.outputs import atomic_open
 from naus.plumbing.provenance import read_history
+from naus.evaluation.significance import seed_mean
 from naus.report.rows import first_timing, read_metrics, read_row
 from naus.report.sentences import SentenceTotals, by_source_length
 from naus.pipeline.tables import Figure, Spec
@@ -168,6 +171,23 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
     _save(fig, out)
 
 
+def beam_points(figure: Figure, metrics: Path, build: Path, scorer: SentenceTotals) -> pd.DataFrame:
+    """Figure 4's points as a frame its claims read: per decoder and beam, ΔR over the teacher (mean, sd and number
+    of seeds), the per-sentence totals averaged over the seeds (None without the outputs) and the times (batch 64,
+    and batch 1 on one thread)."""
+    teacher, rows = _teacher(metrics, figure), []
+    for series in figure.series:
+        for beam, stems in series.points:
+            deltas, timing = _deltas(metrics, stems, teacher), first_timing(build, stems)
+            runs = [scorer(build / f"{stem}.txt") for stem in stems]
+            rows.append({"Decoder": series.label, "Beam": beam, "ΔR": statistics.mean(deltas),
+                         "ΔR sd": statistics.stdev(deltas) if len(deltas) > 1 else None, "Seeds": len(deltas),
+                         "Scores": seed_mean(runs) if all(r is not None for r in runs) else None,
+                         "Time (s/sample)": timing["seconds_per_sample"],
+                         "Time b=1 (s/sample)": timing.get("batch1_seconds_per_sample")})
+    return pd.DataFrame(rows)
+
+
 def chars_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
     """ROUGE F1 against the budget in characters (char-control), with the student's word length control
     (at the mean characters of its summaries) for comparison."""
@@ -231,10 +251,11 @@ def quality_speed_figure(figure: Figure, metrics: Path, build: Path, out: Path, 
     ours.set_title(f"Ours, L={figure.length}")
     if paper is not None:
         paper.sharey(ours)  # one ROUGE scale: the two panels differ in their clocks only
-        for label, _, r1, r2, rl, seconds in figure.quoted:
-            if seconds:
-                paper.scatter([seconds], [r1 + r2 + rl], facecolors="none", edgecolors="grey", zorder=3)
-                paper.annotate(label, (seconds, r1 + r2 + rl), fontsize=7, color="grey", xytext=(4, -3),
+        for row in figure.quoted:
+            if row.seconds and row.r1 is not None:
+                total = row.r1 + row.r2 + row.rl
+                paper.scatter([row.seconds], [total], facecolors="none", edgecolors="grey", zorder=3)
+                paper.annotate(row.label, (row.seconds, total), fontsize=7, color="grey", xytext=(4, -3),
                                textcoords="offset points")
         paper.set_xscale("log")
         paper.set_xlabel("s per sentence, the paper's (GPU)")

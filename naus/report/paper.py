@@ -10,7 +10,7 @@ from naus.architectures import ARCHITECTURES
 from naus.methods import METHODS, default_method
 from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT, p_text
 from naus.pipeline.quoted import paper_table
-from naus.pipeline.tables import PROTOCOLS, Spec, Table, last_generation, ours_label
+from naus.pipeline.tables import BEYOND_METHODS, PAPER_METHODS, PROTOCOLS, Spec, Table, last_generation, ours_label
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them
@@ -22,10 +22,9 @@ def marks(table: Table) -> dict[str, str]:
             **{f"{P_VALUE}{peer}": mark for peer, mark in zip(table.marked_peers, PEER_MARKS)}}
 
 
-def paper_shaped(table: Table, frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
-    """The table's `main` rows (in their order; the students' of the last generation, which the caption names, not
-    their labels) with a mark after a system for each p < 0.05 it has, and the columns the paper prints (ΔR's spread as
-    "mean ± sd")."""
+def paper_shaped(table: Table, frame: pd.DataFrame) -> pd.DataFrame:
+    """The table's `main` rows (in their order, each labelled with its generation) with a mark after a system for each
+    p < 0.05 it has, and the columns the paper prints (ΔR's spread as "mean ± sd")."""
     shown = frame[frame["System"].isin(table.main_rows)].copy()
     keyed = marks(table)
 
@@ -34,7 +33,7 @@ def paper_shaped(table: Table, frame: pd.DataFrame, spec: Spec) -> pd.DataFrame:
                         if column in row and pd.notna(row[column]) and row[column] < SIGNIFICANT)
         return f"{row['System']} {found}" if found else row["System"]
 
-    shown["System"] = shown.apply(marked, axis=1).str.replace(last_generation(spec), "", regex=False)
+    shown["System"] = shown.apply(marked, axis=1)
     return shown[[column for column in COLUMNS if column in shown]].rename(columns={"Time (s/sample)": "Time (s)"}) \
         .reset_index(drop=True)
 
@@ -56,23 +55,30 @@ def _default_against(peer: str, frame: pd.DataFrame, spec: Spec) -> str:
 def shaped_caption(table: Table, spec: Spec, device: str, frame: pd.DataFrame) -> str:
     """A caption of about 90 words: what is scored and how, what the rows are, the marks' key (with the default
     decoding's p against each marked peer, from the whole `frame`)."""
-    last = spec.config["train"].get("generations", 1)
-    student = (f"the NAUS student ({f'generation {last}, ' if last > 1 else ''}mean ± sd of {len(spec.seeds)} seeds)"
-               if len(spec.seeds) > 1 else "the NAUS student (one seed)")
-    methods = ", ".join(METHODS[m].short for m in spec.methods if any(METHODS[m].label in r for r in table.main_rows))
+    last, rows = spec.config["train"].get("generations", 1), table.main_rows
+
+    def decoded(methods) -> str:
+        shown = [METHODS[m].short for m in spec.methods if m in methods and any(METHODS[m].label in r for r in rows)]
+        return " and ".join(filter(None, [", ".join(shown[:-1]), shown[-1] if shown else ""]))
+
+    seeds = f"mean ± sd of {len(spec.seeds)} seeds" if len(spec.seeds) > 1 else "one seed"
+    student = (f"the NAUS student ({seeds}): the paper's method (one generation) by {decoded(PAPER_METHODS)}; beyond "
+               f"the paper, generation {last} (learning from the one before) by {decoded(BEYOND_METHODS)}"
+               if last > 1 else f"the NAUS student ({seeds}) decoded by {decoded(spec.methods)}")
     peers = ", ".join(f"{mark} against {peer}{_default_against(peer, frame, spec)}"
                       for peer, mark in zip(table.marked_peers, PEER_MARKS))
     protocol = PROTOCOLS[table.protocol.collection]
     if table.protocol.collection == "test":
         what = (f"{paper_table(table.name)} ({spec.profile}): Gigaword test, ROUGE F1 (rouge-score, stemmed) of "
-                f"summaries of L words: Lead-L, the search teacher and {student} decoded by {methods}; peers' released "
+                f"summaries of L words: Lead-L, the search teacher and {student}; peers' released "
                 "outputs cut at L words")
     else:
         what = (f"{paper_table(table.name)} ({spec.profile}): DUC2004, ROUGE recall of outputs cut to "
-                f"{protocol.max_bytes} bytes: Lead, the L = {spec.duc_length} search teacher and {student} decoded by "
-                f"{methods}; peers' released outputs")
-    return (f"{what}; † the paper's (perl ROUGE, GPU). ΔR: total ROUGE minus the teacher's. Time: seconds per "
-            f"sentence, ours at batch {spec.batch_size} on {device}; speedup: the teacher's over ours, both a sentence "
-            f"at a time on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against the teacher"
+                f"{protocol.max_bytes} bytes: Lead, the L = {spec.duc_length} search teacher and {student}; peers' "
+                "released outputs")
+    return (f"{what}; † the paper's (perl ROUGE, GPU; speedups as it prints them). ΔR: total ROUGE minus the "
+            f"teacher's. Time: seconds per sentence, ours at batch {spec.batch_size} on {device}; speedup: the "
+            f"teacher's over ours, both a sentence at a time on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against "
+            "the teacher"
             + (f"; {peers}" if peers else "") + f" (paired randomization test). Every row and p-value: "
             f"{table.name}-full.")

@@ -19,6 +19,7 @@ from naus import NausError
 from naus.pipeline import layout
 from naus.plumbing.files import read_json, read_lines
 from naus.pipeline.fingerprints import recorded_settings
+from naus.pipeline.quoted import Quoted
 from naus.plumbing.provenance import code_state
 from naus.methods import LENGTH_CONTROL, METHODS, SOURCE_ORDER, TRUNCATE
 from naus.evaluation.significance import unpaired_p_value
@@ -157,10 +158,21 @@ def bootstrap_interval(values: list[float], resamples: int = BOOTSTRAP) -> tuple
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def _quoted(rows: list[tuple]) -> list[dict]:
-    """The paper's rows, ΔR over the paper's own teacher."""
-    paper = [dict(zip(["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"], r)) for r in rows]
-    return finish(paper, next((r for r in paper if r["System"].startswith("Search")), None))
+def _quoted(rows: tuple[Quoted, ...]) -> list[dict]:
+    """The paper's rows: ΔR over the paper's own teacher (or as it prints it, for a row quoted by its ΔR alone), and
+    the speedups it prints, none recomputed from its rounded times."""
+    columns = ["System", "Len", "R-1", "R-2", "R-L", "Time (s/sample)"]
+    teacher = next((dict(zip(columns, q)) for q in rows if q.label.startswith("Search")), None)
+    out = []
+    for quoted in rows:
+        row = dict(zip(columns, quoted))
+        if quoted.r1 is None:
+            row["ΔR"] = quoted.delta
+        else:
+            finish([row], teacher)
+        row["Speedup"] = f"{quoted.speedup}×" if quoted.speedup else None
+        out.append(row)
+    return out
 
 
 NOT_COMPARABLE = ": an earlier run, other code or training settings (not comparable, no p)"

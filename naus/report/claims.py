@@ -128,9 +128,9 @@ def _beam_claims(points: pd.DataFrame | None, family: Family) -> list[tuple]:
     decoder's, paired by sentence), and length control costs little time over CTC beam search at the same beam."""
     if points is None or not len(points):
         return []
-    start, end, gain = PAPER_BEAM_GAIN
+    paper_start, paper_end, gain = PAPER_BEAM_GAIN
     beams = sorted(set(points["Beam"]))
-    start, end = (start if start in beams else beams[0]), (end if end in beams else beams[-1])
+    start, end = (paper_start if paper_start in beams else beams[0]), (paper_end if paper_end in beams else beams[-1])
     found = []
     for decoder, rows in points.groupby("Decoder", sort=False):
         low, high = rows[rows["Beam"] == start].iloc[0], rows[rows["Beam"] == end].iloc[0]
@@ -144,7 +144,8 @@ def _beam_claims(points: pd.DataFrame | None, family: Family) -> list[tuple]:
             "does not hold"
 
     seeds = int(points["Seeds"].min())
-    out = [(f"A wider beam gains ΔR (Figure 4, beam {start} → {end})", f"+{gain}",
+    paper = f"+{gain}" + ("" if (start, end) == (paper_start, paper_end) else f" (beam {paper_start} → {paper_end})")
+    out = [(f"A wider beam gains ΔR (Figure 4, beam {start} → {end})", paper,
             "; ".join(f"{d}: {lead:+.2f}" + (f" ({{p{at}}})" if at is not None else "") for d, lead, at in found),
             verdict, f"the same students decoded at both beams (the first generation's, {seeds} seeds), paired by "
             "sentence; length control's dynamic program is exact at beam 1 but for merged repeats (Theorem 1)")]

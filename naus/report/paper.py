@@ -76,9 +76,9 @@ def shaped_caption(table: Table, spec: Spec, device: str, frame: pd.DataFrame) -
         what = (f"{paper_table(table.name)} ({spec.profile}): DUC2004, ROUGE recall of outputs cut to "
                 f"{protocol.max_bytes} bytes: Lead, the L = {spec.duc_length} search teacher and {student}; peers' "
                 "released outputs")
-    return (f"{what}; † the paper's (perl ROUGE, GPU; speedups as it prints them). ΔR: total ROUGE minus the "
+    return (f"{what}; † the paper's as printed (perl ROUGE, GPU). ΔR: total ROUGE minus the "
             f"teacher's. Time: seconds per sentence, ours at batch {spec.batch_size} on {device}; speedup: the "
-            f"teacher's over ours, both a sentence at a time on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against "
+            f"teacher's over ours, both at batch 1 on one thread. {TEACHER_MARK} p < {SIGNIFICANT} against "
             "the teacher"
-            + (f"; {peers}" if peers else "") + f" (paired randomization test). Every row and p-value: "
+            + (f"; {peers}" if peers else "") + f" (paired randomization). Every row and p-value: "
             f"{table.name}-full.")

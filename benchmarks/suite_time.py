@@ -69,6 +69,14 @@ both (`after_setup`). Since 190.2 s: the n-gram table of a long sentence under a
 the whole dense table (the memory test's search). Looked at and left: torch's optimizers import torch._dynamo (1.1 s)
 in ten of the suite's processes, about 5.5 s of wall time, not worth an AdamW of our own; naus's own modules
 compiled to bytecode beforehand (the environment sets PYTHONDONTWRITEBYTECODE) load no faster.
+
+On 2 cores of an AMD EPYC (Zen 4; 7 December 2026, commit c8fae60, 1041 passed: Table 3's copy heads, the claims'
+and the lease's tests since): **269 s** with the decoders compiled by the set-up (240.35 s of pytest), **222.5 s** at
+once after; **457 s and 378 s projected** on plain AVX2, over the 5 minutes. The suite grew by 203 tests and about
+55 s of pytest since 77c26ff. The largest part is one test: the printed commands' micro run and checkout (60 s to
+make, 44 s to run, `--durations`), then the dry printed commands (20 s), the SLURM profile's micro run (17 s), your
+own corpus's run (16 s) and gigaword-sample's SLURM dry run (15 s: Snakemake's DAG of about 2,300 jobs, 4.9 s a
+plan, nearly all of it Snakemake's own). Not yet cut.
 """
 
 from __future__ import annotations

@@ -56,6 +56,11 @@ AVX2 as well: 272.3 s, `make setup` 104.2 s and the pipeline 168.1 s (students 9
 and the set-up 178 s. The search outputs and decodings had the committed fingerprints, the students not
 (`portable_fingerprints.py`), so results/demo stays the Zen 4's.
 
+`make demo` on a fresh clone again (7 December 2026, commit 7056f5f, 2 cores of an AMD EPYC, Zen 4, pinned to AVX2,
+nothing else running): 265.7 s, `make setup` from PyPI 97.7 s and the pipeline 168.0 s; every fingerprint of the
+committed demo the same (its commit apart). Projected on plain AVX2: 448 s, the pipeline 277 s and the set-up 171 s,
+within the 8 minutes.
+
 Your own corpus (`NAUS_DATA=DIR --profile own --clone ...` → `own_time.json`, 7 December 2026, commit a33464d, 2
 cores of an AMD EPYC, Zen 4, pinned to AVX2): Gigaword's first 20,500 pool articles as `sentences.txt` (20,000
 searched and learned from, 500 dev) and the 32,205 extra headlines as `headlines.txt`: 618.1 s (searches 848.4

@@ -11,7 +11,7 @@ from naus.architectures import ARCHITECTURES, MINILM_PAIRS
 from naus.methods import BEAM, LENGTH_CONTROL, SOURCE_ORDER, TRUNCATE, source_order_settings
 from naus.settings import TrainConfig
 from naus.evaluation.significance import RESAMPLES, holm, paired_p_value
-from naus.report.rows import P_VALUE, P_VALUES, SIGNIFICANT, p_text
+from naus.report.rows import P_VALUE, P_VALUES, SCORES, SIGNIFICANT, p_text
 from naus.pipeline.quoted import PAPER_BEAM_GAIN, PAPER_DUC, PAPER_GIGAWORD
 from naus.pipeline.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label,
                          published_label)
@@ -195,7 +195,7 @@ def _without_pairs(places: list[tuple[int | None, pd.DataFrame]], which: str) ->
         ours = ours if ours is not None else _row(frame, length, ours_label(LENGTH_CONTROL.label, which))
         if rows.empty or ours is None:
             return ""
-        found.append((length, rows.iloc[0]["ΔR"], sum(rows.iloc[0][s] - ours[s] for s in ("R-1", "R-2", "R-L"))))
+        found.append((length, rows.iloc[0]["ΔR"], sum(rows.iloc[0][s] - ours[s] for s in SCORES)))
     where = " / ".join("DUC2004" if n is None else f"L = {n}" for n, _, _ in found)
     return (f"; without MiniLM's sentence pairs (the {PAIR_FREE}): its student "
             + " / ".join(f"{delta:+.2f}" for _, delta, _ in found) + " over its own teacher, "

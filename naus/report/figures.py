@@ -147,22 +147,19 @@ def fraction_figure(figure: Figure, metrics: Path, build: Path, out: Path, score
 
 def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: SentenceTotals) -> None:
     """Figure 4: beam size vs ΔR (mean ± sd over seeds) and vs time per sample, for length control and CTC beam
-    search."""
-    teacher = _teacher(metrics, figure)
+    search (its points: `beam_points`, which its claims read too)."""
+    points = beam_points(figure, metrics, build, scorer)
     fig, (left, right) = _axes(2)
-    for series in figure.series:
-        runs = [_deltas(metrics, stems, teacher) for _, stems in series.points]
-        xs = [x for x, _ in series.points]
-        left.errorbar(xs, [statistics.mean(d) for d in runs], yerr=[statistics.stdev(d) if len(d) > 1 else 0.0
-                                                                     for d in runs], marker="o", capsize=3,
-                      label=series.label)
-        timings = [first_timing(build, stems) for _, stems in series.points]
-        right.plot(xs, [1000 * timing["seconds_per_sample"] for timing in timings], marker="o", label=series.label)
+    for decoder, rows in points.groupby("Decoder", sort=False):
+        xs = rows["Beam"].tolist()
+        left.errorbar(xs, rows["ΔR"].tolist(), yerr=rows["ΔR sd"].fillna(0.0).tolist(), marker="o", capsize=3,
+                      label=decoder)
+        right.plot(xs, (1000 * rows["Time (s/sample)"]).tolist(), marker="o", label=decoder)
     for ax in (left, right):
         ax.set_xlabel("beam size")
         ax.set_xticks(xs)  # whole beams only
     left.set_ylabel("ΔR over the teacher")
-    batch = timings[0].get("batch_size")  # as the timing job ran it
+    batch = points["Batch"].iloc[0]  # as the timing job ran it
     right.set_ylabel(f"ms per sample (batch {batch})" if batch else "ms per sample")
     right.set_ylim(bottom=0)  # from zero: a few percent drawn as a few percent
     left.legend(**BELOW)
@@ -173,8 +170,8 @@ def beam_figure(figure: Figure, metrics: Path, build: Path, out: Path, scorer: S
 
 def beam_points(figure: Figure, metrics: Path, build: Path, scorer: SentenceTotals) -> pd.DataFrame:
     """Figure 4's points as a frame its claims read: per decoder and beam, ΔR over the teacher (mean, sd and number
-    of seeds), the per-sentence totals averaged over the seeds (None without the outputs) and the times (batch 64,
-    and batch 1 on one thread)."""
+    of seeds), the per-sentence totals averaged over the seeds (None without the outputs), the times (the timing job's
+    batch, and batch 1 on one thread) and that batch."""
     teacher, rows = _teacher(metrics, figure), []
     for series in figure.series:
         for beam, stems in series.points:
@@ -184,7 +181,8 @@ def beam_points(figure: Figure, metrics: Path, build: Path, scorer: SentenceTota
                          "ΔR sd": statistics.stdev(deltas) if len(deltas) > 1 else None, "Seeds": len(deltas),
                          "Scores": seed_mean(runs) if all(r is not None for r in runs) else None,
                          "Time (s/sample)": timing["seconds_per_sample"],
-                         "Time b=1 (s/sample)": timing.get("batch1_seconds_per_sample")})
+                         "Time b=1 (s/sample)": timing.get("batch1_seconds_per_sample"),
+                         "Batch": timing.get("batch_size")})
     return pd.DataFrame(rows)
 
 

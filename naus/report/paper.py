@@ -59,7 +59,7 @@ def shaped_caption(table: Table, spec: Spec, device: str, frame: pd.DataFrame) -
 
     def decoded(methods) -> str:
         shown = [METHODS[m].short for m in spec.methods if m in methods and any(METHODS[m].label in r for r in rows)]
-        return " and ".join(filter(None, [", ".join(shown[:-1]), shown[-1] if shown else ""]))
+        return f"{', '.join(shown[:-1])} and {shown[-1]}" if len(shown) > 1 else "".join(shown)
 
     seeds = f"mean ± sd of {len(spec.seeds)} seeds" if len(spec.seeds) > 1 else "one seed"
     student = (f"the NAUS student ({seeds}): the paper's method (one generation) by {decoded(PAPER_METHODS)}; beyond "

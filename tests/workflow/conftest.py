@@ -36,7 +36,7 @@ train: {{max_steps: 6, max_tokens: 256, lr: 1.0e-3, warmup: 2, weight_decay: 0.0
 decode: {{methods: [truncate, length-control], beam_size: 3, batch_size: 8, beam_sweep: [2],
          transfer: [[4, "r0.5"]], chars: [[4, 20]], char_sweep: [20],
          batch1_samples: 2, timing_passes: 1}}
-analysis: {{lengths: [4], archs: [ar, naus-minilm, naus-copy]}}
+analysis: {{lengths: [4], archs: [ar, naus-copy]}}
 duc: {{length: 4}}
 """
 

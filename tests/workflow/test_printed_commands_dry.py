@@ -3,12 +3,14 @@
 
 import pytest
 
-from tests.workflow.printed import DRY, FRESH, printed, run
+from tests.workflow.printed import DRY, FRESH, SMALL_PAPER, printed, run
 
 
 def test_every_printed_dry_command_works_in_a_fresh_shell(repo_copy):
     dry = [(command, activated) for command, activated in printed() if DRY.search(command)]
     assert len(dry) >= 4, dry
+    name, text = SMALL_PAPER
+    (repo_copy / name).write_text(text)
     for command, activated in dry:
         if "/path/to/data" not in command:
             run(command, activated, repo_copy)

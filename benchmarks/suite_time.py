@@ -108,6 +108,17 @@ def make_test(env: dict) -> tuple[float, str]:
     return seconds, re.sub(r"=+", "", summary).strip()
 
 
+def torch_import_seconds(env: dict, runs: int = 3) -> float:
+    """The median wall time of `import torch` in a new process, the step the suite repeats most: this machine's
+    speed at the time (a VM's, which varies), beside the suite's."""
+    times = []
+    for _ in range(runs):
+        tick = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import torch"], check=True, env=env)
+        times.append(time.perf_counter() - tick)
+    return round(sorted(times)[runs // 2], 2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[],
@@ -120,8 +131,11 @@ def main() -> None:
         path.unlink()
     (ROOT / ".venv" / ".compiled").unlink(missing_ok=True)  # so that make's set-up compiles them, as on a fresh clone
     env = timing_env(dict(os.environ))
+    probe_before = torch_import_seconds(env)
     seconds, summary = make_test(env)
     again, again_summary = make_test(env)  # the set-up wholly done, kernels compiled: as after `make demo`
+    probe = {"before": probe_before, "after": torch_import_seconds(env),
+             "how": "median of three `python -c 'import torch'`, before and after the two runs"}
     slower = AVX2_SLOWER["suite"]
     write_json(OUT, {
         "commit": git("rev-parse", "HEAD", cwd=ROOT), **machine(),
@@ -134,7 +148,7 @@ def main() -> None:
                                 "slower": slower,
                                 "how": "seconds times how much slower the suite ran on issue 88's AVX2 machine"}}
            if "avx512f" in isa() else {}),
-        "numba_kernels_removed": len(kernels),
+        "numba_kernels_removed": len(kernels), "torch_import_seconds": probe,
         "note": "make test's wall time (its set-up done but for the decoders' compilation) in the checkout the "
                 "installed package points to, numba's compiled kernels removed first, nothing else running"})
     print(f"make test: {seconds:.0f} s on {os.cpu_count()} cores of {cpu_name()} ({summary}); {again:.0f} s again")

@@ -39,7 +39,10 @@ SMALL_PAPER = ("small-paper.yaml", "search:\n  shards: 3\n")  # written into the
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build
 MISSING_PAPER_DATA = "Missing input files for rule data_gigaword"  # the 3.8M-pair release is not here
 NO_CONDA = "Is conda installed and accessible?"  # Snakemake's line when `--sdm conda` finds no conda
-FRESH = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+# A timing that pins numba to AVX2 (benchmarks/pipeline_time.py: NUMBA_AVX2) stands for an AVX2 machine: its fresh
+# shells are that machine's too, and run the kernels the set-up compiled rather than compiling this CPU's.
+FRESH = {"HOME": os.environ.get("HOME", "/root"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8",
+         **{name: value for name, value in os.environ.items() if name.startswith("NUMBA_CPU_")}}
 
 
 def printed() -> list[tuple[str, bool]]:

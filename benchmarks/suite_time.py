@@ -77,6 +77,22 @@ once after; **457 s and 378 s projected** on plain AVX2, over the 5 minutes. The
 make, 44 s to run, `--durations`), then the dry printed commands (20 s), the SLURM profile's micro run (17 s), your
 own corpus's run (16 s) and gigaword-sample's SLURM dry run (15 s: Snakemake's DAG of about 2,300 jobs, 4.9 s a
 plan, nearly all of it Snakemake's own). Not yet cut.
+
+Cut (8 December 2026, 57bb34a and a2d7a40), each cut keeping what its test guarantees: the paper's printed SLURM
+plan runs at three shards a search (16 s to plan 512, to find the paper's data missing; the shards' number changes no
+rule, and test_cluster.py plans the paper at three too); gigaword-sample's SLURM plan at one seed (its ten multiply
+students, not rules: 11.5 s to 3.0 s); the micro run without naus-minilm, whose 167 MB student went through training,
+DVC's cache, push and pull (its rules are the encoder-decoder's; test_pretrained.py trains and decodes it); a search
+shard no longer imports onnx to look for a Softmax node (0.9 s a process, ml_dtypes' import: the bytes of the node's
+op_type are looked for instead); the pytest plugins the dependencies bring (hydra-core's, anyio's, platformdirs'),
+which no test uses, are off (collection 7.5 s to 5.6 s a worker). pytest's summed test times: 441 s to 362 s, wall
+233.8 s to 190.7 s (both unpinned, `-n auto`, one run each, 7-8 December). Tried and kept out: a third worker (234.9
+s against 190.7). This VM's speed varies (a new process's `import torch` took 1.9 to 3.8 s within the hour; the disk stalls): the
+timing now records torch's import before and after (`torch_import_seconds`). Alternated in this checkout, pytest
+unpinned, the diet against e0ad5c1 in the VM's slow phase: 305.4 and 266.6 s before, 221.1 and 259.1 s after (torch's
+import 1.9-2.2 s throughout). This JSON, also in the slow phase (torch 2.0-2.8 s): **258 s, and 258 s again**, **439
+s projected**; from the fast phase's 190.7 s of pytest, 325 s. Over the 5 minutes either way: what is left is
+processes' start-up (torch, numba's CPU target, Snakemake), each integration test's own.
 """
 
 from __future__ import annotations

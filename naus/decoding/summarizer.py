@@ -137,9 +137,9 @@ class Summarizer:
         if len(given) > 1:  # the command line's --length, --ratio and --chars exclude each other
             raise NausError(f"give one of length, ratio and chars, not {' and '.join(given)}")
         length = DecodeConfig.length if length is None and ratio is None else length  # char-control's reads it too
-        options = dict(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
-                       max_memory_mb=max_memory_mb, phrases=phrases, last_word=last_word, adjacency=adjacency)
-        DecodeConfig(batch_size=batch_size, **options)  # the command line's checks, types included
+        decoding = DecodeConfig(length=length, ratio=ratio, chars=chars, min_length=min_length, beam_size=beam_size,
+                                batch_size=batch_size, max_memory_mb=max_memory_mb, phrases=phrases,
+                                last_word=last_word, adjacency=adjacency)  # the command line's checks, types included
         method = self._method(method, chars)
         headlines = raw if headlines is None else headlines
         if headlines and not raw:
@@ -150,16 +150,17 @@ class Summarizer:
         started, forward, samples, results = time.perf_counter(), 0.0, 0, []
         # given states are the whole text's, held already: read with it whole; else a chunk at a time
         for offset, chunk in _chunks(sentences, None if states is not None else CHUNK):
-            found, seconds, summarised = self._summarize_chunk(chunk, offset, states, method, options, raw, restore,
-                                                               headlines, batch_size)
+            found, seconds, summarised = self._summarize_chunk(chunk, offset, states, method, decoding, raw, restore,
+                                                               headlines)
             results += found
             forward, samples = forward + seconds, samples + summarised
         self.last_timing = {"seconds": time.perf_counter() - started, "forward_seconds": forward,
                             "samples": samples, "method": method}
         return results
 
-    def _summarize_chunk(self, sentences: list[str], offset: int, states: States | None, method: str, options: dict,
-                         raw: bool, restore: bool, headlines: bool, batch_size: int) -> tuple[list[Result], float, int]:
+    def _summarize_chunk(self, sentences: list[str], offset: int, states: States | None, method: str,
+                         decoding: DecodeConfig, raw: bool, restore: bool,
+                         headlines: bool) -> tuple[list[Result], float, int]:
         """`summarize` of sentences `offset`, `offset + 1`, ...: their results, the seconds of the student's forward
         passes, and how many were summarised (a blank sentence costs nothing: its summary is empty)."""
         texts, written, cut = self._read(sentences, raw)
@@ -169,31 +170,31 @@ class Summarizer:
         if frozen:
             states = self._frozen_states(texts, states, raw, order)
         results, forward = [Result("", 0, 0.0) for _ in texts], 0.0  # an empty sentence's
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
+        for start in range(0, len(order), decoding.batch_size):
+            rows = order[start : start + decoding.batch_size]
             read = [(texts[i], written[i] if raw else None, encoded[i], states[i] if frozen else None) for i in rows]
-            found, seconds = self._summarize_batch(read, method, options, restore, headlines)
+            found, seconds = self._summarize_batch(read, method, decoding, restore, headlines)
             forward += seconds
             for i, result in zip(rows, found):
                 results[i] = result
         return results, forward, len(order)
 
-    def _summarize_batch(self, read: list[tuple], method: str, options: dict, restore: bool,
+    def _summarize_batch(self, read: list[tuple], method: str, decoding: DecodeConfig, restore: bool,
                          headlines: bool) -> tuple[list[Result], float]:
         """One batch's results and the seconds of the student's forward: `read` holds each sentence's text, tokens as
         written (raw text), token ids and frozen states (a copy head's)."""
-        arch, chars = ARCHITECTURES[self.model.config.arch], options["chars"]
+        arch, chars = ARCHITECTURES[self.model.config.arch], decoding.chars
         sources = [text.split()[: len(ids)] for text, _, ids, _ in read]
         shown = [hosts(written[: len(ids)]) for _, written, ids, _ in read] if headlines else None
         if arch.frozen:
             keys = [list(map(copy_key, written[: len(ids)])) for _, written, ids, _ in read] if headlines else sources
-            batch, seconds, vocab = self._copy_batch(keys, [states for *_, states in read], method, shown, options)
+            batch, seconds, vocab = self._copy_batch(keys, [states for *_, states in read], method, shown, decoding)
             if METHODS[method].reads_positions:
                 read_tokens = [(written or text.split())[: len(ids)] for text, written, ids, _ in read]
-                batch.tied, batch.dangling = _ties(read_tokens, batch, options["phrases"], options["last_word"])
-                batch.adjacency = options["adjacency"]
+                batch.tied, batch.dangling = _ties(read_tokens, batch, decoding.phrases, decoding.last_word)
+                batch.adjacency = decoding.adjacency
         else:
-            (batch, seconds), vocab = self._batch([ids for _, _, ids, _ in read], options,
+            (batch, seconds), vocab = self._batch([ids for _, _, ids, _ in read], decoding,
                                                   [text for text, *_ in read] if restore else None, shown), self.vocab
         caps = [max(1, sum(map(is_word, words))) for words in sources]  # a headline's most words: the source's
         if headlines:
@@ -291,7 +292,7 @@ class Summarizer:
         return states
 
     def _copy_batch(self, sources: list[list[str]], states: list[np.ndarray], method: str,
-                    shown: list[list[str]] | None, options: dict) -> tuple[Batch, float, Vocab]:
+                    shown: list[list[str]] | None, decoding: DecodeConfig) -> tuple[Batch, float, Vocab]:
         """A batch for a copy-head student: its scores over a vocabulary of this batch's own words (so no word is
         `<unk>`), or over source positions for a method that reads them (`source_order`); that vocabulary, and
         the seconds of its forward. `shown`: each word as the headline writes it (`naus.text.hosts`), for
@@ -305,9 +306,9 @@ class Summarizer:
             x[row, : len(words)] = torch.from_numpy(rows[: len(words)].astype(np.float32))
         banned = punctuation(vocab) if shown is not None else ()
         if not ARCHITECTURES[self.model.config.arch].ctc:  # an encoder-decoder generates from the states it is bound to
-            return self._new_batch(lengths, vocab, ids, shown, options, model=OnStates(self.model, x.to(self.device),
+            return self._new_batch(lengths, vocab, ids, shown, decoding, model=OnStates(self.model, x.to(self.device),
                                    len(vocab)), tokens=ids.to(self.device), banned=(vocab.pad, *banned)), 0.0, vocab
-        batch = self._new_batch(lengths, vocab, ids, shown, options)
+        batch = self._new_batch(lengths, vocab, ids, shown, decoding)
         tick = time.perf_counter()
         x, lengths = x.to(self.device), batch.lengths
         if METHODS[method].reads_positions:  # never the words' sums
@@ -322,16 +323,16 @@ class Summarizer:
         return batch, time.perf_counter() - tick, vocab
 
     def _new_batch(self, lengths: torch.Tensor, vocab: Vocab, ids: torch.Tensor, shown: list[list[str]] | None,
-                   options: dict, **fields) -> Batch:
+                   decoding: DecodeConfig, **fields) -> Batch:
         """A batch's targets and budgets for sources of `lengths` tokens `ids` [N, T] of `vocab`."""
-        targets = [target_length(int(n), options["length"], options["ratio"], options["min_length"]) for n in lengths]
+        targets = [target_length(int(n), decoding.length, decoding.ratio, decoding.min_length) for n in lengths]
         word_chars = self.word_bytes if vocab is self.vocab else np.array([len(t.encode()) for t in vocab.tokens])
         fields.setdefault("banned", (vocab.pad,))
-        return Batch(lengths.to(self.device), targets, options["beam_size"], vocab.blank, chars=options["chars"],
+        return Batch(lengths.to(self.device), targets, decoding.beam_size, vocab.blank, chars=decoding.chars,
                      word_chars=written_chars(word_chars, ids, shown), unk=vocab.unk,
-                     max_memory_mb=options["max_memory_mb"], **fields)
+                     max_memory_mb=decoding.max_memory_mb, **fields)
 
-    def _batch(self, encoded: list[list[int]], options: dict, texts: list[str] | None,
+    def _batch(self, encoded: list[list[int]], decoding: DecodeConfig, texts: list[str] | None,
                shown: list[list[str]] | None) -> tuple[Batch, float]:
         """One batch as a decoding method reads it: a CTC student run on it, or the encoder-decoder and its
         input; and the seconds of the CTC student's forward. `texts`: the sources, when each `<unk>` counts as
@@ -342,7 +343,7 @@ class Summarizer:
         for row, ids in enumerate(encoded):
             tokens[row, : len(ids)] = torch.tensor(ids)
         banned = self.punctuation if shown is not None else ()
-        batch = self._new_batch(lengths, self.vocab, tokens, shown, options, model=self.model,
+        batch = self._new_batch(lengths, self.vocab, tokens, shown, decoding, model=self.model,
                                 tokens=tokens.to(self.device), banned=(self.vocab.pad, *banned))
         if not arch.ctc and max(batch.targets) > config.max_len:
             raise NausError(f"a summary of {max(batch.targets)} words is longer than this {arch.name} student's "

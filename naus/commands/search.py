@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from naus.commands import DEVICE, LM, ONNX, OUT, SENTENCES, STATIC, command, done, non_negative, output_file, \
     positive, ranged, settings_from, target
@@ -75,15 +76,14 @@ def search(args: argparse.Namespace) -> None:
 def fit_estimate(args: argparse.Namespace) -> None:
     from naus.plumbing.files import read_lines
     from naus.settings import IN_CONTEXT, SearchConfig, check_learned_estimate
-    from naus.teacher.build import build_teacher, settings_of
+    from naus.teacher.build import teacher_of
     from naus.teacher.search import fit_estimate as fit
 
     config = settings_from(args, SearchConfig, length=args.length)
     check_learned_estimate(config.rerank_k)
     sources = read_lines(args.input)[: args.sentences]
-    teacher = build_teacher(args.lm, args.length, onnx=args.onnx, static=args.static, device=args.device,
-                            encoder=args.encoder,
-                            **{**settings_of(config), "estimator": IN_CONTEXT})  # it corrects the in-context one
+    teacher = teacher_of(args.lm, dataclasses.replace(config, estimator=IN_CONTEXT),  # it corrects that estimate
+                         onnx=args.onnx, static=args.static, device=args.device, encoder=args.encoder)
     estimate, states = fit(teacher, sources, args.states)
     estimate.save(args.out)
     done(args.out, f"learned estimate for L = {args.length} from {states} states of {len(sources)} sentences "

@@ -38,6 +38,15 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
         raise NausError(f"preset {preset!r} is not one of {sorted(TEACHER_PRESETS)}")
     config = SearchConfig(length=None if ratio is not None else length, ratio=ratio,
                           **{**TEACHER_PRESETS[preset], **settings})
+    return teacher_of(lm, config, onnx=onnx, estimate=estimate, fit_on=fit_on, static=static, device=device,
+                      encoder=encoder)
+
+
+def teacher_of(lm: str | Path | LanguageModel, config: SearchConfig, *, onnx: str | Path | None = None,
+               estimate: str | Path | None = None, fit_on: Iterable[str] = (), static: str | Path | None = None,
+               device: str | None = None, encoder: str | Path | None = None) -> Teacher:
+    """`build_teacher` of a whole SearchConfig, as the command line resolved it (no preset under it)."""
+    check_encoder(onnx, encoder)
     check_estimate(config, estimate)
     fit = config.estimator == LEARNED and estimate is None and config.rerank_k > 0
     sentences = [sentence for sentence, _ in zip(fit_on, range(FIT_SENTENCES))] if fit else []
@@ -67,11 +76,6 @@ def check_estimate(config: SearchConfig, estimate) -> None:
                         f"{LEARNED}), not {config.estimator!r}; or drop it")
     if estimate is not None:
         check_learned_estimate(config.rerank_k)
-
-
-def settings_of(config: SearchConfig) -> dict:
-    """A SearchConfig as `build_teacher`'s settings: every field but the target, which it takes by name."""
-    return {k: v for k, v in dataclasses.asdict(config).items() if k not in ("length", "ratio")}
 
 
 def search_file(source: str | Path, lm: str | Path, out: str | Path, config: SearchConfig, *,
@@ -108,6 +112,6 @@ def search_file(source: str | Path, lm: str | Path, out: str | Path, config: Sea
         if fit:
             log.info("fitting the learned estimate for L = %s on the input's first %d sentences (`naus fit-estimate` "
                      "makes one to pass to every shard as --estimate)", config.length, FIT_SENTENCES)
-        teacher = build_teacher(language_model, config.length, ratio=config.ratio, onnx=onnx, estimate=estimate,
-                                fit_on=sources, static=static, device=device, encoder=encoder, **settings_of(config))
+        teacher = teacher_of(language_model, config, onnx=onnx, estimate=estimate, fit_on=sources, static=static,
+                             device=device, encoder=encoder)
         return label_shard(teacher, sources, output, batch, f"search {source} shard {shard[0]}/{shard[1]}")

@@ -87,11 +87,11 @@ shard no longer imports onnx to look for a Softmax node (0.9 s a process, ml_dty
 op_type are looked for instead); the pytest plugins the dependencies bring (hydra-core's, anyio's, platformdirs'),
 which no test uses, are off (collection 7.5 s to 5.6 s a worker). pytest's summed test times: 441 s to 362 s, wall
 233.8 s to 190.7 s (both unpinned, `-n auto`, one run each, 7-8 December). Tried and kept out: a third worker (234.9
-s against 190.7). This VM's speed varies (a new process's `import torch` took 1.9 to 3.8 s within the hour; the disk stalls): the
-timing now records torch's import before and after (`torch_import_seconds`). Alternated in this checkout, pytest
+s against 190.7). This VM's speed varies (a new process's `import torch` took 1.9 to 3.8 s within the hour; the
+disk stalls): the timing now records torch's import before and after (`torch_import_seconds`). Alternated in this checkout, pytest
 unpinned, the diet against e0ad5c1 in the VM's slow phase: 305.4 and 266.6 s before, 221.1 and 259.1 s after (torch's
 import 1.9-2.2 s throughout). This JSON, also in the slow phase (torch 2.0-2.8 s): **258 s, and 258 s again**, **439
-s projected**; from the fast phase's 190.7 s of pytest, 325 s. Over the 5 minutes either way: what is left is
+s projected**; from the 190.7 s of pytest of an earlier, faster hour, 325 s. Over the 5 minutes either way: what is left is
 processes' start-up (torch, numba's CPU target, Snakemake), each integration test's own.
 """
 

@@ -33,7 +33,6 @@ def build_teacher(lm: str | Path | LanguageModel, length: int | None = None, *, 
     FIT_SENTENCES of `fit_on` (half a minute a length on one core); `onnx` runs MiniLM from `naus export-onnx`'s
     file, else in PyTorch; `encoder` re-ranks by a masked-LM encoder's similarity instead (`naus pretrain-mlm`).
     Its `summarize([(index, sentence), ...])` gives each sentence's `Summary` (`.summary`, `.score`, ...)."""
-    check_encoder(onnx, encoder)
     if preset not in TEACHER_PRESETS:
         raise NausError(f"preset {preset!r} is not one of {sorted(TEACHER_PRESETS)}")
     config = SearchConfig(length=None if ratio is not None else length, ratio=ratio,

@@ -11,13 +11,14 @@ import subprocess
 from tests.helpers import ROOT
 
 ACTIVATE = "source .venv/bin/activate"
+SMALL_PAPER = ("small-paper.yaml", "search:\n  shards: 3\n")  # written into the checkout that runs it
 # (printed, as run here): what would take hours runs dry; the README's model is the demo's, here the micro one's
 AS_RUN = (
     (r"^make test$", "make -n test"),  # the suite inside the suite
     (r"^(.*)make demo PROFILE=(.*)$", r"\1make -n demo PROFILE=\2"),  # a real profile's whole pipeline
     # a cluster's days, planned; at three shards a search (`SMALL_PAPER`), not 512: Snakemake takes 16 s to plan those,
     # and the number of shards changes no rule (tests/workflow/test_cluster.py plans the paper at three too)
-    (r"^(.*snakemake .*config/paper\.yaml)$", r"\1 small-paper.yaml -n"),
+    (r"^(.*snakemake .*config/paper\.yaml)$", rf"\1 {SMALL_PAPER[0]} -n"),
     # SLURM's plan over the demo's jobs: over gigaword-sample's, Snakemake takes 15 s to check the profile's job
     # groups (`make dryrun PROFILE=gigaword-sample` plans that profile)
     (r"(workflow/profiles/slurm --configfile config/)gigaword-sample(\.yaml -n)$", r"\1demo\2"),
@@ -35,7 +36,6 @@ AS_RUN = (
 _MIRROR = os.environ.get("NAUS_MIRROR") or "/nonexistent"
 FETCH = (r"^(naus data fetch \S+ --to \S+) --duc \S+$",
          rf"\1 --mirror file://{_MIRROR}" if os.path.isdir(_MIRROR) else "naus data fetch --help")
-SMALL_PAPER = ("small-paper.yaml", "search:\n  shards: 3\n")  # written into the checkout that runs it
 DRY = re.compile(r"make -n |make dryrun | -n$")  # what reads no build
 MISSING_PAPER_DATA = "Missing input files for rule data_gigaword"  # the 3.8M-pair release is not here
 NO_CONDA = "Is conda installed and accessible?"  # Snakemake's line when `--sdm conda` finds no conda

@@ -49,28 +49,31 @@ def register(sub) -> None:
                 ENCODER,
                 *([evaluator_form] if name == "summarize" else []),
                 DEVICE, settings=(DecodeConfig,), raw=name == "summarize")
-    example, swept = (layout.decoded("test", layout.model(10), LENGTH_CONTROL.name, 10, beam) for beam in (None, 4))
-    stems = ("stems", {"nargs": "+", "help": f"decodings as naus.pipeline.layout names them, e.g. {example} (a beam "
-                                             f"sweep's point, {swept}, decodes at its beam)"})
+    example = layout.Decoded("test", layout.model(10), LENGTH_CONTROL.name, "10")
+    named = (f"its name as naus.pipeline.layout gives it (e.g. {example.stem}), its method, its target (10 words, r0.5 "
+             "of the source, c75 characters) and its beam, as the pipeline's plan (naus.pipeline.plan) gives them")
     command(sub, "decode-all", decode_all, "one student's decodings of one file, one after another in one process, "
             "into one JSON file (`naus unbundle` writes each out)",
             ("--checkpoint", {**IN, "help": "the student's best.pt"}),
-            ("--source", {**IN, "help": "the sentences the stems' split names, one per line"}),
+            ("--source", {**IN, "help": "the sentences the decodings' split names, one per line"}),
             ("--states", {"help": "their frozen states (`naus encode-states`), for a student that reads them"}),
-            stems, ("--out", OUT), DEVICE,
-            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "phrases", "last_word", "adjacency")),))
+            ("--decoding", {"nargs": 4, "action": "append", "required": True, "metavar": ("STEM", "METHOD", "TARGET",
+                                                                                         "BEAM"),
+                            "help": f"once per decoding: {named}"}),
+            ("--out", OUT), DEVICE,
+            settings=((DecodeConfig, ("min_length", "batch_size", "phrases", "last_word", "adjacency")),))
     command(sub, "unbundle", unbundle, "one decoding of a `naus decode-all` file, as `naus decode --provenance` "
             "writes it", ("--bundle", {**IN, "help": "the `naus decode-all` file"}),
             ("--stem", {**IN, "help": "the decoding to write, as naus.pipeline.layout names it"}), ("--out", OUT),
             ("--provenance", {**OUT, "help": "what made it (the input's, the student's and the summaries' sha256)"}))
     decoding = ("--decoding", {
-        "nargs": "+", "action": "append", "required": True, "metavar": "STEM CHECKPOINT SOURCE OUT [STATES]",
-        "help": f"once per decoding: its name as naus.pipeline.layout gives it (e.g. {example}), its best.pt, "
-                "the sentences it decodes, the JSON file its time is written to and, for a student on frozen states, "
-                "their file"})
+        "nargs": "+", "action": "append", "required": True,
+        "metavar": "STEM METHOD TARGET BEAM CHECKPOINT SOURCE OUT [STATES]",
+        "help": f"once per decoding: {named}; then its best.pt, the sentences it decodes, the JSON file its time is "
+                "written to and, for a student on frozen states, their file"})
     command(sub, "time", time_decodings, "time decodings the way the tables show them, one after another in one "
             "process", decoding, ENCODER, DEVICE,
-            settings=((DecodeConfig, ("min_length", "beam_size", "batch_size", "phrases", "last_word", "adjacency",
+            settings=((DecodeConfig, ("min_length", "batch_size", "phrases", "last_word", "adjacency",
                                       "batch1_samples", "timing_passes")),))
     command(sub, "compile", compile_decoders, "compile every decoder and the hill climb once (numba keeps them beside "
             "their modules): `make setup` does, so that a pipeline's first searches and decodings do not, each in its "
@@ -199,35 +202,46 @@ def _timing(summarizer, sentences: list[str], options: dict, args: argparse.Name
     return time_decoding(summarizer, sentences, options, args.batch_size, args.timing_passes, args.batch1_samples)
 
 
-def _decodings(args: argparse.Namespace, plan: list[tuple[str, str, str, str | None]]):
-    """Each decoding of `plan`, (stem, student, sentences file, states file or None) with its stem named by
-    `naus.pipeline.layout.decoded`: (stem, its student, the sentences, the decoding options, what made it), each student
-    loaded once and each file read and hashed once, every stem checked before any work."""
+def _settings(stem: str, method: str, target: str, beam: str) -> dict:
+    """A decoding's settings as `--decoding` gives them, as `Summarizer.summarize` takes them; refused unless its stem
+    is the path a decoding of those settings is written to (`naus.pipeline.layout.decoded`)."""
+    from naus.methods import METHODS
+
+    if method not in METHODS:
+        raise NausError(f"--decoding {stem}: {method!r} is not a method ({', '.join(METHODS)})")
+    try:
+        settings = {"method": method, "beam_size": int(beam), **layout.target_settings(target)}
+    except ValueError:
+        raise NausError(f"--decoding {stem}: {target!r} is not a target (10 words, r0.5 of the source, c75 "
+                        f"characters) or {beam!r} not a beam") from None
+    written = {os.path.basename(layout.decoded("", "", method, target, b)) for b in (None, beam)}
+    if os.path.basename(stem) not in written:
+        raise NausError(f"--decoding {stem}: a {method} decoding for {target} at beam {beam} is not written there "
+                        "(naus.pipeline.layout.decoded)")
+    return settings
+
+
+def _decodings(args: argparse.Namespace, plan: list[tuple[str, dict, str, str, str | None]]):
+    """Each decoding of `plan`, (stem, settings, student, sentences file, states file or None): (stem, its student, the
+    sentences, the decoding options, what made it), each student loaded once and each file read and hashed once."""
     from naus.architectures import ARCHITECTURES
     from naus.decoding.summarizer import Summarizer
     from naus.plumbing.files import read_lines
     from naus.plumbing.provenance import file_record
     from naus.student.frozen import States
 
-    try:
-        parts = {stem: layout.parse_decoded(stem) for stem, *_ in plan}
-    except ValueError as err:
-        raise NausError(str(err)) from None
     records, loaded = {}, {}
-    for checkpoint in dict.fromkeys(checkpoint for _, checkpoint, *_ in plan):
+    for checkpoint in dict.fromkeys(checkpoint for _, _, checkpoint, *_ in plan):
         records[checkpoint] = file_record(checkpoint)
         summarizer = Summarizer.from_checkpoint(checkpoint, args.device)
         frozen = ARCHITECTURES[summarizer.model.config.arch].frozen
         if getattr(args, "encoder", None) and summarizer.model.config.states_encoder:  # `time`: for those that need it
             summarizer.use_encoder(args.encoder)
-        for stem, source, states in ((s, src, st) for s, c, src, st in plan if c == checkpoint):
-            part = parts[stem]
+        for stem, settings, source, states in ((s, o, src, st) for s, o, c, src, st in plan if c == checkpoint):
             if source not in loaded:
                 loaded[source], records[source] = read_lines(source), file_record(source)
-            options = dict(method=part["method"], beam_size=int(part.get("beam_size") or args.beam_size),
-                           min_length=args.min_length, phrases=args.phrases, last_word=args.last_word,
-                           adjacency=args.adjacency, raw=False, restore=True,
-                           **layout.target_settings(part["target"]))
+            options = dict(min_length=args.min_length, phrases=args.phrases, last_word=args.last_word,
+                           adjacency=args.adjacency, raw=False, restore=True, **settings)
             if frozen:
                 if not states:
                     raise NausError(f"{checkpoint}: a student on frozen states decodes with their file: give its "
@@ -244,16 +258,16 @@ def time_decodings(args: argparse.Namespace) -> None:
     PyTorch and numba took longer to load than a demo decoding takes."""
     from naus.plumbing.outputs import refuse_overwriting, write_json
 
-    wrong = next((given for given in args.decoding if len(given) not in (4, 5)), None)
+    wrong = next((given for given in args.decoding if len(given) not in (7, 8)), None)
     if wrong:
-        raise NausError(f"--decoding {' '.join(wrong)}: give STEM CHECKPOINT SOURCE OUT and, for a student on "
-                        "frozen states, STATES")
+        raise NausError(f"--decoding {' '.join(wrong)}: give STEM METHOD TARGET BEAM CHECKPOINT SOURCE OUT and, for a "
+                        "student on frozen states, STATES")
     refuse_overwriting([(f"--decoding {k}'s {part}", path) for k, given in enumerate(args.decoding, 1)
-                        for part, path in zip(("CHECKPOINT", "SOURCE", "OUT", "STATES"), given[1:])],
+                        for part, path in zip(("CHECKPOINT", "SOURCE", "OUT", "STATES"), given[4:])],
                        {f"--decoding {k}'s OUT" for k in range(1, len(args.decoding) + 1)})
-    outs = {given[0]: given[3] for given in args.decoding}
-    plan = [(stem, checkpoint, source, rest[0] if rest else None) for stem, checkpoint, source, _, *rest in
-            args.decoding]
+    outs = {given[0]: given[6] for given in args.decoding}
+    plan = [(stem, _settings(stem, method, target, beam), checkpoint, source, rest[0] if rest else None)
+            for stem, method, target, beam, checkpoint, source, _, *rest in args.decoding]
     for stem, summarizer, sentences, options, made_from in _decodings(args, plan):
         timing = _timing(summarizer, sentences, options, args)
         write_json(outs[stem], {**timing, **made_from})
@@ -261,18 +275,12 @@ def time_decodings(args: argparse.Namespace) -> None:
 
 
 def decode_all(args: argparse.Namespace) -> None:
-    """Every decoding named, one after another in this one process, into one file (`naus.plumbing.provenance.BUNDLE`):
+    """Every decoding given, one after another in this one process, into one file (`naus.plumbing.provenance.BUNDLE`):
     the pipeline's decodings of a student, which `naus unbundle` writes out one by one."""
     from naus.plumbing.outputs import write_json
 
-    try:
-        students = {(part["split"], part["model"]) for part in map(layout.parse_decoded, args.stems)}
-    except ValueError as err:
-        raise NausError(str(err)) from None
-    if len(students) > 1:
-        raise NausError("the stems name decodings of several students or splits; one --checkpoint and one --source "
-                        "decode one student's decodings of one split")
-    plan = [(stem, args.checkpoint, args.source, args.states) for stem in args.stems]
+    plan = [(stem, _settings(stem, *settings), args.checkpoint, args.source, args.states)
+            for stem, *settings in args.decoding]
     decodings = {}
     for stem, summarizer, sentences, options, made_from in _decodings(args, plan):
         summaries = [r.summary for r in summarizer.summarize(sentences, batch_size=args.batch_size, **options)]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from naus import NausError
 from naus.pipeline import layout
+from naus.pipeline.plan import train_settings
 from naus.plumbing.files import read_json, same_digest, sha256sum
 from naus.plumbing.outputs import atomic_open, write_text
 from naus.plumbing.markup import ESCAPES
@@ -194,7 +195,7 @@ def _section(configured: dict, section: str, student: str) -> dict:
     values = configured.get(section, {})
     if section != "train":
         return values
-    return layout.train_settings(values, student, configured.get("analysis", {}).get("lr"))
+    return train_settings(values, student, configured.get("analysis", {}).get("lr"))
 
 
 def _configured_part(student: str, section: str, values: dict) -> dict:

@@ -141,30 +141,6 @@ def parse_model(name: str) -> StudentName:
                        int(match["seed"] or 0), int(match["generation"] or 1), bool(match["ensemble"]))
 
 
-def members(name: str, seeds: list[int]) -> list[str]:
-    """The students an ensemble's name (`L10-ens`) stands for: that student at each of the profile's `seeds`."""
-    student = parse_model(name)
-    return [model(student.length, student.arch, student.fraction, seed, student.generation) for seed in seeds]
-
-
-def teacher_model(name: str) -> str | None:
-    """The model whose length-control summaries a later generation's student learns from (the previous
-    generation's ensemble); None for the first generation, which learns from the search."""
-    student = parse_model(name)
-    if student.generation == 1:
-        return None
-    return model(student.length, student.arch, student.fraction, ENSEMBLE, student.generation - 1)
-
-
-def train_settings(train: dict, name: str, rates: dict | None = None) -> dict:
-    """The training section as student `name` trains with it: a first-generation student's own settings
-    (`train.first_generation`: the analyses' students, and those whose labels the next generation learns from)
-    over the section's, and a Table 3 architecture's learning rate chosen on dev (`rates`: config key analysis.lr)."""
-    student = parse_model(name)
-    settings = {**train, **(train.get("first_generation") or {})} if student.generation == 1 else train
-    return {**settings, "lr": rates[student.arch]} if rates and student.arch in rates else settings
-
-
 def chars_target(budget: Part) -> str:
     """A budget in characters as a decoding target (`c75`: char-control within 75 characters)."""
     return f"c{budget}"
@@ -281,6 +257,27 @@ def decoded(split: str, name: str, method: str, target: Part, beam: Part | None 
     return f"{DECODINGS}/{split}/{name}/beams/{method}-{target}-b{beam}"
 
 
+@dataclass(frozen=True)
+class Decoded:
+    """A student's decoding of a split, by what its path (`decoded`) is made of: the tables declare their decodings
+    as these, and the workflow's decoding jobs are looked up by their stems."""
+
+    split: str  # a key of DECODE_SOURCES
+    model: str  # the student's name (`model`)
+    method: str  # a decoding method (naus.methods)
+    target: str  # `10` words, `r0.5` of the source, `c75` characters (TARGET_PATTERN)
+    beam: int | None = None  # a point of the beam-size sweep; None: the profile's beam (decode.beam_size)
+
+    @property
+    def stem(self) -> str:
+        return decoded(self.split, self.model, self.method, self.target, self.beam)
+
+    @property
+    def settings(self) -> dict[str, str | int | float]:
+        """As `Summarizer.summarize` takes it: the method and the target (`target_settings`)."""
+        return {"method": self.method, **target_settings(self.target)}
+
+
 def decoded_bundle(split: str, name: str) -> str:
     """Every decoding of a split by a student that the tables read, in one file (`naus decode-all`)."""
     return f"{DECODINGS}/{split}/{name}/decodings.json"
@@ -303,17 +300,13 @@ DECODED_PATTERNS = (pattern(decoded("{split}", "{model}", "{method}", "{target}"
                             beam_size=r"\d+"))
 
 
-def parse_decoded(stem: str) -> dict[str, str]:
-    """The parts of a `decoded` stem (split, model, method, target, and beam_size for a sweep's)."""
+def parse_decoded(stem: str) -> Decoded:
+    """What a `decoded` stem is made of (a path read from outside the plan: a GPU run's archive)."""
     for expression in DECODED_PATTERNS:
         if match := re.fullmatch(expression, stem):
-            return match.groupdict()
+            beam = match.groupdict().get("beam_size")
+            return Decoded(match["split"], match["model"], match["method"], match["target"], beam and int(beam))
     raise ValueError(f"{stem!r} is not a decoding's path (decode/test/L10/length-control-10, ...)")
-
-
-def decoded_model(stem: str) -> str:
-    """The student of a `decoded` path."""
-    return parse_decoded(stem)["model"]
 
 
 ANY_PROFILE = "{profile}"  # a profile's name where a help text or message shows a folder of any profile

@@ -24,7 +24,8 @@ from naus.report.rows import METRIC_BOUNDS, METRIC_KEYS, read_metrics, table_fra
 from naus.report.sentences import browser, case_study, protocol_scorer
 from naus.settings import DataConfig
 from naus.pipeline.quoted import paper_table
-from naus.pipeline.tables import PROTOCOLS, Spec, students
+from naus.pipeline.declarations import PROTOCOLS, Spec
+from naus.pipeline.tables import students
 
 __all__ = ["build_report", "METRIC_BOUNDS", "METRIC_KEYS"]
 
@@ -184,4 +185,5 @@ def headline(flat: dict[str, dict], spec: Spec) -> dict[str, dict[str, float]]:
         return round(sum(scores) / len(scores), 2) if scores else None
 
     return {f"L{n}": {"teacher": total([layout.search("test", n)]),
-                      "student": total(students(spec.seeds, n, LENGTH_CONTROL.name, n))} for n in spec.lengths}
+                      "student": total([d.stem for d in students(spec.seeds, n, LENGTH_CONTROL.name, n)])}
+            for n in spec.lengths}

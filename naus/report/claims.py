@@ -13,8 +13,9 @@ from naus.settings import TrainConfig
 from naus.evaluation.significance import RESAMPLES, holm, paired_p_value
 from naus.report.rows import P_VALUE, P_VALUES, SCORES, SIGNIFICANT, p_text
 from naus.pipeline.quoted import PAPER_BEAM_GAIN, PAPER_DUC, PAPER_GIGAWORD
-from naus.pipeline.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, Spec, cut_label, last_generation, ours_label,
-                         published_label)
+from naus.pipeline.declarations import Spec
+from naus.pipeline.tables import (AUTHORS, PAIR_FREE, TEACHER_LABEL, cut_label, last_generation, ours_label,
+                                  published_label)
 
 LITTLE = 1.5  # "costs little time": at most half again the other decoder's time at the same beam
 P_TRUNCATE = P_VALUES[1]  # length control's p against truncation (`naus.report.rows`)

@@ -1,4 +1,4 @@
-"""The report's figures, each drawn from its declaration (`naus.pipeline.tables.Figure`) with its caption: a
+"""The report's figures, each drawn from its declaration (`naus.pipeline.declarations.Figure`) with its caption: a
 figure whose input is missing is an error naming the file, never a figure left out."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from naus.plumbing.provenance import read_history
 from naus.evaluation.significance import seed_mean
 from naus.report.rows import first_timing, read_metrics, read_row
 from naus.report.sentences import SentenceTotals, by_source_length
-from naus.pipeline.tables import Figure, Spec
+from naus.pipeline.declarations import Figure, Spec
 
 
 def _seeds(n: int) -> str:

@@ -21,7 +21,8 @@ from naus.evaluation.significance import EXACT_SPLITS, RESAMPLES
 from naus.teacher.shards import read_records
 from naus.settings import DataConfig, TrainConfig
 from naus.pipeline.quoted import paper_table
-from naus.pipeline.tables import AUTHORS, LM_READS, PROTOCOLS, Spec, other_runs, table4_archs
+from naus.pipeline.declarations import PROTOCOLS, Spec
+from naus.pipeline.tables import AUTHORS, LM_READS, other_runs, table4_archs
 
 
 def search_section(build: Path) -> str | None:

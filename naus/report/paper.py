@@ -1,6 +1,6 @@
 """Tables 1 and 2 in the paper's shape: systems as rows, R-1 / R-2 / R-L / ΔR / Len / time / speedup as columns, the
 paired tests as marks against a key, a caption a reader takes in at once. Every row and p-value stays in the table's
-supplementary `-full` version, from which this one is cut (`naus.pipeline.tables.Table.main_rows`)."""
+supplementary `-full` version, from which this one is cut (`naus.pipeline.declarations.Table.main_rows`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from naus.architectures import ARCHITECTURES
 from naus.methods import METHODS, default_method
 from naus.report.rows import P_VALUE, SCORES, SIGNIFICANT, p_text
 from naus.pipeline.quoted import paper_table
-from naus.pipeline.tables import BEYOND_METHODS, PAPER_METHODS, PROTOCOLS, Spec, Table, last_generation, ours_label
+from naus.pipeline.declarations import PROTOCOLS, Spec, Table
+from naus.pipeline.tables import BEYOND_METHODS, PAPER_METHODS, last_generation, ours_label
 
 COLUMNS = ["L", "System", "Len", *SCORES, "ΔR", "ΔR sd", "Time (s/sample)", "Speedup"]  # the spread of ΔR alone
 TEACHER_MARK, PEER_MARKS = "*", ("‡", "§", "¶", "#")  # a peer's mark in the order `Table.marked_peers` lists them

@@ -26,7 +26,8 @@ from naus.evaluation.significance import unpaired_p_value
 from naus.report.sentences import SentenceTotals, add_p_values
 from naus.settings import MAX_POSITIONS
 from naus.teacher.shards import read_records
-from naus.pipeline.tables import Group, Row, Table, ours_label
+from naus.pipeline.declarations import Group, Row, Table
+from naus.pipeline.tables import ours_label
 
 METRIC_KEYS = ("rouge1", "rouge2", "rougeL", "avg_words")
 # What a metrics or timing file may hold (ROUGE in percent): anything else is refused, naming the file and key.
@@ -113,7 +114,8 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
     seed's decoding; the teacher's search, one sentence at a time, so its batch-1 time is its time)."""
     runs = [read_metrics(metrics / f"{stem}.json") for stem in row.stems]
     out = {"System": row.label, "_totals": [r["rouge1"] + r["rouge2"] + r["rougeL"] for r in runs],
-           "_stems": list(row.stems), "_method": row.method, "_peer": row.peer}
+           "_stems": list(row.stems), "_models": [d.model for d in row.decodings], "_method": row.method,
+           "_peer": row.peer}
     for key, column in (("avg_words", "Len"), ("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
         out[column] = statistics.mean(r[key] for r in runs)
     if row.method is not None:
@@ -135,7 +137,7 @@ def finish(rows: list[dict], teacher: dict | None) -> list[dict]:
     for row in rows:
         totals = row.pop("_totals", None) or [total(row)]
         offsets = row.pop("_offsets", None)  # seeds and sentences resampled (add_p_values); else the seeds alone
-        for key in ("_stems", "_method", "_peer"):
+        for key in ("_stems", "_models", "_method", "_peer"):
             row.pop(key, None)
         deltas = [t - total(teacher) for t in totals] if teacher else []
         row["ΔR"] = round(statistics.mean(deltas), 2) if deltas else None

@@ -16,7 +16,7 @@ from naus.report.browse import write_browser
 from naus.evaluation.evaluate import sample_scores
 from naus.plumbing.files import read_lines
 from naus.evaluation.significance import paired_p_value, seed_mean, two_level_interval
-from naus.pipeline.tables import PROTOCOLS, Protocol
+from naus.pipeline.declarations import PROTOCOLS, Protocol
 
 
 class SentenceTotals:
@@ -59,9 +59,6 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
     def scores(row: dict) -> np.ndarray | None:
         return seed_mean(runs) if (runs := seeds(row)) is not None else None
 
-    def models(row: dict) -> list[str]:
-        return [layout.decoded_model(stem) for stem in row["_stems"]]
-
     students = [(row, scores(row)) for row in rows if row.get("_method") is not None]
     peers = [(other["_peer"], theirs) for other in rows if other.get("_peer") and (theirs := scores(other)) is not None]
     reference = scorer(teacher)
@@ -77,7 +74,7 @@ def add_p_values(rows: list[dict], outputs: Path, scorer: SentenceTotals, teache
             continue
         method, column = against[row["_method"]]
         theirs = next((theirs for other, theirs in students if other["_method"] == method
-                       and models(other) == models(row)), None)  # the same students by the other method
+                       and other["_models"] == row["_models"]), None)  # the same students by the other method
         if theirs is not None:
             row[column] = paired_p_value(ours, theirs)
         for peer, theirs in peers:

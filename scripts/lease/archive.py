@@ -163,8 +163,8 @@ def verify(staging: Path, names: list[str], profile: str, root: Path) -> None:
         stem = name.removesuffix(".txt").removesuffix(".timing.json")
         made = _read(staging, f"{stem}.provenance.json", ("input", "checkpoint", "summaries", "lines"), DECODING) \
             if name.endswith(".txt") else _read(staging, name, ("input", "checkpoint"), DECODE_TIMING)
-        parts = layout.parse_decoded(stem.removeprefix(f"{build}/"))
-        split, model = parts["split"], parts["model"]
+        decoded = layout.parse_decoded(stem.removeprefix(f"{build}/"))
+        split, model = decoded.split, decoded.model
         _same_content(name, "input", made["input"], root / build / layout.DECODE_SOURCES[split], hashes)
         if Path(_path(name, "checkpoint", made["checkpoint"])).parent.name != model:
             raise NausError(f"{name}: decoded by {made['checkpoint']['path']}, not by student {model}; "

@@ -25,13 +25,6 @@ def test_a_students_name_says_what_it_is_and_back(name, student):
     assert re.fullmatch(layout.MODEL_PATTERN, name)
 
 
-def test_a_later_generation_learns_from_the_ensemble_of_the_one_before():
-    assert layout.teacher_model("L10") is None
-    assert layout.teacher_model("L10-g2-s4") == "L10-ens"
-    assert layout.teacher_model("L10-f0.5-g3") == "L10-f0.5-g2-ens"
-    assert layout.members("L10-g2-ens", [0, 1, 2]) == ["L10-g2", "L10-g2-s1", "L10-g2-s2"]
-
-
 def test_a_name_that_is_no_student_is_refused():
     for name in ("L10-s", "L10-s1-f0.5", "xl-L10", "10", "L10-g1", "L10-g0", "L10-ens-s1", "L10-s1-g2"):
         with pytest.raises(ValueError, match="not a student's name"):
@@ -60,7 +53,6 @@ def test_later_generations_and_the_ensemble_are_rows_of_tables_2_and_3(tmp_path)
         "decode/test/L8-g2/length-control-8", "decode/test/L8-g2-s1/length-control-8")
     assert rows["NAUS truncate, generation 2, 2 seeds as one model (ours)"].stems == ("decode/test/L8-g2-ens/truncate-8",)
     assert set(base.stems()) < set(more.stems()) and more.table("table4") == base.table("table4")
-    assert {layout.teacher_model(m) for m in more.students()} >= {"L8-ens", "L10-ens"}
 
 # -- hostile and careless input (the review rounds): each test names the input it spoils and what it did before --
 

@@ -202,8 +202,8 @@ def test_an_output_that_names_an_input_or_another_output_is_refused_before_anyth
                                                 data / "duc2004"],
         "unpack-over-the-archive": ["download", "--url", "file:///nowhere", "--sha256", "0" * 64,
                                     "--out", data / "giga.tgz", "--unpack", data],
-        "timing-over-what-it-decodes": ["time", "--decoding", "test-L10-length-control-10", student,
-                                        tmp_path / "in.txt", tmp_path / "in.txt"],
+        "timing-over-what-it-decodes": ["time", "--decoding", "decode/test/L10/length-control-10", "length-control",
+                                        "10", "6", student, tmp_path / "in.txt", tmp_path / "in.txt"],
     }
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     result = naus_main(commands[case], capsys)

@@ -81,17 +81,19 @@ def test_timing_records_its_passes_and_the_cpu_beside_the_summaries(checkpoint, 
 
 
 def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tmp_path, capsys):
-    """What the pipeline's timing job runs: every decoding named with the files it reads and writes, at its target
-    and (a beam sweep's point) its beam, recorded with what made it; a name that is not a decoding's, a decoding
-    given without its time file, and a time file that is an input are refused before any work."""
+    """What the pipeline's timing job runs: every decoding given with its settings (the plan's) and the files it reads
+    and writes, recorded with what made it; a stem that is not where those settings' decoding is written, a method
+    that is none, a decoding given without its time file, and a time file that is an input are refused before any
+    work."""
     from naus.cli import main
 
     source = write(tmp_path / "test.txt", "police arrested five protesters\nin paris\n")
-    stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "length-control", "3", 4),
-             layout.decoded("test", "L2", "char-control", "c12")]
+    planned = [layout.Decoded("test", "L2", "length-control", "2"), layout.Decoded("test", "L2", "length-control", "3", 4),
+               layout.Decoded("test", "L2", "char-control", "c12")]
+    stems = [d.stem for d in planned]
     outs = [tmp_path / f"t{k}.json" for k in range(len(stems))]
-    decodings = [arg for stem, out in zip(stems, outs) for arg in ("--decoding", stem, str(checkpoint), str(source),
-                                                                    str(out))]
+    decodings = [arg for d, out in zip(planned, outs) for arg in (
+        "--decoding", d.stem, d.method, d.target, str(d.beam or 6), str(checkpoint), str(source), str(out))]
     timed = ["time", "--timing-passes", "2", "--batch1-samples", "1"]
     assert main([*timed, *decodings]) == 0
     first, sweep, chars = (json.loads(out.read_text()) for out in outs)
@@ -99,9 +101,12 @@ def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tm
     assert sweep["beam_size"] == 4 and first["checkpoint"] == sweep["checkpoint"] and chars["method"] == "char-control"
     assert first["input"]["path"] == str(source) and first["checkpoint"]["path"] == str(checkpoint)
     assert capsys.readouterr().out == "" and sorted(tmp_path.glob("*.txt")) == [source]
-    for wrong, named in ((["decode/test/L2/nonsense-2", str(checkpoint), str(source), str(outs[0])], "nonsense-2"),
-                         ([stems[0], str(checkpoint), str(source)], "STEM CHECKPOINT SOURCE OUT"),
-                         ([stems[0], str(checkpoint), str(source), str(source)], str(source))):
+    files = [str(checkpoint), str(source), str(outs[0])]
+    for wrong, named in ((["decode/test/L2/nonsense-2", "nonsense", "2", "6", *files], "'nonsense' is not a method"),
+                         ([stems[0], "truncate", "2", "6", *files], "is not written there"),
+                         ([stems[0], "length-control", "two", "6", *files], "'two' is not a target"),
+                         ([stems[0], "length-control", "2", "6", *files[:2]], "STEM METHOD TARGET BEAM CHECKPOINT"),
+                         ([stems[0], "length-control", "2", "6", *files[:2], str(source)], str(source))):
         before = source.read_bytes()
         assert main([*timed, "--decoding", *wrong]) == 2 and named in capsys.readouterr().err
         assert source.read_bytes() == before
@@ -118,11 +123,13 @@ def test_a_students_decodings_in_one_process_are_those_of_one_process_each(check
     (build / layout.student_dir("L2")).mkdir(parents=True)
     shutil.copy(checkpoint, build / layout.student_dir("L2") / "best.pt")
     source = write(build / layout.DECODE_SOURCES["test"], "police arrested five protesters\n\nin paris\n")
-    stems = [layout.decoded("test", "L2", "length-control", "2"), layout.decoded("test", "L2", "beam", "3", 4)]
+    planned = [layout.Decoded("test", "L2", "length-control", "2"), layout.Decoded("test", "L2", "beam", "3", 4)]
+    stems = [d.stem for d in planned]
+    decodings = [arg for d in planned for arg in ("--decoding", d.stem, d.method, d.target, str(d.beam or 6))]
     bundle = tmp_path / "all.json"
     student = build / layout.student_dir("L2") / "best.pt"
     given = ["--checkpoint", str(student), "--source", str(source)]  # what the rule declares, passed as such
-    assert main(["decode-all", *given, "--out", str(bundle), *stems]) == 0
+    assert main(["decode-all", *given, "--out", str(bundle), *decodings]) == 0
     for stem, options in zip(stems, (["--method", "length-control", "--length", "2"],
                                      ["--method", "beam", "--length", "3", "--beam-size", "4"])):
         one, bundled = tmp_path / "one.txt", tmp_path / "bundled.txt"
@@ -143,13 +150,13 @@ def test_a_students_decodings_in_one_process_are_those_of_one_process_each(check
     before = student.read_bytes()
     states = build / layout.frozen_states("test")
     for target in (student, source, states):
-        assert main(["decode-all", *given, "--states", str(states), "--out", str(target), *stems]) == 2
+        assert main(["decode-all", *given, "--states", str(states), "--out", str(target), *decodings]) == 2
         assert "an output may not overwrite an input" in capsys.readouterr().err
     assert student.read_bytes() == before and not states.exists()
-    # one student's decodings of one split: stems of another are refused before any work
-    other = layout.decoded("test", "L3", "length-control", "2")
-    assert main(["decode-all", *given, "--out", str(tmp_path / "two.json"), *stems, other]) == 2
-    assert "several students or splits" in capsys.readouterr().err and not (tmp_path / "two.json").exists()
+    # a decoding whose stem is not where its settings' decoding is written is refused before any work
+    wrong = ["--decoding", stems[0], "length-control", "3", "6"]
+    assert main(["decode-all", *given, "--out", str(tmp_path / "two.json"), *decodings, *wrong]) == 2
+    assert "is not written there" in capsys.readouterr().err and not (tmp_path / "two.json").exists()
 
 
 class Copier(torch.nn.Module):

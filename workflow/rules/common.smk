@@ -15,7 +15,8 @@ min_version("9.0")
 
 sys.path.insert(0, workflow.basedir)  # naus.architectures, naus.pipeline.tables: plain Python, each list once
 from naus import NausError
-from naus.pipeline import layout, schema, tables
+from naus.pipeline import layout, plan, schema, tables
+from naus.pipeline.declarations import PROTOCOLS
 from naus.architectures import ARCHITECTURES, TABLE4_ARCHS
 from naus.data.peers import PEERS
 from naus.settings import LEARNED, ONNX_INT8, SearchConfig, options
@@ -164,12 +165,6 @@ def chain_priority(split: str) -> int:
     return STUDENT_CHAIN if split in ("pool", "dev") else 0
 
 
-def student_arch(name: str) -> str:
-    """A student's architecture: its name's (`ar-L10`), or for the profile's own (`L10-s3`) config key model.arch."""
-    arch = layout.parse_model(name).arch
-    return config["model"]["arch"] if arch == "naus" else arch
-
-
 # The students by what they need (naus.architectures: `gpu`): a cluster sends those that train their whole encoder to
 # its GPU partition, those on frozen states to a CPU core.
 OWN_GPU = ARCHITECTURES[config["model"]["arch"]].gpu
@@ -183,7 +178,7 @@ GPU_TRAINED, CPU_TRAINED = (
 
 def frozen_states(model: str, split: str) -> list[str]:
     """The frozen MiniLM states of `split` that student `model` reads (none unless it learns on them)."""
-    return [f"{BUILD}/{layout.frozen_states(split)}"] if ARCHITECTURES[student_arch(model)].frozen else []
+    return [f"{BUILD}/{layout.frozen_states(split)}"] if PLAN.student(model).frozen else []
 
 
 # The encoder file the frozen states come from, where the profile asks for one: the distilled MiniLM
@@ -215,11 +210,13 @@ def library_decoding() -> str:
     return " ".join(f"--{name.replace('_', '-')} {shlex.quote(str(getattr(DecodeConfig, name)))}" for name in names)
 
 
-# What each table and figure shows, declared once (naus.pipeline.tables): the outputs to build, and what the report reads.
+# What each table and figure shows, declared once (naus.pipeline.tables): the outputs to build, and what the report
+# reads; and the jobs that make them (naus.pipeline.plan), which the rules look up by the paths Snakemake asks for.
 try:
-    SPEC = tables.spec(config)
+    PLAN = plan.plan(config)
 except NausError as err:
     fail(str(err))
+SPEC = PLAN.spec
 
 
 def systems() -> list[str]:
@@ -234,7 +231,7 @@ def students() -> list[str]:
 
 def trained_students() -> list[str]:
     """The students `naus train` makes (each has a history and a training time); an ensemble is made of them."""
-    return [model for model in students() if not layout.parse_model(model).ensemble]
+    return [model for model in students() if not PLAN.student(model).ensemble]
 
 
 def duc_systems() -> list[str]:
@@ -245,7 +242,7 @@ def duc_systems() -> list[str]:
 def metric_files() -> list[str]:
     """The metrics every table and figure needs."""
     return [f"{RESULTS}/{layout.metrics_file(s)}" for s in systems()] + [
-        f"{RESULTS}/{layout.metrics_file(s, tables.PROTOCOLS['duc'].folder)}" for s in duc_systems()
+        f"{RESULTS}/{layout.metrics_file(s, PROTOCOLS['duc'].folder)}" for s in duc_systems()
     ]
 
 
@@ -315,42 +312,41 @@ def timing_files() -> list[str]:
     )
 
 
-def planned_decodings() -> dict[tuple[str, str], list[str]]:
-    """Every decoding a table or figure reads, by split and student."""
-    plan = {}
-    for stem in SPEC.stems("test") + SPEC.stems("duc"):
-        if stem.startswith(f"{layout.DECODINGS}/"):
-            part = layout.parse_decoded(stem)
-            plan.setdefault((part["split"], part["model"]), []).append(stem)
-    return plan
-
-
 def bundle_of(stem: str) -> str:
     """The `decode_student` file a planned decoding is written out of."""
-    part = layout.parse_decoded(stem)
-    return f"{BUILD}/{layout.decoded_bundle(part['split'], part['model'])}"
+    decoding = PLAN.decodings[stem]
+    return f"{BUILD}/{layout.decoded_bundle(decoding.split, decoding.model)}"
 
 
-def timed_decodings(stems: list[str]) -> list[list[str]]:
-    """Each timed decoding as `naus time --decoding` takes it: its stem, its student, its source, the file its time
-    is written to and, for a student on frozen states, their file."""
-    plan = []
+def decoding_args(decoding: layout.Decoded) -> str:
+    """A decoding as `naus decode-all --decoding` and `naus time --decoding` begin it: STEM METHOD TARGET BEAM."""
+    return f"{decoding.stem} {decoding.method} {decoding.target} {decoding.beam or config['decode']['beam_size']}"
+
+
+def timed_decodings(stems: list[str]) -> list[dict]:
+    """Each timed decoding with what `naus time --decoding` gives it after its settings: its student, its source, the
+    file its time is written to and, for a student on frozen states, their file."""
+    timed = []
     for stem in stems:
-        part = layout.parse_decoded(stem)
-        student = f"{BUILD}/{layout.student_checkpoint(part['model'])}"
-        source = f"{BUILD}/{layout.DECODE_SOURCES[part['split']]}"
-        plan.append(
-            [stem, student, source, f"{BUILD}/{stem}.timing.json", *frozen_states(part["model"], part["split"])]
+        decoding = PLAN.decodings[stem]
+        timed.append(
+            {
+                "decoding": decoding,
+                "checkpoint": f"{BUILD}/{layout.student_checkpoint(decoding.model)}",
+                "source": f"{BUILD}/{layout.DECODE_SOURCES[decoding.split]}",
+                "out": f"{BUILD}/{stem}.timing.json",
+                "states": frozen_states(decoding.model, decoding.split),
+            }
         )
-    return plan
+    return timed
 
 
-def timed_inputs(plan: list[list[str]]) -> dict[str, list[str]]:
+def timed_inputs(timed: list[dict]) -> dict[str, list[str]]:
     """The students, sources and states of the timed decodings."""
     return {
-        "checkpoints": sorted({decoding[1] for decoding in plan}),
-        "sources": sorted({decoding[2] for decoding in plan}),
-        "states": sorted({path for decoding in plan for path in decoding[4:]}),
+        "checkpoints": sorted({decoding["checkpoint"] for decoding in timed}),
+        "sources": sorted({decoding["source"] for decoding in timed}),
+        "states": sorted({path for decoding in timed for path in decoding["states"]}),
     }
 
 
@@ -482,8 +478,8 @@ WORKFLOW_MODEL_KEYS = ("arch", "distilled_states", "word_vector_states")
 
 
 def train_flags(name: str) -> str:
-    """A student's `naus train` options: the first generation's own settings over the rest's (`layout.train_settings`)."""
-    section = layout.train_settings(config["train"], name, config.get("analysis", {}).get("lr"))
+    """A student's `naus train` options: the first generation's own settings over the rest's (`naus.pipeline.plan.train_settings`)."""
+    section = PLAN.student(name).settings
     return flags(
         {
             **{k: v for k, v in config["model"].items() if k not in WORKFLOW_MODEL_KEYS},

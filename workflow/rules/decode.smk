@@ -24,7 +24,7 @@ STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
 # The decodings the tables and figures read, by split and student: each student's are made in one process;
 # those whose time they show, timed in one job, and in that job the searches whose time they show.
-PLANNED, TIMED = planned_decodings(), timed_decodings(SPEC.timed())
+PLANNED, TIMED = PLAN.decodings_of(), timed_decodings(SPEC.timed())
 TIME_LOG = f"{LOGS}/time/decodings.log"
 TIMED_TEACHERS = timed_teachers()
 
@@ -41,8 +41,7 @@ rule decode_student:
     output:
         temp(f"{BUILD}/{layout.decoded_bundle('{split}', '{model}')}"),
     params:
-        stems=lambda w: PLANNED[(w.split, w.model)],
-        beam=DECODE_CFG["beam_size"],
+        decodings=lambda w: " ".join(f"--decoding {decoding_args(d)}" for d in PLANNED[(w.split, w.model)]),
         batch=DECODE_CFG["batch_size"],
         library=LIBRARY_DECODING,
         states=lambda w, input: f"--states {input.states}" if input.states else "",
@@ -56,8 +55,7 @@ rule decode_student:
         gpu=1,
     shell:
         "python -m naus --threads {threads} decode-all --checkpoint {input.checkpoint} --source {input.source} "
-        "{params.states} --beam-size {params.beam} --batch-size {params.batch} {params.library} --out {output} "
-        "{params.stems} > {log} 2>&1"
+        "{params.states} --batch-size {params.batch} {params.library} {params.decodings} --out {output} > {log} 2>&1"
 
 
 use rule decode_student as decode_student_on_states with:
@@ -74,7 +72,7 @@ rule decoding:
     (the input's and the student's sha256: `python -m scripts.lease import-run` checks a GPU run's decodings against this machine's
     files with it)."""
     wildcard_constraints:
-        stem="|".join(re.escape(stem) for stems in PLANNED.values() for stem in stems),
+        stem="|".join(re.escape(stem) for stem in PLAN.decodings),
     input:
         lambda w: bundle_of(w.stem),
     output:
@@ -148,7 +146,7 @@ rule time_decode:
         onnx=[ONNX_MODEL] if USE_ONNX and TIMED_TEACHERS else [],
         estimates=[ESTIMATE.format(length=length) for _, length in TIMED_TEACHERS] if ESTIMATE else [],
     output:
-        [decoding[3] for decoding in TIMED],
+        [timed["out"] for timed in TIMED],
         [
             f"{BUILD}/{layout.teacher_time(split, length)}.{suffix}"
             for split, length in TIMED_TEACHERS
@@ -156,8 +154,10 @@ rule time_decode:
         ],
     params:
         encoder=lambda w, input: encoder_flag(input),
-        decodings=" ".join(f"--decoding {' '.join(decoding)}" for decoding in TIMED),
-        beam=DECODE_CFG["beam_size"],
+        decodings=" ".join(
+            f"--decoding {decoding_args(t['decoding'])} {t['checkpoint']} {t['source']} {t['out']} {' '.join(t['states'])}"
+            for t in TIMED
+        ),
         batch=DECODE_CFG["batch_size"],
         batch1=DECODE_CFG["batch1_samples"],
         passes=DECODE_CFG["timing_passes"],
@@ -173,7 +173,7 @@ rule time_decode:
     resources:
         gpu=1,
     shell:
-        "python -m naus --threads {threads} time --beam-size {params.beam} --batch-size {params.batch} "
+        "python -m naus --threads {threads} time --batch-size {params.batch} "
         "--batch1-samples {params.batch1} --timing-passes {params.passes} {params.library} {params.encoder} "
         "{params.decodings} "
         "> {log} 2>&1{params.teachers}"

@@ -1,4 +1,4 @@
-GIGAWORD, DUC2004 = tables.PROTOCOLS["test"], tables.PROTOCOLS["duc"]  # how each collection is scored
+GIGAWORD, DUC2004 = PROTOCOLS["test"], PROTOCOLS["duc"]  # how each collection is scored
 
 
 # Lead's input per split: the test articles, or DUC2004's raw input (digits kept; cut by DUC2004's protocol).
@@ -134,7 +134,7 @@ if DUC_LENGTH:
             "python -m naus digits --input {input.hyp} --restore-from {input.source} --out {output} > {log} 2>&1"
 
     rule evaluate_duc:
-        """DUC2004's ROUGE (naus.pipeline.tables.PROTOCOLS: recall of the output cut to 75 bytes, averaged over the four
+        """DUC2004's ROUGE (naus.pipeline.declarations.PROTOCOLS: recall of the output cut to 75 bytes, averaged over the four
         references)."""
         input:
             hyp=f"{BUILD}/{DUC2004.folder}/{{system}}.txt",

@@ -43,29 +43,20 @@ rule encode_states:
 rule train:
     """A student on the pool's search output for its length: NAUS per length and seed, on a fraction of
     the pool (Figure 3), or a Table 3 encoder-decoder (on a GPU where a cluster has one); a later generation on
-    the previous one's length-control summaries (`layout.teacher_model`). Students on frozen states: `train_on_states`."""
+    the previous one's length-control summaries (its `teacher`, naus.pipeline.plan). Students on frozen states: `train_on_states`."""
     wildcard_constraints:
         model=GPU_TRAINED,
     input:
-        unpack(
-            lambda w: {
-                role: f"{BUILD}/{path}"
-                for role, path in layout.train_inputs(
-                    layout.parse_model(w.model).length,
-                    ARCHITECTURES[student_arch(w.model)].frozen,
-                    layout.teacher_model(w.model),
-                ).items()
-            }
-        ),
+        unpack(lambda w: {role: f"{BUILD}/{path}" for role, path in PLAN.student(w.model).inputs.items()}),
     output:
         best=f"{BUILD}/{layout.student_checkpoint('{model}')}",
         history=f"{BUILD}/{layout.student_dir('{model}')}/history.json",
         timing=f"{BUILD}/{layout.train_timing('{model}')}",
     params:
         flags=lambda w: train_flags(w.model),
-        arch=lambda w: student_arch(w.model),
-        fraction=lambda w: layout.parse_model(w.model).fraction,
-        seed=lambda w: layout.parse_model(w.model).seed,
+        arch=lambda w: PLAN.student(w.model).arch,
+        fraction=lambda w: PLAN.student(w.model).fraction,
+        seed=lambda w: PLAN.student(w.model).seed,
         out=lambda w, output: os.path.dirname(output.best),
         states=lambda w, input: (
             f"--train-states {input.train_states} --dev-states {input.dev_states}"
@@ -103,7 +94,7 @@ rule ensemble:
     wildcard_constraints:
         model=layout.ENSEMBLE_PATTERN,
     input:
-        lambda w: [f"{BUILD}/{layout.student_checkpoint(m)}" for m in layout.members(w.model, SEEDS)],
+        lambda w: [f"{BUILD}/{layout.student_checkpoint(m)}" for m in PLAN.student(w.model).members],
     output:
         f"{BUILD}/{layout.student_checkpoint('{model}')}",
     log:
@@ -120,7 +111,7 @@ rule stage_states:
     splits it decodes (a target for `dvc repro`; none when no student is of such an architecture)."""
     input:
         sorted({path for model in students() for split in ("pool", "dev") for path in frozen_states(model, split)}),
-        sorted({path for split, model in planned_decodings() for path in frozen_states(model, split)}),
+        sorted({path for split, model in PLAN.decodings_of() for path in frozen_states(model, split)}),
 
 
 rule stage_train:

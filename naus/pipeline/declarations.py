@@ -45,27 +45,29 @@ class Protocol:
 PROTOCOLS = {"test": Protocol("test", "f1", None), "duc": Protocol("duc", "recall", 75)}
 
 
-def _outputs(given) -> tuple[tuple[str, ...], tuple[layout.Decoded, ...]]:
-    """Outputs given as paths or as students' decodings (`students`): their stems, and the decodings among them."""
-    return (tuple(o.stem if isinstance(o, layout.Decoded) else o for o in given),
-            tuple(o for o in given if isinstance(o, layout.Decoded)))
+Job = layout.Decoded | layout.Searched  # an output the workflow makes, as what its path is made of
+
+
+def _outputs(given) -> tuple[tuple[str, ...], tuple[Job, ...]]:
+    """Outputs given as paths or as jobs (a student's decoding, a search): their stems, and the jobs among them."""
+    return tuple(o if isinstance(o, str) else o.stem for o in given), tuple(o for o in given if not isinstance(o, str))
 
 
 @dataclass(frozen=True)
 class Row:
     label: str
-    stems: tuple[str, ...]  # one output per seed (given as `students`' decodings: their stems, kept in `decodings`)
+    stems: tuple[str, ...]  # one output per seed (given as jobs: their stems, the jobs kept in `jobs`)
     method: str | None = None  # a student's decoding method; None: Lead, the teacher, a published output
     timed: bool = False  # the table shows its time (its first seed's `.timing.json`; the teacher's search time)
     peer: str | None = None  # a peer's label (`naus.data.peers`, AUTHORS): ours of L words get a p against it
     over: int | None = None  # a budget of words its outputs do not keep: its label gives the share longer
     main: bool = False  # shown in the paper-shaped table (every row: its supplementary `-full` table)
-    decodings: tuple[layout.Decoded, ...] = ()  # the jobs behind its students' stems
+    jobs: tuple[Job, ...] = ()  # what makes its outputs (none for a released one, Lead's, a peer's)
 
     def __post_init__(self) -> None:
-        stems, decodings = _outputs(self.stems)
+        stems, jobs = _outputs(self.stems)
         object.__setattr__(self, "stems", stems)
-        object.__setattr__(self, "decodings", decodings or self.decodings)
+        object.__setattr__(self, "jobs", jobs or self.jobs)
 
 
 @dataclass(frozen=True)
@@ -111,12 +113,12 @@ class Table:
 class Series:
     label: str
     points: tuple[tuple[float | None, tuple[str, ...]], ...]  # (x, one output per seed), as a Row's stems
-    decodings: tuple[layout.Decoded, ...] = ()
+    jobs: tuple[Job, ...] = ()
 
     def __post_init__(self) -> None:
         points = [(x, *_outputs(outputs)) for x, outputs in self.points]
         object.__setattr__(self, "points", tuple((x, stems) for x, stems, _ in points))
-        object.__setattr__(self, "decodings", tuple(d for *_, made in points for d in made) or self.decodings)
+        object.__setattr__(self, "jobs", tuple(job for *_, made in points for job in made) or self.jobs)
 
 
 @dataclass(frozen=True)
@@ -148,12 +150,12 @@ class Spec:
     figures: tuple[Figure, ...] = ()
     shipped: tuple[str, ...] = ()  # one's own text: the students shipped, and (a test set) the outputs scored
     scored: tuple[str, ...] = ()  # as a Row's stems
-    scored_decodings: tuple[layout.Decoded, ...] = ()
+    scored_jobs: tuple[Job, ...] = ()
 
     def __post_init__(self) -> None:
-        scored, decodings = _outputs(self.scored)
+        scored, jobs = _outputs(self.scored)
         object.__setattr__(self, "scored", scored)
-        object.__setattr__(self, "scored_decodings", decodings or self.scored_decodings)
+        object.__setattr__(self, "scored_jobs", jobs or self.scored_jobs)
 
     def stems(self, split: str = "test") -> list[str]:
         """Every output a table or figure reads on `split`, once each."""
@@ -177,8 +179,9 @@ class Spec:
         jobs, looked up by path."""
         rows = [row for t in self.tables for g in t.groups if not g.other
                 for row in ((g.teacher,) if g.teacher else ()) + g.rows]
-        made = {d.stem: d for d in (*self.scored_decodings, *(d for row in rows for d in row.decodings),
-                                    *(d for f in self.figures for series in f.series for d in series.decodings))}
+        made = {job.stem: job for job in (*self.scored_jobs, *(job for row in rows for job in row.jobs),
+                                          *(job for f in self.figures for series in f.series for job in series.jobs))
+                if isinstance(job, layout.Decoded)}
         return {stem: made[stem] for split in ("test", "duc") for stem in self.stems(split) if stem in made}
 
     def students(self) -> list[str]:

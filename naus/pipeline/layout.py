@@ -177,6 +177,18 @@ def search(split: str, length: Part) -> str:
     return f"search/{split}/L{length}"
 
 
+@dataclass(frozen=True)
+class Searched:
+    """A split's merged search output for a length, by what its path (`search`) is made of: a table's teacher row."""
+
+    split: str
+    length: int
+
+    @property
+    def stem(self) -> str:
+        return search(self.split, self.length)
+
+
 def parse_search(stem: str) -> tuple[str, int]:
     """(split, length) of a `search` path."""
     match = re.fullmatch(pattern(search("{split}", "{length}"), split="[^/]+", length=r"\d+"), stem)

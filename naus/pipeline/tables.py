@@ -62,7 +62,7 @@ def spec(config: dict) -> Spec:
             shipped = tuple(layout.model(n, generation=config["train"]["generations"]) for n in base.lengths)
             return replace(base, shipped=shipped, scored=tuple(
                 x for n, m in zip(base.lengths, shipped) if config["data"].get("test_article")
-                for x in (layout.search("test", n), layout.Decoded("test", m, method, str(n)))))
+                for x in (layout.Searched("test", n), layout.Decoded("test", m, method, str(n)))))
         table2 = _table2(base)
         tables = (table2, _table3(base), _table4(base), _table6(base))
         made = replace(base, tables=tuple(t for t in tables if t and t.groups), figures=tuple(_figures(base, table2)))
@@ -93,7 +93,7 @@ def last_generation(s: "Spec") -> str:
 
 
 def _teacher(split: str, length: int, label: str = TEACHER_LABEL) -> Row:
-    return Row(label, (layout.search(split, length),), timed=True, main=True)
+    return Row(label, (layout.Searched(split, length),), timed=True, main=True)
 
 
 def _ours(s: Spec, split: str, length: int, budget_unit: str, chars: list[int]) -> list[Row]:
@@ -166,7 +166,7 @@ def other_runs(config: dict) -> list[OtherRun]:
 
 def _archived(s: Spec, length: int, run: OtherRun, split: str = "test") -> Group:
     """An earlier run's teacher and students at `length`, from its metrics."""
-    teacher = Row(f"Search teacher, {run.label}", (layout.search(split, length),), main=run.duc)
+    teacher = Row(f"Search teacher, {run.label}", (layout.Searched(split, length),), main=run.duc)
     student = Row(f"{METHODS[run.method].label}{run.which}, {run.label}", students(
         s.seeds, length, run.method, length, split=split, generation=run.generation), run.method, main=run.duc)
     return Group(length if split == "test" else None, teacher, (teacher, student), other=run, train=s.config["train"])
@@ -263,7 +263,7 @@ def _figures(s: Spec, table2: Table) -> list[Figure]:
         figures.append(Figure(layout.figure("lengths", n), "lengths", n, tuple(
             Series(m.name, ((None, students([0], n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL))))
         figures.append(Figure(layout.figure("source-length", n), "source-length", n, (
-            Series("search teacher", ((None, (layout.search("test", n),)),)),
+            Series("search teacher", ((None, (layout.Searched("test", n),)),)),
             *(Series(m.label, ((None, students(s.seeds, n, m.name, n)),)) for m in (TRUNCATE, LENGTH_CONTROL)))))
     gigaword = s.config["data"].get("source") == "gigaword"
     for group in (g for g in table2.groups if not g.other):

@@ -114,8 +114,8 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
     seed's decoding; the teacher's search, one sentence at a time, so its batch-1 time is its time)."""
     runs = [read_metrics(metrics / f"{stem}.json") for stem in row.stems]
     out = {"System": row.label, "_totals": [r["rouge1"] + r["rouge2"] + r["rougeL"] for r in runs],
-           "_stems": list(row.stems), "_models": [d.model for d in row.decodings], "_method": row.method,
-           "_peer": row.peer}
+           "_stems": list(row.stems), "_models": [job.model for job in row.jobs if isinstance(job, layout.Decoded)],
+           "_method": row.method, "_peer": row.peer}
     for key, column in (("avg_words", "Len"), ("rouge1", "R-1"), ("rouge2", "R-2"), ("rougeL", "R-L")):
         out[column] = statistics.mean(r[key] for r in runs)
     if row.method is not None:
@@ -126,8 +126,9 @@ def read_row(row: Row, metrics: Path, build: Path) -> dict:
         timing = first_timing(build, row.stems)
         out["Time (s/sample)"] = timing["seconds_per_sample"]
         out["Time b=1 (s/sample)"] = timing.get("batch1_seconds_per_sample")
-    elif row.timed:
-        out["Time (s/sample)"] = out["Time b=1 (s/sample)"] = teacher_seconds(build, *layout.parse_search(row.stems[0]))
+    elif row.timed:  # the teacher's row: its search
+        searched = row.jobs[0]
+        out["Time (s/sample)"] = out["Time b=1 (s/sample)"] = teacher_seconds(build, searched.split, searched.length)
     return out
 
 

@@ -270,7 +270,7 @@ def timed_teachers() -> list[tuple[str, int]]:
         return []
     return list(
         dict.fromkeys(
-            layout.parse_search(row.stems[0])
+            (row.jobs[0].split, row.jobs[0].length)
             for table in SPEC.tables
             for group in table.groups
             if not group.other

@@ -64,7 +64,7 @@ rule ship:
         metrics=metric_files(),
     output:
         readme=f"{RESULTS}/{layout.SHIPPED}/{layout.README}",
-        students=[f"{RESULTS}/{layout.shipped_student(layout.parse_model(m).length)}" for m in SPEC.shipped],
+        students=[f"{RESULTS}/{layout.shipped_student(PLAN.student(m).length)}" for m in SPEC.shipped],
     params:
         metrics=lambda w, input: f"--metrics {RESULTS}/{layout.METRICS}" if input.metrics else "",
         profile=PROFILE,

@@ -206,6 +206,7 @@ def _settings(stem: str, method: str, target: str, beam: str) -> dict:
     """A decoding's settings as `--decoding` gives them, as `Summarizer.summarize` takes them; refused unless its stem
     is the path a decoding of those settings is written to (`naus.pipeline.layout.decoded`)."""
     from naus.methods import METHODS
+    from naus.settings import DecodeConfig
 
     if method not in METHODS:
         raise NausError(f"--decoding {stem}: {method!r} is not a method ({', '.join(METHODS)})")
@@ -214,6 +215,10 @@ def _settings(stem: str, method: str, target: str, beam: str) -> dict:
     except ValueError:
         raise NausError(f"--decoding {stem}: {target!r} is not a target (10 words, r0.5 of the source, c75 "
                         f"characters) or {beam!r} not a beam") from None
+    try:  # its ranges, checked before any student is loaded
+        DecodeConfig(**{"length": None, **{k: v for k, v in settings.items() if k != "method"}})
+    except NausError as err:
+        raise NausError(f"--decoding {stem}: {err}") from None
     written = {os.path.basename(layout.decoded("", "", method, target, b)) for b in (None, beam)}
     if os.path.basename(stem) not in written:
         raise NausError(f"--decoding {stem}: a {method} decoding for {target} at beam {beam} is not written there "

@@ -105,6 +105,7 @@ def test_time_writes_each_named_decodings_timing_and_no_summaries(checkpoint, tm
     for wrong, named in ((["decode/test/L2/nonsense-2", "nonsense", "2", "6", *files], "'nonsense' is not a method"),
                          ([stems[0], "truncate", "2", "6", *files], "is not written there"),
                          ([stems[0], "length-control", "two", "6", *files], "'two' is not a target"),
+                         ([stems[0], "length-control", "2", "0", *files], "beam_size must be between 1"),
                          ([stems[0], "length-control", "2", "6", *files[:2]], "STEM METHOD TARGET BEAM CHECKPOINT"),
                          ([stems[0], "length-control", "2", "6", *files[:2], str(source)], str(source))):
         before = source.read_bytes()

@@ -93,6 +93,19 @@ unpinned, the diet against e0ad5c1 in the VM's slow phase: 305.4 and 266.6 s bef
 import 1.9-2.2 s throughout). This JSON, also in the slow phase (torch 2.0-2.8 s): **258 s, and 258 s again**, **439
 s projected**; from the 190.7 s of pytest of an earlier, faster hour, 325 s. Over the 5 minutes either way: what is left is
 processes' start-up (torch, numba's CPU target, Snakemake), each integration test's own.
+
+At 0e8f600 (8 December 2026, morning; 1045 passed: the plan's tests since), torch's import 1.8 s before and after:
+**225 s, then 247 s** at once after (pytest 197.31 and 246.30 s: the second run alone took 49 s more, the VM's
+spread within ten minutes), **382 and 420 s projected**, over the 5 minutes. Where the CPU goes, read from one run
+with each test's own and its children's CPU time (`resource.getrusage` around each test, 408 CPU-seconds in the
+tests): the printed commands' test 136.5 (its micro run about 85, the commands in fresh shells about 38: four `naus
+summarize` 3.3 to 3.9 each, the Python API's two 3.6 and 6.7, the README's fetch 4.3, `make demo` over the built
+micro 4.0), your own corpus's run 26.2, test_similarity 21.9, test_workflow's 46 Snakemake plans 21.6, the pipeline
+test 19.0, test_report's 50 tests 18.7 (matplotlib), test_train 16.3 (the AVX2 pin's three trainings 12.0). A
+process that imports torch spends 1.5 to 1.7 CPU-s on it, 0.18 s of which preloads the 17 CUDA libraries PyPI's
+torch ships (on a machine without a GPU too); one that trains, 1.1 s more importing torch._dynamo (AdamW's step,
+and any torch optimizer's construction, import it); one that decodes or searches, about 0.5 s refreshing numba's
+CPU target before the first cached kernel runs. Not cut: each is what a user's command pays.
 """
 
 from __future__ import annotations

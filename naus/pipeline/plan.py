@@ -49,7 +49,7 @@ class Plan:
         """A planned student, or one a user asks for by its name (a dev decoding's, from the command line)."""
         return self.students.get(name) or student(name, self.config)
 
-    def decodings_of(self) -> dict[tuple[str, str], list[layout.Decoded]]:
+    def decodings_by_student(self) -> dict[tuple[str, str], list[layout.Decoded]]:
         """The planned decodings by split and student: each student's decodings of a split are made in one process."""
         grouped: dict[tuple[str, str], list[layout.Decoded]] = {}
         for decoding in self.decodings.values():

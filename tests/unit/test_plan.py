@@ -15,7 +15,7 @@ def test_every_decoding_the_tables_read_is_a_planned_job_whose_path_is_its_setti
     for stem, decoding in made.decodings.items():
         assert decoding.stem == stem and layout.parse_decoded(stem) == decoding
         assert made.student(decoding.model).name == decoding.model
-    grouped = made.decodings_of()
+    grouped = made.decodings_by_student()
     assert sum(map(len, grouped.values())) == len(read)
     assert all(d.split == split and d.model == model for (split, model), ds in grouped.items() for d in ds)
 

@@ -24,7 +24,7 @@ STEM = layout.decoded("{split}", "{model}", "{method}", "{target}")
 
 # The decodings the tables and figures read, by split and student: each student's are made in one process;
 # those whose time they show, timed in one job, and in that job the searches whose time they show.
-PLANNED, TIMED = PLAN.decodings_of(), timed_decodings(SPEC.timed())
+PLANNED, TIMED = PLAN.decodings_by_student(), timed_decodings(SPEC.timed())
 TIME_LOG = f"{LOGS}/time/decodings.log"
 TIMED_TEACHERS = timed_teachers()
 

@@ -111,7 +111,7 @@ rule stage_states:
     splits it decodes (a target for `dvc repro`; none when no student is of such an architecture)."""
     input:
         sorted({path for model in students() for split in ("pool", "dev") for path in frozen_states(model, split)}),
-        sorted({path for split, model in PLAN.decodings_of() for path in frozen_states(model, split)}),
+        sorted({path for split, model in PLAN.decodings_by_student() for path in frozen_states(model, split)}),
 
 
 rule stage_train:

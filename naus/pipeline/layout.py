@@ -284,11 +284,6 @@ class Decoded:
     def stem(self) -> str:
         return decoded(self.split, self.model, self.method, self.target, self.beam)
 
-    @property
-    def settings(self) -> dict[str, str | int | float]:
-        """As `Summarizer.summarize` takes it: the method and the target (`target_settings`)."""
-        return {"method": self.method, **target_settings(self.target)}
-
 
 def decoded_bundle(split: str, name: str) -> str:
     """Every decoding of a split by a student that the tables read, in one file (`naus decode-all`)."""

@@ -40,14 +40,13 @@ class Student:
 
 @dataclass(frozen=True)
 class Plan:
-    spec: Spec  # the tables and figures, whose outputs these jobs make
-    config: dict
+    spec: Spec  # the tables and figures, whose outputs these jobs make (and the configuration: `spec.config`)
     students: dict[str, Student]  # every student the tables read, with each ensemble's seeds and each teacher
     decodings: dict[str, layout.Decoded]  # every decoding the tables read, by its stem
 
     def student(self, name: str) -> Student:
         """A planned student, or one a user asks for by its name (a dev decoding's, from the command line)."""
-        return self.students.get(name) or student(name, self.config)
+        return self.students.get(name) or student(name, self.spec.config)
 
     def decodings_by_student(self) -> dict[tuple[str, str], list[layout.Decoded]]:
         """The planned decodings by split and student: each student's decodings of a split are made in one process."""
@@ -89,4 +88,4 @@ def plan(config: dict) -> Plan:
         if name not in students:
             students[name] = made = student(name, config)
             waiting += [*made.members, *([made.teacher] if made.teacher else [])]
-    return Plan(spec, config, students, spec.decodings())
+    return Plan(spec, students, spec.decodings())

@@ -35,7 +35,7 @@ def test_a_later_generation_learns_from_the_ensemble_of_the_one_before_and_both_
 def test_a_student_is_its_profiles_architecture_unless_its_name_says_and_an_unplanned_one_is_made_from_its_name():
     made = plan.plan(resolved_config(ROOT / "config/demo.yaml"))
     own = made.students["L10"]
-    assert own.arch == made.config["model"]["arch"] and own.frozen  # the demo's students learn on frozen states
+    assert own.arch == made.spec.config["model"]["arch"] and own.frozen  # the demo's students learn on frozen states
     assert made.students["ar-L10"].arch == "ar" and not made.students["ar-L10"].frozen
     asked = made.student("L9-f0.5-s4")  # a study's, asked for from the command line
     assert "L9-f0.5-s4" not in made.students and (asked.length, asked.fraction, asked.seed) == (9, 0.5, 4)
